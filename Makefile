@@ -1,0 +1,42 @@
+# Two commands for users: `make run` (install and start the dashboard) and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8501
+
+.PHONY: run test install install-dev browser lint bench
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.runtime: requirements.txt | $(PY)
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements.txt requirements-dev.txt | $(PY)
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@ $(VENV)/.runtime
+
+install: $(VENV)/.runtime
+install-dev: $(VENV)/.dev
+
+run: install
+	$(PY) -m streamlit run app.py --server.port $(PORT)
+
+# The browser tests need Debian's chromium; Playwright cannot download browsers here.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else echo "chromium is missing: run 'sudo apt-get install -y chromium' (needed by the browser tests)"; exit 1; fi; }
+
+lint: install-dev
+	$(PY) -m ruff check .
+
+test: install-dev browser lint
+	$(PY) -m pytest
+
+bench: install-dev
+	$(PY) tests/bench_scoring.py
+	$(PY) tests/bench_dashboard.py
+	$(PY) tests/bench_judge.py

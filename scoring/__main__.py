@@ -1,0 +1,7 @@
+"""``python -m scoring score|export|...``."""
+
+import sys
+
+from scoring.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Imports the modules that register ``python -m scoring`` subcommands beyond ``score``."""

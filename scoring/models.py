@@ -1,0 +1,74 @@
+"""The database schema: runs, their rows, reviewers' verdict history.
+
+Judge verdicts live in :mod:`scoring.judge_store`; importing this module registers every table.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from scoring.db import Base
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Run(Base):
+    """One uploaded responses file; re-uploading the same bytes finds it by sha256."""
+
+    __tablename__ = "runs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(300))
+    model: Mapped[str] = mapped_column(String(200), default="")
+    language: Mapped[str] = mapped_column(String(100), default="")
+    filename: Mapped[str] = mapped_column(String(300), default="")
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    uploaded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    n_rows: Mapped[int] = mapped_column(Integer, default=0)
+    extra_columns: Mapped[str] = mapped_column(Text, default="[]")  # JSON list, input order
+
+
+class RunRow(Base):
+    """A row of a run with its deterministic verdicts, computed once at upload."""
+
+    __tablename__ = "run_rows"
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    row_idx: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_key: Mapped[str] = mapped_column(String(64), index=True)
+    question: Mapped[str] = mapped_column(Text, default="")
+    answer: Mapped[str] = mapped_column(Text, default="")
+    domain: Mapped[str] = mapped_column(Text, default="")
+    response: Mapped[str] = mapped_column(Text, default="")
+    extra: Mapped[str] = mapped_column(Text, default="{}")  # JSON object of extra columns
+    exact_correct: Mapped[bool] = mapped_column(Boolean)
+    overlap_correct: Mapped[bool] = mapped_column(Boolean)
+    matching_words: Mapped[int] = mapped_column(Integer)
+    total_golden_words: Mapped[int] = mapped_column(Integer)
+    is_blank: Mapped[bool] = mapped_column(Boolean)
+    bucket: Mapped[str] = mapped_column(String(20))
+
+    __table_args__ = (Index("ix_run_rows_run_bucket", "run_id", "bucket"),)
+
+
+class VerdictEvent(Base):
+    """Append-only history of reviewers' actions; current verdicts are derived from it.
+
+    ``action`` is ``mark`` (with ``verdict`` correct/wrong), ``skip``, or ``undo`` (pointing at
+    the mark it retracts through ``undoes``). Nothing is ever updated or deleted.
+    """
+
+    __tablename__ = "verdict_events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_key: Mapped[str] = mapped_column(String(64), index=True)
+    run_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    reviewer: Mapped[str] = mapped_column(String(200), index=True)
+    action: Mapped[str] = mapped_column(String(10))
+    verdict: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    reason: Mapped[str] = mapped_column(String(40), default="")
+    note: Mapped[str] = mapped_column(Text, default="")
+    undoes: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -1,0 +1,79 @@
+"""Interval estimates and agreement statistics, written out so they can be checked by hand.
+
+Worked numbers in the tests come from the notes: Wilson 412/500 -> [0.7882, 0.8549],
+McNemar b=12 c=3 -> 0.0352, kappa [[80,10],[5,105]] -> 0.8477.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+Z95 = 1.959963984540054
+
+
+def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """95% Wilson score interval; unlike the normal interval it stays inside [0, 1] at 0/n."""
+    if n <= 0:
+        return (0.0, 0.0)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _binom_cdf_half(k: int, n: int) -> float:
+    """P(X <= k) for X ~ Binomial(n, 1/2), summed in log space so large n does not overflow."""
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    log_half_n = n * math.log(0.5)
+    lg_n1 = math.lgamma(n + 1)
+    terms = [lg_n1 - math.lgamma(i + 1) - math.lgamma(n - i + 1) + log_half_n for i in range(k + 1)]
+    top = max(terms)
+    return math.exp(top) * math.fsum(math.exp(t - top) for t in terms)
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Exact two-sided McNemar p-value for discordant counts b (A right, B wrong) and c."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    return min(1.0, 2 * _binom_cdf_half(min(b, c), n))
+
+
+def cohen_kappa(table: Sequence[Sequence[int]]) -> float | None:
+    """Cohen's kappa of a square agreement table (rows rater 1, columns rater 2).
+
+    Returns None when chance agreement is 1 (both raters used one label only): kappa is then
+    undefined, and showing 0 or 1 would mislead.
+    """
+    total = sum(sum(row) for row in table)
+    if total == 0:
+        return None
+    size = len(table)
+    p_o = sum(table[i][i] for i in range(size)) / total
+    rows = [sum(table[i]) / total for i in range(size)]
+    cols = [sum(table[i][j] for i in range(size)) / total for j in range(size)]
+    p_e = sum(r * c for r, c in zip(rows, cols))
+    if math.isclose(p_e, 1.0):
+        return None
+    return (p_o - p_e) / (1 - p_e)
+
+
+def raw_agreement(table: Sequence[Sequence[int]]) -> float | None:
+    """Share of items on the diagonal; shown beside kappa because kappa alone misleads."""
+    total = sum(sum(row) for row in table)
+    if total == 0:
+        return None
+    return sum(table[i][i] for i in range(len(table))) / total
+
+
+def agreement_table(a: Sequence[bool], b: Sequence[bool]) -> list[list[int]]:
+    """2x2 table [[both true, a true b false], [a false b true, both false]]."""
+    table = [[0, 0], [0, 0]]
+    for x, y in zip(a, b):
+        table[0 if x else 1][0 if y else 1] += 1
+    return table
