@@ -1,0 +1,28 @@
+"""Per-domain accuracy under each protocol, with 95% Wilson intervals, as a chart and a table."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import charts, state
+from ui.display import alert
+
+run = state.selected_run()
+if run is None:
+    st.info("No run yet: upload a responses file on the Upload page.")
+    st.stop()
+
+st.title(f"Overview: {run.name}")
+st.caption(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run.language or '?'}")
+for _kind, text in st.session_state.get("upload_notes", {}).get(run.id, []):
+    alert("warning", text)
+
+series = charts.accuracy_series(run.id)
+st.plotly_chart(charts.accuracy_figure(series), key="accuracy_chart")
+combined = {name: rows[-1] for name, rows in series.items()}
+cols = st.columns(len(combined))
+for col, (name, row) in zip(cols, combined.items()):
+    col.metric(f"{name} (combined)", f"{row.accuracy:.1%}", help=f"{row.correct} of {row.n}; "
+               f"95% CI {row.ci_low:.1%} to {row.ci_high:.1%}")
+st.subheader("Per domain")
+st.dataframe(charts.accuracy_frame(series), hide_index=True, key="accuracy_table")

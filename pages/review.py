@@ -1,0 +1,6 @@
+"""Placeholder until its issue lands."""
+
+import streamlit as st
+
+st.title("review")
+st.info("Coming soon.")

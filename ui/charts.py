@@ -1,0 +1,108 @@
+"""Plotly figures and display tables built from ``scoring`` results (layout only, no scoring)."""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from scoring.report import AccuracyRow
+from ui import state
+
+SERIES_COLOURS = {
+    "Exact substring": "#2563eb",
+    "Word overlap": "#f97316",
+    "Judge": "#7c3aed",
+    "Adjudicated": "#059669",
+}
+BUCKET_COLOURS = {"both_pass": "#16a34a", "exact_only": "#2563eb", "overlap_only": "#f97316", "both_fail": "#9ca3af"}
+
+
+def accuracy_series(run_id: int) -> dict[str, list[AccuracyRow]]:
+    """Accuracy rows per series (domains sorted, combined last) for the overview."""
+    summary = state.summary(run_id)
+    return {
+        "Exact substring": summary["accuracy"]["exact_substring"],
+        "Word overlap": summary["accuracy"]["word_overlap"],
+    }
+
+
+def _axis(rows: list[AccuracyRow]) -> list[str]:
+    # Plotly interprets a little HTML in labels; escaped text displays literally.
+    return [html.escape(r.domain) for r in rows]
+
+
+def accuracy_figure(
+    series: dict[str, list[AccuracyRow]], pending: list[tuple[str, float, float]] | None = None
+) -> go.Figure:
+    """Grouped bars with Wilson error bars; ``pending`` adds (domain, low, high) range bars."""
+    fig = go.Figure()
+    for name, rows in series.items():
+        fig.add_bar(
+            name=name,
+            x=_axis(rows),
+            y=[r.accuracy for r in rows],
+            marker_color=SERIES_COLOURS.get(name),
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [r.ci_high - r.accuracy for r in rows],
+                "arrayminus": [r.accuracy - r.ci_low for r in rows],
+            },
+            customdata=[[r.correct, r.n, r.blank, r.ci_low, r.ci_high] for r in rows],
+            hovertemplate=(
+                "%{x}<br>" + name + ": %{y:.1%} (%{customdata[0]} of %{customdata[1]})"
+                "<br>95% CI %{customdata[3]:.1%} to %{customdata[4]:.1%}<br>blank: %{customdata[2]}<extra></extra>"
+            ),
+        )
+    if pending:
+        fig.add_bar(
+            name="Adjudicated, pending range",
+            x=[html.escape(d) for d, _, _ in pending],
+            base=[low for _, low, _ in pending],
+            y=[high - low for _, low, high in pending],
+            marker={"color": "rgba(5,150,105,0.25)", "line": {"color": "#059669", "width": 1}},
+            marker_pattern_shape="/",
+            customdata=[[low, high] for _, low, high in pending],
+            hovertemplate="%{x}<br>pending counted wrong .. right: %{customdata[0]:.1%} .. %{customdata[1]:.1%}"
+            "<extra></extra>",
+        )
+    fig.update_layout(
+        barmode="group",
+        yaxis={"title": "accuracy", "tickformat": ".0%", "range": [0, 1.05]},
+        xaxis={"title": "domain"},
+        legend={"orientation": "h", "y": -0.2},
+        margin={"t": 30},
+        height=440,
+    )
+    return fig
+
+
+def accuracy_frame(series: dict[str, list[AccuracyRow]]) -> pd.DataFrame:
+    """One row per domain: n, blank, then accuracy and 95% CI for each series."""
+    first = next(iter(series.values()))
+    frame = pd.DataFrame({"domain": [r.domain for r in first], "n": [r.n for r in first],
+                          "blank responses": [r.blank for r in first]})
+    for name, rows in series.items():
+        by_domain = {r.domain: r for r in rows}
+        frame[f"{name} correct"] = [by_domain[d].correct if d in by_domain else None for d in frame["domain"]]
+        frame[f"{name} accuracy"] = [round(by_domain[d].accuracy, 4) if d in by_domain else None
+                                     for d in frame["domain"]]
+        frame[f"{name} 95% CI"] = [
+            f"{by_domain[d].ci_low:.1%} to {by_domain[d].ci_high:.1%}" if d in by_domain else ""
+            for d in frame["domain"]
+        ]
+    return frame
+
+
+def bucket_figure(buckets: dict[str, dict[str, int]]) -> go.Figure:
+    """Per-domain stacked bars of the four agreement buckets."""
+    domains = [d for d in buckets if d != "combined"]
+    fig = go.Figure()
+    for name, colour in BUCKET_COLOURS.items():
+        fig.add_bar(name=name, x=[html.escape(d) for d in domains], y=[buckets[d][name] for d in domains],
+                    marker_color=colour)
+    fig.update_layout(barmode="stack", yaxis={"title": "rows"}, xaxis={"title": "domain"}, height=380,
+                      legend={"orientation": "h", "y": -0.25}, margin={"t": 30})
+    return fig

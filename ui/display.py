@@ -1,0 +1,62 @@
+"""Safe display of untrusted dataset text: escaped HTML only, never Markdown."""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+import streamlit as st
+
+from scoring.highlight import highlight_golden, highlight_response, text_block
+
+CARD = "border:1px solid #e5e7eb;border-radius:6px;padding:0.5rem 0.75rem;margin-bottom:0.4rem"
+
+
+def labelled(label: str, body_html: str) -> str:
+    """A small caption above a block of already-escaped HTML."""
+    return (
+        f'<div style="{CARD}"><div style="font-size:0.75rem;color:#6b7280">{html.escape(label)}</div>'
+        f"{body_html}</div>"
+    )
+
+
+def show_row(row: pd.Series) -> None:
+    """Question, golden answer and response with the matches highlighted; all text escaped."""
+    question = str(row.get("question", ""))
+    answer = str(row["answer"])
+    response = str(row["response"])
+    st.html(
+        labelled("Question", text_block(question))
+        + labelled("Golden answer (struck through: missing from the response)",
+                   f'<div style="white-space:pre-wrap">{highlight_golden(answer, response)}</div>')
+        + labelled("Response (amber: exact substring match, green: golden words)",
+                   f'<div style="white-space:pre-wrap">{highlight_response(answer, response)}</div>')
+    )
+
+
+def verdict_caption(row: pd.Series) -> str:
+    """One line of plain facts about a row, for st.caption-free display via st.text."""
+    exact = "pass" if row["exact_correct"] else "fail"
+    overlap = "pass" if row["overlap_correct"] else "fail"
+    return (
+        f"Domain: {row['Domain']}   Exact: {exact}   Overlap: {overlap} "
+        f"({row['matching_words']}/{row['total_golden_words']} golden words)   Bucket: {row['bucket']}"
+    )
+
+
+_MD_SPECIAL = set("\\`*_{}[]()<>#+-.!|~$&:\"'=^@%;,/?")
+
+
+def md_escape(text: str) -> str:
+    """Backslash-escape every ASCII punctuation character so Markdown renders the text literally.
+
+    For messages that must go through a Markdown element (``st.error``, ``st.warning``) but
+    contain dataset text such as column names: ``![x](http://host/p.png)`` stays text and makes
+    the browser fetch nothing.
+    """
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text).replace("\n", "  \n")
+
+
+def alert(kind: str, text: str) -> None:
+    """``st.error`` / ``st.warning`` / ``st.info`` / ``st.success`` with literal text."""
+    getattr(st, kind)(md_escape(text))
