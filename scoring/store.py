@@ -200,4 +200,6 @@ def ensure_sample(engine: Engine, path: Path = SAMPLE_PATH) -> RunInfo | None:
     """On an empty database, load the bundled sample so a first start shows real charts."""
     if count_runs(engine):
         return None
-    return save_run(engine, path.read_bytes(), path.name, name="Sample run").run
+    data = path.read_bytes()
+    languages = "English, Hindi, Tamil, Bengali"
+    return save_run(engine, data, path.name, name="Sample run", model="sample-model", language=languages).run
