@@ -1,1 +1,3 @@
 """Imports the modules that register ``python -m scoring`` subcommands beyond ``score``."""
+
+import scoring.export  # noqa: F401

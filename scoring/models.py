@@ -72,3 +72,7 @@ class VerdictEvent(Base):
     note: Mapped[str] = mapped_column(Text, default="")
     undoes: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    # A mark can be retracted once only: two concurrent undos picking the same mark cannot both
+    # be written (the loser retries with the next mark). NULLs (marks, skips) never collide.
+    __table_args__ = (Index("ux_verdict_events_undoes", "undoes", unique=True),)

@@ -50,6 +50,7 @@ class SaveResult:
     created: bool
     warnings: list[str]
     frame: pd.DataFrame | None = None  # the parsed upload (None when the run already existed)
+    restored: int = 0  # human verdicts restored from an uploaded export
 
 
 def guess_model_language(filename: str) -> tuple[str, str]:
@@ -132,6 +133,11 @@ def save_run(
     if existing:
         return SaveResult(existing, False, [])
     loaded = load_bytes(data, filename)
+    # An uploaded export: its derived columns are not input, its human verdicts are restored.
+    from scoring.export import restore_verdicts, split_exported  # (export imports this module)
+
+    frame, exported = split_exported(loaded.frame)
+    extra_columns = [c for c in frame.columns if c not in ROW_COLUMNS]
     guessed_model, guessed_language = guess_model_language(filename)
     with engine.begin() as conn:
         run_id = conn.execute(
@@ -141,16 +147,20 @@ def save_run(
                 language=guessed_language if language is None else language,
                 filename=filename,
                 sha256=sha,
-                n_rows=len(loaded.frame),
-                extra_columns=json.dumps(loaded.extra_columns, ensure_ascii=False),
+                n_rows=len(frame),
+                extra_columns=json.dumps(extra_columns, ensure_ascii=False),
             )
         ).inserted_primary_key[0]
-        records = _row_records(run_id, loaded.frame, loaded.extra_columns)
+        records = _row_records(run_id, frame, extra_columns)
         for start in range(0, len(records), 20_000):
             conn.execute(insert(RunRow), records[start : start + 20_000])
+    restored = 0
+    if exported is not None:
+        keys = pd.DataFrame({"item_key": [r["item_key"] for r in records]})
+        restored = restore_verdicts(engine, run_id, keys, exported)
     info = get_run(engine, run_id)
     assert info is not None
-    return SaveResult(info, True, loaded.warnings, loaded.frame)
+    return SaveResult(info, True, loaded.warnings, frame, restored)
 
 
 def list_runs(engine: Engine) -> list[RunInfo]:

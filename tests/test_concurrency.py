@@ -1,0 +1,148 @@
+"""No mark is ever lost: concurrent threads and processes on one SQLite file, and a killed process."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import threading
+
+from sqlalchemy import select
+
+from scoring import verdicts as V
+from scoring.db import make_engine
+from scoring.models import VerdictEvent
+
+MARKS = 500
+
+
+def _marks_in(url: str) -> set[tuple[str, str, str]]:
+    engine = make_engine(url)
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(VerdictEvent.reviewer, VerdictEvent.item_key, VerdictEvent.verdict).where(
+                VerdictEvent.action == "mark"
+            )
+        ).all()
+    engine.dispose()
+    return {tuple(r) for r in rows}
+
+
+def _expected(reviewer: str) -> set[tuple[str, str, str]]:
+    return {(reviewer, f"{reviewer}-{j}", "correct" if j % 2 else "wrong") for j in range(MARKS)}
+
+
+def _mark_many(url: str, reviewer: str, start) -> None:
+    """Child process body: its own engine, MARKS marks, each its own transaction."""
+    engine = make_engine(url)
+    start.wait(60)  # both processes write at the same time, not one after the other
+    for j in range(MARKS):
+        V.record_mark(engine, f"{reviewer}-{j}", 1, reviewer, "correct" if j % 2 else "wrong")
+    engine.dispose()
+
+
+def _mark_and_report(url: str, conn) -> None:
+    """Child process body: mark, then tell the parent the id once record_mark has returned."""
+    engine = make_engine(url)
+    j = 0
+    while True:
+        event_id = V.record_mark(engine, f"killed-{j}", 1, "victim", "correct", note=f"mark {j}")
+        conn.send(event_id)
+        j += 1
+
+
+def test_eight_threads_500_marks_each(tmp_path):
+    url = f"sqlite:///{tmp_path}/r.db"
+    engine = make_engine(url)
+    errors: list[BaseException] = []
+    start = threading.Barrier(8)
+
+    def work(reviewer: str) -> None:
+        try:
+            start.wait(60)
+            for j in range(MARKS):
+                V.record_mark(engine, f"{reviewer}-{j}", 1, reviewer, "correct" if j % 2 else "wrong")
+        except BaseException as exc:  # noqa: BLE001  (reported below, not swallowed)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(f"thread{i}",)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors[:3]
+    expected = set().union(*(_expected(f"thread{i}") for i in range(8)))
+    assert _marks_in(url) == expected
+    assert len(V.current_verdicts(engine)) == 8 * MARKS
+
+
+def test_two_processes_500_marks_each(tmp_path):
+    url = f"sqlite:///{tmp_path}/r.db"
+    make_engine(url).dispose()  # schema first, so the children do not race to create it
+    ctx = mp.get_context("spawn")
+    start = ctx.Barrier(2)
+    procs = [ctx.Process(target=_mark_many, args=(url, f"proc{i}", start)) for i in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=120)
+    assert [p.exitcode for p in procs] == [0, 0]
+    assert _marks_in(url) == _expected("proc0") | _expected("proc1")
+
+
+def test_mark_survives_a_process_killed_right_after_it_returns(tmp_path):
+    url = f"sqlite:///{tmp_path}/r.db"
+    make_engine(url).dispose()
+    ctx = mp.get_context("spawn")
+    parent_end, child_end = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_mark_and_report, args=(url, child_end))
+    proc.start()
+    child_end.close()
+    reported = []
+    try:
+        assert parent_end.poll(60), "the child never reported a mark"
+        reported.append(parent_end.recv())
+        while len(reported) < 5:  # a few marks in, kill it the moment the latest one returned
+            reported.append(parent_end.recv())
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.join(timeout=30)
+    assert proc.exitcode == -signal.SIGKILL
+    engine = make_engine(url)
+    with engine.connect() as conn:
+        stored = set(conn.execute(select(VerdictEvent.id).where(VerdictEvent.reviewer == "victim")).scalars())
+    assert set(reported) <= stored  # every mark whose call returned is in the database
+    cur = V.current_verdicts(engine, [f"killed-{j}" for j in range(5)])
+    assert cur["note"].tolist() == [f"mark {j}" for j in range(5)]
+    # the database is intact and writable after the kill
+    assert V.record_mark(engine, "after", 1, "parent", "wrong") > max(reported)
+
+
+def test_concurrent_undos_retract_each_mark_once(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path}/r.db")
+    keys = [f"item-{j}" for j in range(40)]
+    for k in keys:
+        V.record_mark(engine, k, 1, "alice", "correct")
+    undone: list[str] = []
+    errors: list[BaseException] = []
+    start = threading.Barrier(8)
+
+    def work() -> None:
+        try:
+            start.wait(60)
+            while (k := V.undo_last(engine, "alice")) is not None:
+                undone.append(k)
+        except BaseException as exc:  # noqa: BLE001  (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors[:3]
+    assert sorted(undone) == sorted(keys)  # every mark retracted exactly once
+    assert V.current_verdicts(engine).empty
+    with engine.connect() as conn:
+        undos = conn.execute(select(VerdictEvent.undoes).where(VerdictEvent.action == "undo")).scalars().all()
+    assert len(undos) == len(set(undos)) == 40

@@ -1,0 +1,357 @@
+"""Export of adjudicated verdicts: contents, CSV safety, JSONL, manifest, round trip and the CLI."""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import scoring
+from scoring import export as E
+from scoring import store
+from scoring import verdicts as V
+from scoring.cli import main
+from scoring.db import make_engine
+from scoring.errors import InputError
+from scoring.items import item_key
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADER = ("question", "answer", "Domain", "response", "note", "source")
+ROWS = [
+    ("=1+1", "Narmada valley", "Geography", "Narmada River valley", "has a note", "set A"),  # overlap_only
+    ("q1", "-5 degrees", "Science", "it was -5 degrees", "", "set A"),  # both_pass
+    ("q2", "Chola ideals", "Art", "@SUM(A1) Chola and Hoysala ideals", "", "set B"),  # overlap_only
+    ("q3", "गंगा", "Geography", "\tगंगा नदी", "", "+cmd"),  # both_pass
+    ("q4", "amalak", "Art", "Amalaka", "", ""),  # exact_only
+    ("q5", "Delhi", "History", "'=already quoted, \"and\" comma", "", ""),  # both_fail
+    ("q6", "Ganga delta", "Geography", "delta of the Ganga\r\nsecond line", "", ""),  # overlap_only
+    ("q7", "red fort", "History", "\rfort red", "", ""),  # overlap_only
+]
+EXTRAS = ["note", "source"]
+
+
+def csv_bytes(rows, header=HEADER) -> bytes:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n").writerows([header, *rows])
+    return buf.getvalue().encode("utf-8")
+
+
+@pytest.fixture
+def db_url(tmp_path) -> str:
+    return f"sqlite:///{tmp_path}/r.db"
+
+
+@pytest.fixture
+def engine(db_url):
+    return make_engine(db_url)
+
+
+@pytest.fixture
+def run(engine):
+    return store.save_run(engine, csv_bytes(ROWS), "model_hindi.csv").run
+
+
+@pytest.fixture
+def keys(engine, run) -> list[str]:
+    return store.load_scored(engine, run.id)["item_key"].tolist()
+
+
+@pytest.fixture
+def reviewed(engine, run, keys):
+    """alice and bob agree on row 0 (different notes), conflict on row 2; carol marks row 6."""
+    V.record_mark(engine, keys[0], run.id, "alice", "correct", "paraphrase", "=fine by me")
+    V.record_mark(engine, keys[0], run.id, "bob", "correct", "paraphrase", "ok;\nreally")
+    V.record_mark(engine, keys[2], run.id, "alice", "correct")
+    V.record_mark(engine, keys[2], run.id, "bob", "wrong", "different claim")
+    V.record_mark(engine, keys[6], run.id, "carol", "wrong", "golden answer wrong", "")
+    V.record_mark(engine, keys[4], run.id, "carol", "correct", "inflection")
+    return run
+
+
+def parse_csv(data: bytes) -> list[list[str]]:
+    text = data.decode("utf-8-sig")
+    return list(csv.reader(io.StringIO(text, newline="")))
+
+
+def current_set(engine) -> set[tuple]:
+    cur = V.current_verdicts(engine)
+    cur["reviewed_at"] = cur["reviewed_at"].dt.floor("s")
+    return set(map(tuple, cur.values.tolist()))
+
+
+# --------------------------------------------------------------------------- contents
+
+
+def test_export_columns_rows_and_verdicts(engine, reviewed, keys):
+    frame = E.build_export(engine, reviewed.id)
+    inputs = ["question", "answer", "Domain", "response", "note_input", "source"]
+    assert list(frame.columns) == [*inputs, *E.EXPORT_COLUMNS]
+    assert len(frame) == len(ROWS)
+    assert frame["question"].tolist() == [r[0] for r in ROWS]  # input order, raw text
+    assert frame["response"].tolist() == [r[3] for r in ROWS]
+    assert frame["note_input"].tolist() == [r[4] for r in ROWS]  # the input's own 'note' column kept
+    assert frame["bucket"].tolist() == [
+        "overlap_only", "both_pass", "overlap_only", "both_pass", "exact_only", "both_fail", "overlap_only",
+        "overlap_only",
+    ]  # fmt: skip
+    assert frame["exact_correct"].tolist()[:2] == [False, True]
+    assert frame["total_golden_words"].tolist()[0] == 2
+    r0, r2, r6 = frame.iloc[0], frame.iloc[2], frame.iloc[6]
+    assert (r0["human_verdict"], r0["reviewers"], r0["reason"]) == ("correct", "alice;bob", "paraphrase")
+    assert r0["note"] == "alice: =fine by me\nbob: ok;\nreally"
+    assert (r0["final_verdict"], r0["final_source"]) == ("correct", "human")
+    assert (r2["human_verdict"], r2["final_verdict"], r2["final_source"]) == ("conflict", "pending", "pending")
+    assert (r6["human_verdict"], r6["reason"], r6["final_verdict"]) == ("wrong", "golden answer wrong", "wrong")
+    assert frame["final_source"].tolist() == ["human", "auto", "pending", "auto", "human", "auto", "human", "pending"]
+    assert r0["reviewed_at"].endswith("Z") and len(r0["reviewed_at"]) == 20
+    assert frame.iloc[1]["reviewed_at"] == ""
+
+
+def test_export_judge_label_column_and_settling(engine, reviewed, keys):
+    labels = {keys[7]: "CORRECT", keys[2]: "INCORRECT"}
+    frame = E.build_export(engine, reviewed.id, judge_labels=labels, judge_settles=True)
+    assert list(frame.columns)[-1] == "judge_label"
+    assert frame["judge_label"].tolist()[7] == "CORRECT"
+    assert (frame.iloc[7]["final_verdict"], frame.iloc[7]["final_source"]) == ("correct", "judge")
+    assert frame.iloc[2]["final_source"] == "pending"  # reviewers in conflict: the judge does not settle it
+
+
+def test_unknown_run_is_an_input_error(engine):
+    with pytest.raises(InputError, match="No run with id 42"):
+        E.build_export(engine, 42)
+
+
+# --------------------------------------------------------------------------- CSV and JSONL
+
+
+def test_csv_neutralises_formula_cells_only(engine, reviewed):
+    frame = E.build_export(engine, reviewed.id)
+    data = E.to_csv_bytes(frame)
+    assert not data.startswith(codecs.BOM_UTF8)
+    table = parse_csv(data)
+    header, body = table[0], table[1:]
+    assert header == [str(c) for c in frame.columns]
+    col = {name: [row[i] for row in body] for i, name in enumerate(header)}
+    assert col["question"][0] == "'=1+1"
+    assert col["answer"][1] == "'-5 degrees"
+    assert col["response"][1] == "it was -5 degrees"  # a '-' inside the text is harmless
+    assert col["response"][2] == "'@SUM(A1) Chola and Hoysala ideals"
+    assert col["response"][3] == "'\tगंगा नदी"
+    assert col["source"][3] == "'+cmd"
+    assert col["response"][5] == "''=already quoted, \"and\" comma"  # one more quote: reversible
+    assert col["response"][6] == "delta of the Ganga\r\nsecond line"
+    assert col["response"][7] == "'\rfort red"
+    assert col["note"][0] == "alice: =fine by me\nbob: ok;\nreally"  # starts with 'a': untouched
+    assert col["exact_correct"][:2] == ["False", "True"]
+    for row in body:
+        for cell in row:
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
+
+
+def test_csv_bom_for_excel(engine, reviewed):
+    frame = E.build_export(engine, reviewed.id)
+    data = E.to_csv_bytes(frame, bom=True)
+    assert data.startswith(codecs.BOM_UTF8)
+    assert data[3:] == E.to_csv_bytes(frame)
+    assert parse_csv(data)[0][0] == "question"
+
+
+def test_jsonl_keeps_raw_text_and_types(engine, reviewed):
+    frame = E.build_export(engine, reviewed.id)
+    data = E.to_jsonl_bytes(frame)
+    assert "गंगा".encode() in data  # ensure_ascii=False: the text itself, not \u escapes
+    lines = data.decode("utf-8").splitlines()
+    assert len(lines) == len(ROWS)
+    records = [json.loads(line) for line in lines]
+    assert records[0]["question"] == "=1+1"
+    assert records[3]["response"] == "\tगंगा नदी"
+    assert records[5]["response"] == "'=already quoted, \"and\" comma"
+    assert records[6]["response"] == "delta of the Ganga\r\nsecond line"
+    assert records[0]["exact_correct"] is False and records[1]["exact_correct"] is True
+    assert records[0]["matching_words"] == 2
+    assert list(records[0]) == [str(c) for c in frame.columns]
+    assert records[2]["final_verdict"] == "pending"
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from(list("'=+-@\t\r\n a\"é,;")), max_size=8), max_size=20))
+def test_neutralise_and_restore_are_inverse(cells):
+    series = pd.Series(cells, dtype=object)
+    safe = E.neutralise(series)
+    assert not any(c.startswith(("=", "+", "-", "@", "\t", "\r")) for c in safe)
+    assert E.unneutralise(safe).tolist() == cells
+
+
+def test_manifest_counts_and_provenance(engine, reviewed):
+    frame = E.build_export(engine, reviewed.id)
+    data = E.to_csv_bytes(frame)
+    info = E.manifest(engine, reviewed.id, frame, data=data)
+    assert info["tool_version"] == scoring.__version__
+    assert info["run"]["sha256"] == reviewed.sha256 == store.sha256_bytes(csv_bytes(ROWS))
+    assert (info["run"]["name"], info["run"]["model"], info["run"]["language"]) == ("model_hindi", "model", "Hindi")
+    assert info["counts"]["final_source"] == {"human": 3, "auto": 3, "judge": 0, "pending": 2}
+    assert info["counts"]["final_verdict"] == {"correct": 4, "wrong": 2, "pending": 2}
+    assert info["counts"]["human_verdict"] == {"correct": 2, "wrong": 1, "conflict": 1}
+    assert info["rows"] == 8
+    assert "answer.lower() in response.lower()" in info["protocols"]["exact_substring"]
+    assert "set(golden_words) <= set(response_words)" in info["protocols"]["word_overlap"]
+    assert info["export_sha256"] == store.sha256_bytes(data)
+    assert info["exported_at"].endswith("Z")
+    json.dumps(info)  # serialisable as is
+
+
+# --------------------------------------------------------------------------- round trip
+
+
+@pytest.mark.parametrize("bom", [False, True])
+def test_round_trip_restores_verdicts_on_a_fresh_database(tmp_path, engine, reviewed, bom):
+    exported = E.to_csv_bytes(E.build_export(engine, reviewed.id), bom=bom)
+    fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
+    result = store.save_run(fresh, exported, "run_export.csv")
+    assert result.created
+    assert result.restored == 4  # alice+bob on row 0, carol on rows 4 and 6; the conflict is not restorable
+    assert result.run.extra_columns == ["note_input", "source"]  # no export column stored as an extra
+    assert list(result.frame.columns) == ["question", "answer", "Domain", "response", "note_input", "source"]
+    scored = store.load_scored(fresh, result.run.id)
+    assert scored["question"].tolist() == [r[0] for r in ROWS]  # the neutralising quote is undone
+    assert scored["response"].tolist() == [r[3] for r in ROWS]
+    assert scored["source"].tolist() == [r[5] for r in ROWS]
+    assert scored["item_key"].tolist() == [item_key(r[0], r[1], r[3]) for r in ROWS]
+    conflict_free = {row for row in current_set(engine) if row[0] != scored["item_key"][2]}
+    assert current_set(fresh) == conflict_free
+    again = E.build_export(fresh, result.run.id)
+    first = E.build_export(engine, reviewed.id)
+    agreed = first["human_verdict"] != "conflict"
+    pd.testing.assert_frame_equal(again[agreed], first[agreed])
+    assert again.loc[2, "human_verdict"] == ""
+    # idempotent: restoring the same file again records nothing
+    _, part = E.split_exported(store.load_bytes(exported, "x.csv").frame)
+    assert E.restore_verdicts(fresh, result.run.id, scored, part) == 0
+
+
+def test_round_trip_into_the_same_database_adds_nothing(engine, reviewed):
+    before = current_set(engine)
+    exported = E.to_csv_bytes(E.build_export(engine, reviewed.id))
+    result = store.save_run(engine, exported, "again.csv")
+    assert result.created and result.run.id != reviewed.id
+    assert result.restored == 0
+    assert current_set(engine) == before
+
+
+def test_restore_records_a_changed_verdict(engine, reviewed, keys):
+    frame = E.build_export(engine, reviewed.id)
+    frame.loc[6, "human_verdict"] = "correct"
+    frame.loc[6, "reason"] = "Paraphrase"
+    frame.loc[1, ["human_verdict", "reviewers"]] = ["wrong", "dave"]
+    result = store.save_run(engine, E.to_csv_bytes(frame), "edited.csv")
+    assert result.restored == 2
+    cur = V.current_verdicts(engine).set_index(["item_key", "reviewer"])
+    assert cur.loc[(keys[6], "carol"), ["verdict", "reason"]].tolist() == ["correct", "paraphrase"]
+    assert cur.loc[(keys[1], "dave"), "verdict"] == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        ("human_verdict", "maybe", "Data row 2.*human_verdict 'maybe'"),
+        ("reviewers", "", "Data row 2.*no reviewer"),
+        ("reason", "vibes", "Data row 2.*reason 'vibes'"),
+    ],
+)
+def test_bad_verdict_cells_refuse_the_upload(engine, reviewed, column, value, message):
+    frame = E.build_export(engine, reviewed.id)
+    frame.loc[1, ["human_verdict", "reviewers"]] = ["correct", "dave"]
+    frame.loc[1, column] = value
+    runs = len(store.list_runs(engine))
+    with pytest.raises(InputError, match=message):
+        store.save_run(engine, E.to_csv_bytes(frame), "bad.csv")
+    assert len(store.list_runs(engine)) == runs  # nothing stored
+
+
+def test_formula_like_header_is_neutralised_and_restored(tmp_path, engine):
+    header = ("question", "answer", "Domain", "response", "=HYPERLINK(x)")
+    run = store.save_run(engine, csv_bytes([("q", "a", "Art", "a", "-1")], header=header), "h.csv").run
+    data = E.to_csv_bytes(E.build_export(engine, run.id))
+    assert parse_csv(data)[0][4] == "'=HYPERLINK(x)"
+    fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
+    back = store.save_run(fresh, data, "h_export.csv")
+    assert back.run.extra_columns == ["=HYPERLINK(x)"]
+    assert store.load_scored(fresh, back.run.id)["=HYPERLINK(x)"].tolist() == ["-1"]
+
+
+def test_ordinary_file_with_a_bucket_column_is_not_an_export(engine):
+    header = ("question", "answer", "Domain", "response", "bucket")
+    data = csv_bytes([("q", "a", "Art", "'=kept as is", "x")], header=header)
+    result = store.save_run(engine, data, "plain.csv")
+    assert result.restored == 0
+    assert result.run.extra_columns == ["bucket"]
+    assert store.load_scored(engine, result.run.id)["response"].tolist() == ["'=kept as is"]
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def test_cli_export_writes_file_and_manifest(tmp_path, db_url, engine, reviewed, capsys):
+    out = tmp_path / "out" / "adjudicated.csv"
+    out.parent.mkdir()
+    assert main(["export", "--run", str(reviewed.id), "--out", str(out), "--db", db_url]) == 0
+    assert out.read_bytes() == E.to_csv_bytes(E.build_export(engine, reviewed.id))
+    side = json.loads((tmp_path / "out" / "adjudicated.csv.manifest.json").read_text(encoding="utf-8"))
+    assert side["counts"]["final_source"]["human"] == 3
+    assert side["export_sha256"] == store.sha256_bytes(out.read_bytes())
+    assert "wrote 8 rows" in capsys.readouterr().out
+
+    jsonl = tmp_path / "a.jsonl"
+    assert main(["export", "--run", str(reviewed.id), "--out", str(jsonl), "--format", "jsonl", "--db", db_url]) == 0
+    assert json.loads(jsonl.read_text(encoding="utf-8").splitlines()[0])["question"] == "=1+1"
+    assert json.loads((tmp_path / "a.jsonl.manifest.json").read_text())["format"] == "jsonl"
+
+    bom = tmp_path / "b.csv"
+    assert main(["export", "--run", str(reviewed.id), "--out", str(bom), "--bom", "--db", db_url]) == 0
+    assert bom.read_bytes().startswith(codecs.BOM_UTF8)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--run", "999"], "No run with id 999"),
+        (["--run", "1", "--db", "sqlite:///{tmp}/missing.db"], "No database at"),
+        (["--run", "1", "--format", "jsonl", "--bom"], "--bom applies to CSV only"),
+        (["--run", "1", "--out", "{tmp}/no/such/dir/x.csv"], "Cannot write"),
+    ],
+)
+def test_cli_export_bad_input_exits_2_with_one_line(tmp_path, db_url, reviewed, capsys, args, message):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    if "--out" not in args:
+        args += ["--out", str(tmp_path / "x.csv")]
+    if "--db" not in args:
+        args += ["--db", db_url]
+    assert main(["export", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and message in err
+    assert not (tmp_path / "x.csv").exists()
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_python_m_scoring_export_entry_point(tmp_path, db_url, reviewed):
+    out = tmp_path / "e.csv"
+    ok = subprocess.run(
+        [sys.executable, "-m", "scoring", "export", "--run", str(reviewed.id), "--out", str(out), "--db", db_url],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    assert parse_csv(out.read_bytes())[1][0] == "'=1+1"
+    bad = subprocess.run(
+        [sys.executable, "-m", "scoring", "export", "--run", "77", "--out", str(out), "--db", db_url],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines() == ["error: No run with id 77."]
