@@ -33,26 +33,24 @@ def _on_pick() -> None:
 
 
 with st.sidebar:
-    runs = store.list_runs(engine)
-    ids = [r.id for r in runs]
-    wanted = st.query_params.get(state.RUN_PARAM) or st.session_state.get("run_id")
-    try:
-        wanted = int(wanted) if wanted is not None else None
-    except ValueError:
-        wanted = None
-    if wanted not in ids:
-        if wanted is not None:
-            st.warning(f"Run {wanted} does not exist; showing the newest run.")
-        wanted = ids[0] if ids else None
-    if wanted is not None:
-        state.select_run(wanted)
+    run_id, warning = state.resolve_run()
+    if warning:
+        st.warning(warning)
+    if run_id is not None:
+        runs = store.list_runs(engine)
         labels = {r.id: _run_label(r) for r in runs}
-        st.session_state["run_picker"] = wanted
-        st.selectbox("Run", ids, key="run_picker", format_func=labels.__getitem__, on_change=_on_pick)
-    st.text_input(
-        "Reviewer name", key="reviewer_name", bind="query-params",
-        help="Marks in the review queue are saved under this name.",
-    )  # fmt: skip
+        st.session_state["run_picker"] = run_id
+        st.selectbox("Run", list(labels), key="run_picker", format_func=labels.__getitem__, on_change=_on_pick)
+    user = state.signed_in_user()
+    if user:
+        st.text(f"Signed in as {user}")
+    else:
+        if "reviewer_name" not in st.session_state:
+            st.session_state["reviewer_name"] = st.query_params.get(state.REVIEWER_PARAM, "")
+        st.text_input(
+            "Reviewer name", key="reviewer_name", on_change=state.remember_reviewer,
+            help="Marks in the review queue are saved under this name (kept in the URL).",
+        )  # fmt: skip
     url = database_url()
     st.caption("Database")
     st.code(url.replace("sqlite:///", "") if url.startswith("sqlite") else url.split("@")[-1], language=None)

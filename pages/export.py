@@ -1,6 +1,55 @@
-"""Placeholder until its issue lands."""
+"""Export adjudicated verdicts as CSV or JSONL, with a manifest; built when the button is clicked."""
+
+from __future__ import annotations
+
+import json
 
 import streamlit as st
 
-st.title("export")
-st.info("Coming soon.")
+from scoring import export
+from ui import state
+
+run = state.selected_run()
+if run is None:
+    st.info("No run yet: upload a responses file on the Upload page.")
+    st.stop()
+
+engine = state.engine()
+url_run = run.id
+st.title(f"Export: {run.name}")
+st.write(
+    "Every row with both metrics, the human verdicts and the final verdict. Cells that start "
+    "with `=`, `+`, `-`, `@`, tab or carriage return are prefixed with `'` in the CSV so a "
+    "spreadsheet never runs them; JSONL keeps the raw text. Uploading an exported CSV restores "
+    "its human verdicts."
+)
+bom = st.checkbox("UTF-8 BOM (for Excel)", key="export_bom")
+judge_settles = state.judge_settles()
+# Captured here, in the script thread: the download callbacks run where session state is absent.
+judge_args = {"judge_labels": state.judge_labels(run.id) or None, "judge_settles": judge_settles}
+stem = f"run{run.id}_adjudicated"
+
+
+def _csv() -> bytes:
+    # Runs on click, outside the script thread: read everything from the database, not the session.
+    return export.to_csv_bytes(export.build_export(engine, url_run, **judge_args), bom=bom)
+
+
+def _jsonl() -> bytes:
+    return export.to_jsonl_bytes(export.build_export(engine, url_run, **judge_args))
+
+
+def _manifest() -> bytes:
+    frame = export.build_export(engine, url_run, **judge_args)
+    return json.dumps(export.manifest(engine, url_run, frame), ensure_ascii=False, indent=2).encode("utf-8")
+
+
+c1, c2, c3 = st.columns(3)
+c1.download_button("Download CSV", _csv, file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
+c2.download_button("Download JSONL", _jsonl, file_name=f"{stem}.jsonl", mime="application/jsonl", key="dl_jsonl")
+c3.download_button("Download manifest", _manifest, file_name=f"{stem}.manifest.json", mime="application/json",
+                   key="dl_manifest")
+final = state.final_frame(run.id)
+st.subheader("Final verdicts")
+st.dataframe(final["final_source"].value_counts().rename_axis("final source").reset_index(), hide_index=True,
+             key="final_counts")

@@ -17,12 +17,20 @@ st.caption(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · l
 for _kind, text in st.session_state.get("upload_notes", {}).get(run.id, []):
     alert("warning", text)
 
-series = charts.accuracy_series(run.id)
-st.plotly_chart(charts.accuracy_figure(series), key="accuracy_chart")
+series, adjudicated = charts.accuracy_series(run.id)
+st.plotly_chart(charts.accuracy_figure(series, adjudicated), key="accuracy_chart")
 combined = {name: rows[-1] for name, rows in series.items()}
 cols = st.columns(len(combined))
 for col, (name, row) in zip(cols, combined.items()):
     col.metric(f"{name} (combined)", f"{row.accuracy:.1%}", help=f"{row.correct} of {row.n}; "
                f"95% CI {row.ci_low:.1%} to {row.ci_high:.1%}")
+total = adjudicated[-1]
+st.text(
+    f"Adjudicated (human verdicts, else the automatic rule): {total.pending} of {total.n} rows pending; "
+    f"{total.accuracy_low:.1%} if every pending row is wrong, {total.accuracy_high:.1%} if every one is right."
+)
 st.subheader("Per domain")
-st.dataframe(charts.accuracy_frame(series), hide_index=True, key="accuracy_table")
+table = charts.accuracy_frame(series)
+table["Adjudicated pending"] = [r.pending for r in adjudicated]
+table["Adjudicated if pending right"] = [round(r.accuracy_high, 4) for r in adjudicated]
+st.dataframe(table, hide_index=True, key="accuracy_table")

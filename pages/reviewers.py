@@ -1,6 +1,62 @@
-"""Placeholder until its issue lands."""
+"""Several reviewers: where they disagree, and how well they agree with each other and the metrics."""
 
+from __future__ import annotations
+
+import pandas as pd
 import streamlit as st
 
-st.title("reviewers")
-st.info("Coming soon.")
+from scoring import verdicts
+from ui import state
+
+run = state.selected_run()
+if run is None:
+    st.info("No run yet: upload a responses file on the Upload page.")
+    st.stop()
+
+engine = state.engine()
+frame = state.scored(run.id)
+st.title(f"Reviewers: {run.name}")
+
+current = verdicts.current_verdicts(engine, frame["item_key"].tolist())
+if current.empty:
+    st.info("No human verdicts on this run yet: mark rows in the Review queue.")
+    st.stop()
+
+per_reviewer = current.groupby("reviewer")["verdict"].value_counts().unstack(fill_value=0)
+st.subheader("Verdicts per reviewer")
+st.dataframe(per_reviewer, key="per_reviewer")
+
+
+def _table(pair: verdicts.PairAgreement, a: str, b: str) -> pd.DataFrame:
+    t = pair.table
+    return pd.DataFrame([[t[0][0], t[0][1]], [t[1][0], t[1][1]]],
+                        index=[f"{a}: correct", f"{a}: wrong"], columns=[f"{b}: correct", f"{b}: wrong"])
+
+
+def _agreement_block(pair: verdicts.PairAgreement, a: str, b: str, key: str) -> None:
+    kappa = "undefined (one label only)" if pair.kappa is None else f"{pair.kappa:.3f}"
+    raw = "n/a" if pair.raw_agreement is None else f"{pair.raw_agreement:.1%}"
+    st.text(f"{a} vs {b}: n = {pair.n}, raw agreement = {raw}, Cohen's kappa = {kappa}")
+    st.dataframe(_table(pair, a, b), key=key)
+
+
+st.subheader("Conflicts")
+conflicts = verdicts.conflicts(engine, frame["item_key"].tolist())
+if conflicts.empty:
+    st.text("No item has conflicting verdicts.")
+else:
+    shown = conflicts.merge(frame[["item_key", "row_idx", "Domain", "question", "answer", "response"]],
+                            on="item_key", how="left")
+    st.dataframe(shown, hide_index=True, key="conflicts")
+
+st.subheader("Reviewer pairs")
+pairs = verdicts.reviewer_agreement(current)
+if not pairs:
+    st.text("Agreement between reviewers needs at least two reviewers on the same items.")
+for i, pair in enumerate(pairs):
+    _agreement_block(pair, pair.a, pair.b, key=f"pair_{i}")
+
+st.subheader("Human verdict vs each metric")
+final = state.final_frame(run.id)
+for col, name in (("exact_correct", "exact substring"), ("overlap_correct", "word overlap")):
+    _agreement_block(verdicts.human_vs_metric(final, col), "human", name, key=f"hm_{col}")

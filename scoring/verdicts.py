@@ -20,7 +20,7 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Engine, exists, insert, select
+from sqlalchemy import Engine, exists, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 
@@ -654,3 +654,9 @@ def metric_precision(
         out[col] = (confirmed, reviewed, confirmed / reviewed if reviewed else None)
     return out
 
+
+
+def revision(engine: Engine) -> int:
+    """Id of the newest verdict event: a cheap cache key that changes with every mark."""
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.max(VerdictEvent.id))).scalar() or 0)

@@ -8,6 +8,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from scoring.report import AccuracyRow
+from scoring.stats import wilson_interval
+from scoring.verdicts import AdjudicatedRow
 from ui import state
 
 SERIES_COLOURS = {
@@ -19,13 +21,27 @@ SERIES_COLOURS = {
 BUCKET_COLOURS = {"both_pass": "#16a34a", "exact_only": "#2563eb", "overlap_only": "#f97316", "both_fail": "#9ca3af"}
 
 
-def accuracy_series(run_id: int) -> dict[str, list[AccuracyRow]]:
-    """Accuracy rows per series (domains sorted, combined last) for the overview."""
+def accuracy_series(run_id: int) -> tuple[dict[str, list[AccuracyRow]], list[AdjudicatedRow]]:
+    """Accuracy rows per series (domains sorted, combined last) and the adjudicated pending ranges.
+
+    Adjudicated accuracy is drawn at its lower end (pending rows counted wrong) with the Wilson
+    interval of that figure; the pending range (counted wrong .. counted right) is its own bar.
+    """
     summary = state.summary(run_id)
-    return {
+    decided = state.verdict_summary(run_id)
+    series: dict[str, list[AccuracyRow]] = {
         "Exact substring": summary["accuracy"]["exact_substring"],
         "Word overlap": summary["accuracy"]["word_overlap"],
     }
+    if decided["judge"] is not None:
+        series["Judge"] = decided["judge"]
+    adjudicated = decided["adjudicated"]
+    blanks = {r.domain: r.blank for r in summary["accuracy"]["exact_substring"]}
+    series["Adjudicated"] = [
+        AccuracyRow(r.domain, r.n, r.correct, blanks.get(r.domain, 0), r.accuracy_low, *wilson_interval(r.correct, r.n))
+        for r in adjudicated
+    ]
+    return series, adjudicated
 
 
 def _axis(rows: list[AccuracyRow]) -> list[str]:
@@ -34,9 +50,10 @@ def _axis(rows: list[AccuracyRow]) -> list[str]:
 
 
 def accuracy_figure(
-    series: dict[str, list[AccuracyRow]], pending: list[tuple[str, float, float]] | None = None
+    series: dict[str, list[AccuracyRow]], adjudicated: list[AdjudicatedRow] | None = None
 ) -> go.Figure:
-    """Grouped bars with Wilson error bars; ``pending`` adds (domain, low, high) range bars."""
+    """Grouped bars with Wilson error bars; ``adjudicated`` adds the pending-range bars."""
+    pending = [(r.domain, r.accuracy_low, r.accuracy_high) for r in adjudicated or []]
     fig = go.Figure()
     for name, rows in series.items():
         fig.add_bar(

@@ -6,11 +6,12 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
-from scoring import store
+from scoring import store, verdicts
 from scoring.db import database_url, make_engine
 from scoring.report import METRICS, accuracy_by_domain, bucket_counts, mcnemar
 
 RUN_PARAM = "run"
+REVIEWER_PARAM = "reviewer"
 
 
 @st.cache_resource(show_spinner=False)
@@ -61,11 +62,124 @@ def select_run(run_id: int) -> None:
     st.query_params[RUN_PARAM] = str(run_id)
 
 
+def resolve_run() -> tuple[int | None, str | None]:
+    """The run to show: ``?run=`` if it exists, else the session's, else the newest.
+
+    Returns the id and a warning when the URL named a run that does not exist. Every page calls
+    this (through :func:`selected_run`), so a page works even when run on its own.
+    """
+    runs = store.list_runs(engine())
+    ids = [r.id for r in runs]
+    warning = None
+    wanted: int | None = None
+    raw = st.query_params.get(RUN_PARAM)
+    if raw is not None:
+        try:
+            wanted = int(raw)
+        except ValueError:
+            wanted = None
+        if wanted not in ids:
+            warning = f"Run {raw} does not exist; showing the newest run."
+            wanted = None
+    if wanted is None and st.session_state.get("run_id") in ids and raw is None:
+        wanted = st.session_state["run_id"]
+    if wanted is None and ids:
+        wanted = ids[0]
+    if wanted is not None:
+        select_run(wanted)
+    return wanted, warning
+
+
 def selected_run() -> store.RunInfo | None:
-    run_id = st.session_state.get("run_id")
+    run_id, _ = resolve_run()
     return store.get_run(engine(), run_id) if run_id is not None else None
 
 
+def remember_reviewer() -> None:
+    """Keep the typed reviewer name in the URL, so a refresh or a shared link keeps it."""
+    name = str(st.session_state.get("reviewer_name", "")).strip()
+    if name and st.query_params.get(REVIEWER_PARAM) != name:
+        st.query_params[REVIEWER_PARAM] = name
+    elif not name and REVIEWER_PARAM in st.query_params:
+        del st.query_params[REVIEWER_PARAM]
+
+
+def signed_in_user() -> str | None:
+    """The signed-in user's name or email when sign-in (``[auth]`` in secrets) is configured."""
+    try:
+        if not st.user.is_logged_in:
+            return None
+    except (AttributeError, KeyError):
+        return None
+    return str(st.user.get("email") or st.user.get("name") or "") or None
+
+
 def reviewer() -> str:
-    """The reviewer's name: signed-in user when sign-in is configured, else the sidebar name."""
-    return str(st.session_state.get("reviewer_name", "")).strip()
+    """The reviewer's name: the signed-in user when sign-in is configured, else the name typed in
+    the sidebar, which lives in the URL (``?reviewer=``) so pages read it even on their own."""
+    return (signed_in_user() or str(st.query_params.get(REVIEWER_PARAM, ""))).strip()
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _judge_labels(url: str, run_id: int, judge_rev: int) -> dict[str, str]:
+    from scoring import judge_store
+
+    keys = _scored(url, run_id)["item_key"].tolist()
+    return {key: v.label for key, v in judge_store.latest_by_item(_engine(url), keys).items()}
+
+
+def judge_revision() -> int:
+    from scoring import judge_store
+
+    return judge_store.count_rows(engine())
+
+
+def judge_labels(run_id: int) -> dict[str, str]:
+    """Latest judge label per item of the run (any model); recomputed only after a judge run."""
+    return _judge_labels(database_url(), run_id, judge_revision())
+
+
+def judge_suggestion(key: str) -> str | None:
+    """The judge's latest label for one item, shown as a suggestion in the review queue."""
+    from scoring import judge_store
+
+    found = judge_store.latest_by_item(engine(), [key])
+    return found[key].label if key in found else None
+
+
+def judge_settles() -> bool:
+    """Whether judge labels may settle overlap_only rows (a switch on the Judge page)."""
+    return bool(st.session_state.get("judge_settles", False))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _final(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: bool) -> pd.DataFrame:
+    eng = _engine(url)
+    frame = _scored(url, run_id)
+    current = verdicts.current_verdicts(eng, frame["item_key"].tolist())
+    labels = _judge_labels(url, run_id, judge_rev) if judge_rev else None
+    return verdicts.final_verdicts(frame, verdicts.human_summary(current), labels, settles)
+
+
+def final_frame(run_id: int) -> pd.DataFrame:
+    """Scored rows with human, judge and final verdicts; recomputed only when verdicts change."""
+    eng = engine()
+    return _final(database_url(), run_id, verdicts.revision(eng), judge_revision(), judge_settles())
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _verdict_summary(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: bool) -> dict:
+    from scoring import judge
+
+    final = _final(url, run_id, verdict_rev, judge_rev, settles)
+    return {
+        "adjudicated": verdicts.adjudicated_accuracy(final),
+        "judge": judge.judge_accuracy(final) if "judge_label" in final.columns else None,
+        "precision": verdicts.metric_precision(final),
+    }
+
+
+def verdict_summary(run_id: int) -> dict:
+    """Adjudicated accuracy, judge accuracy and metric precision; recomputed when verdicts change."""
+    eng = engine()
+    return _verdict_summary(database_url(), run_id, verdicts.revision(eng), judge_revision(), judge_settles())
