@@ -78,6 +78,7 @@ def make_engine(url: str | None = None) -> Engine:
 
 def init_schema(engine: Engine) -> None:
     """Create missing tables. A migration tool can take over from this point."""
+    import scoring.judge_store  # noqa: F401
     import scoring.models  # noqa: F401  (registers the tables on Base.metadata)
 
     Base.metadata.create_all(engine)
