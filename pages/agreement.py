@@ -5,9 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from scoring.comparisons import judge_comparisons
 from scoring.protocols import BUCKETS, missing_golden_words
 from ui import charts, state
-from ui.display import show_row, verdict_caption
+from ui.display import agreement_block, show_row, verdict_caption
 
 PAGE_SIZE = 10
 
@@ -38,6 +39,26 @@ st.text(
 )
 st.plotly_chart(charts.bucket_figure(summary["buckets"]), key="bucket_chart")
 st.dataframe(pd.DataFrame(summary["buckets"]).T.rename_axis("domain"), key="bucket_table")
+
+st.subheader("Precision of each metric on reviewed rows")
+decided = state.verdict_summary(run.id)
+precision = decided["precision"]
+st.dataframe(
+    pd.DataFrame(
+        [
+            {"metric": name, "passes reviewed": reviewed, "confirmed correct": confirmed,
+             "precision": None if value is None else round(value, 4)}
+            for name, (confirmed, reviewed, value) in precision.items()
+        ]
+    ),
+    hide_index=True,
+    key="precision",
+)
+comparisons = judge_comparisons(state.final_frame(run.id))
+if comparisons:
+    st.subheader("Judge vs the metrics and the human verdicts")
+    for i, pair in enumerate(comparisons):
+        agreement_block(pair, pair.a, pair.b, key=f"judge_pair_{i}")
 
 st.subheader("Rows")
 left, right = st.columns(2)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from scoring import verdicts
 from ui import state
+from ui.display import agreement_block
 
 run = state.selected_run()
 if run is None:
@@ -27,19 +27,6 @@ st.subheader("Verdicts per reviewer")
 st.dataframe(per_reviewer, key="per_reviewer")
 
 
-def _table(pair: verdicts.PairAgreement, a: str, b: str) -> pd.DataFrame:
-    t = pair.table
-    return pd.DataFrame([[t[0][0], t[0][1]], [t[1][0], t[1][1]]],
-                        index=[f"{a}: correct", f"{a}: wrong"], columns=[f"{b}: correct", f"{b}: wrong"])
-
-
-def _agreement_block(pair: verdicts.PairAgreement, a: str, b: str, key: str) -> None:
-    kappa = "undefined (one label only)" if pair.kappa is None else f"{pair.kappa:.3f}"
-    raw = "n/a" if pair.raw_agreement is None else f"{pair.raw_agreement:.1%}"
-    st.text(f"{a} vs {b}: n = {pair.n}, raw agreement = {raw}, Cohen's kappa = {kappa}")
-    st.dataframe(_table(pair, a, b), key=key)
-
-
 st.subheader("Conflicts")
 conflicts = verdicts.conflicts(engine, frame["item_key"].tolist())
 if conflicts.empty:
@@ -54,9 +41,9 @@ pairs = verdicts.reviewer_agreement(current)
 if not pairs:
     st.text("Agreement between reviewers needs at least two reviewers on the same items.")
 for i, pair in enumerate(pairs):
-    _agreement_block(pair, pair.a, pair.b, key=f"pair_{i}")
+    agreement_block(pair, pair.a, pair.b, key=f"pair_{i}")
 
 st.subheader("Human verdict vs each metric")
 final = state.final_frame(run.id)
 for col, name in (("exact_correct", "exact substring"), ("overlap_correct", "word overlap")):
-    _agreement_block(verdicts.human_vs_metric(final, col), "human", name, key=f"hm_{col}")
+    agreement_block(verdicts.human_vs_metric(final, col), "human", name, key=f"hm_{col}")

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from scoring.highlight import highlight_golden, highlight_response, text_block
+from scoring.verdicts import PairAgreement
 
 CARD = "border:1px solid #e5e7eb;border-radius:6px;padding:0.5rem 0.75rem;margin-bottom:0.4rem"
 
@@ -60,3 +61,16 @@ def md_escape(text: str) -> str:
 def alert(kind: str, text: str) -> None:
     """``st.error`` / ``st.warning`` / ``st.info`` / ``st.success`` with literal text."""
     getattr(st, kind)(md_escape(text))
+
+
+def agreement_block(pair: PairAgreement, a: str, b: str, key: str) -> None:
+    """Kappa always beside raw agreement and the 2x2 table: kappa alone misleads."""
+    kappa = "undefined (one label only)" if pair.kappa is None else f"{pair.kappa:.3f}"
+    raw = "n/a" if pair.raw_agreement is None else f"{pair.raw_agreement:.1%}"
+    st.text(f"{a} vs {b}: n = {pair.n}, raw agreement = {raw}, Cohen's kappa = {kappa}")
+    t = pair.table
+    st.dataframe(
+        pd.DataFrame([[t[0][0], t[0][1]], [t[1][0], t[1][1]]],
+                     index=[f"{a}: correct", f"{a}: wrong"], columns=[f"{b}: correct", f"{b}: wrong"]),
+        key=key,
+    )
