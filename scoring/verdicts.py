@@ -655,7 +655,6 @@ def metric_precision(
     return out
 
 
-
 def revision(engine: Engine) -> int:
     """Id of the newest verdict event: a cheap cache key that changes with every mark."""
     with engine.connect() as conn:
