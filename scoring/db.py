@@ -64,12 +64,35 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur.close()
 
 
+def _sqlite_autocommit_driver(dbapi_conn, _record) -> None:
+    # Let SQLAlchemy, not the sqlite3 module, emit BEGIN, so writers can ask for IMMEDIATE.
+    dbapi_conn.isolation_level = None
+
+
+def _sqlite_begin(conn) -> None:
+    mode = conn.get_execution_options().get("sqlite_begin", "")
+    conn.exec_driver_sql(f"BEGIN {mode}".strip())
+
+
+def writer(engine: Engine) -> Engine:
+    """The same engine, but its transactions take SQLite's write lock at BEGIN.
+
+    A deferred transaction that reads and then writes fails at once with "database is locked"
+    when another process committed in between (the busy timeout does not apply); BEGIN
+    IMMEDIATE waits for the lock instead, so concurrent reviewers never lose a mark.
+    Other databases ignore the option.
+    """
+    return engine.execution_options(sqlite_begin="IMMEDIATE")
+
+
 def make_engine(url: str | None = None) -> Engine:
     """An engine with the schema created; safe to call once per process and share."""
     url = url or database_url()
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_autocommit_driver)
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
     else:
         engine = create_engine(url, pool_pre_ping=True)
     init_schema(engine)

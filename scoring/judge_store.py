@@ -17,7 +17,7 @@ from datetime import datetime
 from sqlalchemy import DateTime, Engine, Index, Integer, String, Text, func, insert, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from scoring.db import Base
+from scoring.db import Base, writer
 from scoring.models import utcnow
 
 #: Labels that are a reply from the model; ERROR rows are kept for the record but never reused.
@@ -121,7 +121,7 @@ def save(engine: Engine, rows: Sequence[Mapping[str, object]]) -> None:
         values = dict(row)
         values.setdefault("created_at", utcnow())
         clean.append(values)
-    with engine.begin() as conn:
+    with writer(engine).begin() as conn:
         conn.execute(insert(JudgeVerdict), clean)
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from scoring.db import writer
 from scoring.items import item_key
 from scoring.loader import load_bytes
 from scoring.models import Run, RunRow
@@ -139,7 +140,7 @@ def save_run(
     frame, exported = split_exported(loaded.frame)
     extra_columns = [c for c in frame.columns if c not in ROW_COLUMNS]
     guessed_model, guessed_language = guess_model_language(filename)
-    with engine.begin() as conn:
+    with writer(engine).begin() as conn:
         run_id = conn.execute(
             insert(Run).values(
                 name=name or Path(filename).stem,
@@ -177,7 +178,7 @@ def get_run(engine: Engine, run_id: int) -> RunInfo | None:
 
 def update_run_meta(engine: Engine, run_id: int, name: str, model: str, language: str) -> None:
     """Edit the guessed name, model and language of a run."""
-    with engine.begin() as conn:
+    with writer(engine).begin() as conn:
         conn.execute(update(Run).where(Run.id == run_id).values(name=name, model=model, language=language))
 
 

@@ -24,6 +24,7 @@ from sqlalchemy import Engine, exists, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 
+from scoring.db import writer
 from scoring.models import VerdictEvent
 from scoring.protocols import BUCKETS
 from scoring.report import COMBINED
@@ -103,7 +104,7 @@ def _check_item(item_key: str) -> str:
 
 def _append(engine: Engine, values: dict) -> int:
     """One INSERT in its own transaction, committed before returning the event id."""
-    with engine.begin() as conn:
+    with writer(engine).begin() as conn:
         return int(conn.execute(insert(VerdictEvent).values(**values)).inserted_primary_key[0])
 
 
@@ -154,7 +155,7 @@ def record_marks(engine: Engine, marks: Iterable[Mapping]) -> int:
     rows = [_mark_values(**dict(m)) for m in marks]
     if not rows:
         return 0
-    with engine.begin() as conn:
+    with writer(engine).begin() as conn:
         for start in range(0, len(rows), 5_000):
             conn.execute(insert(VerdictEvent), rows[start : start + 5_000])
     return len(rows)
@@ -193,7 +194,7 @@ def undo_last(engine: Engine, reviewer: str, run_id: int | None = None) -> str |
         stmt = stmt.where(mark.run_id == run_id)
     for _attempt in range(20):
         try:
-            with engine.begin() as conn:
+            with writer(engine).begin() as conn:
                 target = conn.execute(stmt).first()
                 if target is None:
                     return None
