@@ -1,0 +1,191 @@
+"""Helpers for the real-browser tests: the app on a free port, Debian chromium via Playwright.
+
+Not a test module (pytest collects only ``test_*.py``). ``tests/test_browser.py`` uses it.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Request, Route
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+START_TIMEOUT_S = 90.0
+READY_TIMEOUT_MS = 60_000
+CONNECTED = "[data-testid='stApp'][data-test-connection-state='CONNECTED']"
+NOT_RUNNING = "[data-test-script-state='notRunning']"
+EXCEPTION = "[data-testid='stException']"
+
+
+class ChromiumMissing(RuntimeError):
+    """Debian chromium is not installed; the browser tests cannot run."""
+
+
+def free_port() -> int:
+    """A TCP port that was free a moment ago on 127.0.0.1."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class AppServer:
+    """A running ``streamlit run app.py``; :meth:`stop` ends it (and only it)."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    log_path: Path
+    db_url: str
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def log_tail(self, chars: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(encoding="utf-8", errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        """Terminate the server's process group, then kill it if it lingers."""
+        if self.process.poll() is not None:
+            return
+        try:
+            os.killpg(self.process.pid, 15)
+            self.process.wait(timeout=15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(self.process.pid, 9)
+            except ProcessLookupError:
+                pass
+            self.process.wait(timeout=15)
+
+
+def start_app(
+    db_url: str, log_path: Path, timeout_s: float = START_TIMEOUT_S, script: Path = ROOT / "app.py"
+) -> AppServer:
+    """Start the dashboard on a free port with ``REVIEW_DB_URL=db_url`` and wait until healthy."""
+    port = free_port()
+    env = {**os.environ, "REVIEW_DB_URL": db_url, "PYTHONUNBUFFERED": "1"}
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(script),
+        "--server.headless", "true",
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    server = AppServer(process, port, log_path, db_url)
+    try:
+        wait_healthy(server, timeout_s)
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+def wait_healthy(server: AppServer, timeout_s: float) -> None:
+    """Poll ``/_stcore/health`` until it answers ``ok``; fail early if the process died."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {server.process.returncode}:\n{server.log_tail()}")
+        try:
+            with urllib.request.urlopen(f"{server.url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200 and resp.read().strip() == b"ok":
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"streamlit not healthy after {timeout_s:.0f}s:\n{server.log_tail()}")
+
+
+def require_chromium() -> str:
+    """The chromium binary, or :class:`ChromiumMissing` with what to do about it."""
+    if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
+        raise ChromiumMissing(
+            f"{CHROMIUM} not found: the browser tests need Debian's chromium "
+            "(`make browser`, or `sudo apt-get install -y chromium`); Playwright cannot download browsers here."
+        )
+    return str(CHROMIUM)
+
+
+def launch_chromium(playwright: Playwright) -> Browser:
+    """Headless Debian chromium with the flags from the project notes."""
+    return playwright.chromium.launch(executable_path=require_chromium(), headless=True, args=CHROMIUM_ARGS)
+
+
+def wait_ready(page: Page, timeout_ms: int = READY_TIMEOUT_MS) -> None:
+    """Wait until the app is connected and no script run is in progress."""
+    page.wait_for_selector(CONNECTED, state="attached", timeout=timeout_ms)
+    page.wait_for_selector(NOT_RUNNING, state="attached", timeout=timeout_ms)
+
+
+def settle(page: Page, timeout_ms: int = READY_TIMEOUT_MS) -> None:
+    """After an action whose rerun may not have started yet: wait for idle twice, a beat apart."""
+    wait_ready(page, timeout_ms)
+    page.wait_for_timeout(300)
+    wait_ready(page, timeout_ms)
+
+
+def exception_count(page: Page) -> int:
+    return page.locator(EXCEPTION).count()
+
+
+@dataclass
+class Traffic:
+    """Dialogs and requests seen by one browser context (listener and route, both recorded)."""
+
+    dialogs: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    routed: list[str] = field(default_factory=list)
+
+    @classmethod
+    def attach(cls, context: BrowserContext, page: Page) -> Traffic:
+        traffic = cls()
+
+        def on_dialog(dialog) -> None:  # noqa: ANN001  (playwright Dialog)
+            traffic.dialogs.append(f"{dialog.type}: {dialog.message}")
+            dialog.dismiss()
+
+        def on_request(request: Request) -> None:
+            traffic.requests.append(request.url)
+
+        def on_route(route: Route) -> None:
+            traffic.routed.append(route.request.url)
+            route.continue_()
+
+        page.on("dialog", on_dialog)
+        page.on("request", on_request)
+        context.route("**/*", on_route)
+        return traffic
+
+    def to_host(self, host: str, port: int) -> list[str]:
+        """Recorded URLs (either recorder) that go to ``host:port``."""
+        hits = []
+        for url in [*self.requests, *self.routed]:
+            parsed = urlparse(url)
+            if parsed.hostname == host and parsed.port == port:
+                hits.append(url)
+        return hits

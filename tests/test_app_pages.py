@@ -1,0 +1,453 @@
+"""AppTest tests of the dashboard: every page opens, uploads, the run in the URL, CLI parity, no Markdown.
+
+Each test gets its own SQLite file through ``REVIEW_DB_URL``; ``st.cache_resource`` is keyed by
+that URL, so a test never sees another test's engine or cached frames.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import streamlit.testing.v1.app_test as app_test_module
+from sqlalchemy import Engine
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+from scoring import store
+from scoring.db import ENV_VAR, make_engine
+from scoring.loader import load_bytes
+from scoring.report import score_frame
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "app.py"
+SAMPLE = ROOT / "sample_data" / "sample_run.csv"
+TIMEOUT = 60
+# Every page listed in app.py, so new or replaced pages stay covered.
+PAGES = re.findall(r"""st\.Page\(\s*["']([^"']+\.py)["']""", APP.read_text(encoding="utf-8"))
+
+
+def page_path(stem: str) -> str:
+    """The app.py path of the page whose file is ``<stem>.py`` (whatever folder holds the pages)."""
+    found = [p for p in PAGES if Path(p).stem == stem]
+    assert len(found) == 1, f"app.py lists {found} for {stem!r}"
+    return found[0]
+
+
+UPLOAD_PAGE = page_path("upload")
+AGREEMENT_PAGE = page_path("agreement")
+
+GOOD_NAME = "my_model_hindi.csv"
+GOOD_CSV = (
+    "\n".join(
+        [
+            "question,answer,Domain,response,id",
+            "Capital of India?,New Delhi,Geography,The capital is New Delhi.,g1",
+            "Longest river?,Ganga,Geography,The Godavari,g2",
+            "Highest peak?,Kangchenjunga,Geography,Kangchenjunga peak,g3",
+            'Who wrote Gitanjali?,Rabindranath Tagore,Literature,"Tagore, Rabindranath",l1',
+            "Author of Godaan?,Munshi Premchand,Literature,Premchand,l2",
+            "Epic by Valmiki?,Ramayana,Literature,,l3",
+            "भारत की राजधानी?,नई दिल्ली,Hindi,राजधानी नई दिल्ली है,h1",
+            "सबसे लंबी नदी?,गंगा नदी,Hindi,यमुना,h2",
+            "Founder of the Maurya empire?,Chandragupta Maurya,History,Chandragupta,h3",
+            "Year of independence?,1947,History,It was 1947,h4",
+            "No domain here?,yes,,yes indeed,n1",
+        ]
+    ).encode("utf-8")
+    + b"\n"
+)
+
+PAYLOADS = (
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(2)>",
+    "![x](http://127.0.0.1:9/p.png)",
+)
+XSS_NAME = "xss_model.csv"
+XSS_FRAME = pd.DataFrame(
+    {
+        "question": [PAYLOADS[0], "Plain question?", "Other question?", "Fourth?"],
+        "answer": [PAYLOADS[1], "plain answer", "other", "fourth"],
+        "Domain": [PAYLOADS[2], PAYLOADS[0], PAYLOADS[1], "Plain"],
+        "response": [" ".join(PAYLOADS), "plain answer here", "nothing", "fourth"],
+    }
+)
+XSS_CSV = XSS_FRAME.to_csv(index=False).encode("utf-8")
+# Element types whose text Streamlit renders as Markdown.
+MARKDOWN_TYPES = {"markdown", "caption", "latex", "title", "header", "subheader", "error", "warning", "info",
+                  "success", "toast", "exception"}  # fmt: skip
+
+
+class _V2PagesManager(PagesManager):
+    """AppTest 1.67 resets ``uses_pages_directory`` before every run, so with a ``pages/`` folder
+    every run after the first executes the page file alone (MPA v1) and skips app.py (no
+    sidebar, no ``?run=`` handling). The server keeps the flag False after ``st.navigation``;
+    this restores that behaviour so app.py runs on every AppTest run, as in the browser."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+
+@pytest.fixture(autouse=True)
+def _navigation_v2(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(app_test_module, "PagesManager", _V2PagesManager)
+
+
+@pytest.fixture
+def db_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A fresh SQLite database for the app, selected through REVIEW_DB_URL."""
+    url = f"sqlite:///{tmp_path / 'dashboard.db'}"
+    monkeypatch.setenv(ENV_VAR, url)
+    return url
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    """An engine on the test's database, for checking what the app stored."""
+    eng = make_engine(db_url)
+    yield eng
+    eng.dispose()
+
+
+def new_app() -> AppTest:
+    return AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+
+
+def open_app(query: dict[str, str] | None = None) -> AppTest:
+    """A first run of the app (on the default page), optionally with URL query parameters."""
+    at = new_app()
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def upload(at: AppTest, name: str, data: bytes) -> AppTest:
+    """Open the Upload page and upload one file through the file uploader."""
+    at.switch_page(UPLOAD_PAGE)
+    at.run()
+    assert not at.exception, at.exception
+    at.file_uploader(key="uploads").set_value((name, data, "text/csv"))
+    at.run()
+    return at
+
+
+def goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(page)
+    at.run()
+    return at
+
+
+def run_param(at: AppTest) -> str | None:
+    value = at.query_params.get("run")
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return value
+
+
+def unescape_md(text: str) -> str:
+    """Alert text without the Markdown backslash escapes ui.display.md_escape adds."""
+    return re.sub(r"\\(.)", r"\1", text).replace("  \n", "\n")
+
+
+def titles(at: AppTest) -> list[str]:
+    return [str(t.value) for t in at.title]
+
+
+def walk(node: Any) -> Iterator[Any]:
+    """Every block and element under ``node``."""
+    yield node
+    children = getattr(node, "children", None)
+    if isinstance(children, dict):
+        for child in children.values():
+            yield from walk(child)
+
+
+def markdown_texts(at: AppTest) -> list[str]:
+    """All strings the app sent to Markdown-rendering places: text elements, labels, help."""
+    out: list[str] = []
+    for root in (at.main, at.sidebar):
+        for node in walk(root):
+            if getattr(node, "type", None) in MARKDOWN_TYPES:
+                out.append(str(node.value))
+            for attr in ("label", "help", "placeholder"):
+                value = getattr(node, attr, None)
+                if isinstance(value, str):
+                    out.append(value)
+    return out
+
+
+def cli_report(path: Path) -> dict:
+    """``python -m scoring score --json`` on a file, as a subprocess."""
+    done = subprocess.run(
+        [sys.executable, "-m", "scoring", "score", "--json", "--responses", str(path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def frame_with(at: AppTest, column: str) -> pd.DataFrame:
+    """The first dataframe element that has ``column``."""
+    for df in at.dataframe:
+        value = df.value
+        if column in value.columns:
+            return value
+    raise AssertionError(f"no dataframe with a {column!r} column; got {[list(d.value.columns) for d in at.dataframe]}")
+
+
+# --- every page opens --------------------------------------------------------------------------
+
+
+def test_app_lists_all_pages() -> None:
+    """The page list parsed from app.py is complete and every file exists."""
+    assert len(PAGES) >= 7
+    stems = [Path(p).stem for p in PAGES]
+    for name in ("overview", "upload", "agreement", "review", "reviewers", "judge", "export"):
+        assert name in stems
+    for page in PAGES:
+        assert (ROOT / page).is_file(), page
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_opens_on_the_sample_run(db_url: str, engine: Engine, page: str) -> None:
+    """First start on an empty database: the sample run is loaded and every page renders."""
+    at = open_app()
+    runs = store.list_runs(engine)
+    assert [r.name for r in runs] == ["Sample run"]
+    assert titles(at) == ["Overview: Sample run"]
+    goto(at, page)
+    assert not at.exception, at.exception
+    assert run_param(at) == str(runs[0].id)
+    assert at.sidebar.selectbox(key="run_picker").value == runs[0].id
+    assert len(at.main.children) > 0
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_opens_on_an_uploaded_run(db_url: str, engine: Engine, page: str) -> None:
+    """After an upload every page renders on the new run."""
+    at = upload(open_app(), GOOD_NAME, GOOD_CSV)
+    assert not at.exception, at.exception
+    new = [r for r in store.list_runs(engine) if r.filename == GOOD_NAME]
+    assert len(new) == 1
+    goto(at, page)
+    assert not at.exception, at.exception
+    assert run_param(at) == str(new[0].id)
+    assert len(at.main.children) > 0
+    # A rerun of the same page (a click) also works.
+    at.run()
+    assert not at.exception, at.exception
+
+
+def test_deep_link_as_first_run_runs_app_py(db_url: str, engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unpatched AppTest starts like a fresh server: the first run asks for /agreement?run=ID.
+
+    app.py (sidebar, ``?run=`` handling) must run around the page; with a ``pages/`` folder next
+    to app.py Streamlit runs the page file alone (multipage v1) until app.py has run once.
+    """
+    monkeypatch.setattr(app_test_module, "PagesManager", PagesManager)
+    sample = store.ensure_sample(engine)
+    assert sample is not None
+    at = new_app()
+    at.query_params["run"] = str(sample.id)
+    at.switch_page(AGREEMENT_PAGE)
+    at.run()
+    assert not at.exception, at.exception
+    assert titles(at) == [f"Agreement: {sample.name}"]
+    assert at.sidebar.selectbox(key="run_picker").value == sample.id
+
+
+# --- uploads -----------------------------------------------------------------------------------
+
+
+def test_upload_missing_response_column_shows_error_and_creates_no_run(db_url: str, engine: Engine) -> None:
+    """The loader's error names the missing column; no run is stored and the selection stays."""
+    at = open_app()
+    before = store.list_runs(engine)
+    upload(at, "broken_hindi.csv", b"question,answer,Domain\nq1,a1,D\nq2,a2,D\n")
+    assert not at.exception, at.exception
+    errors = [unescape_md(str(e.value)) for e in at.error]
+    assert any("'response'" in e and "broken_hindi.csv" in e for e in errors), errors
+    assert store.list_runs(engine) == before
+    assert run_param(at) == str(before[0].id)
+    assert titles(at) == ["Upload a model run"]
+
+
+def test_upload_selects_the_new_run(db_url: str, engine: Engine) -> None:
+    """A good upload is stored, selected (?run=ID) and opened on the overview."""
+    at = upload(open_app(), GOOD_NAME, GOOD_CSV)
+    assert not at.exception, at.exception
+    new = [r for r in store.list_runs(engine) if r.filename == GOOD_NAME]
+    assert len(new) == 1
+    run = new[0]
+    assert (run.name, run.model, run.language, run.n_rows) == ("my_model_hindi", "my_model", "Hindi", 11)
+    assert run_param(at) == str(run.id)
+    assert titles(at) == ["Overview: my_model_hindi"]
+    assert at.sidebar.selectbox(key="run_picker").value == run.id
+    # The loader's warning about the blank response is shown with the run.
+    warnings = [unescape_md(str(w.value)) for w in at.warning]
+    assert any("1 row(s) have a blank response" in w for w in warnings), warnings
+
+
+def test_reupload_of_identical_bytes_opens_the_existing_run(db_url: str, engine: Engine) -> None:
+    """A second session uploading the same bytes gets the same run, not a duplicate."""
+    upload(open_app(), GOOD_NAME, GOOD_CSV)
+    count = store.count_runs(engine)
+    at = upload(open_app(), "copy.csv", GOOD_CSV)
+    assert not at.exception, at.exception
+    assert store.count_runs(engine) == count
+    run = store.find_run_by_sha(engine, store.sha256_bytes(GOOD_CSV))
+    assert run is not None
+    assert run_param(at) == str(run.id)
+    assert titles(at) == [f"Overview: {run.name}"]
+
+
+# --- the run in the URL ------------------------------------------------------------------------
+
+
+def test_missing_run_in_url_falls_back_with_a_warning(db_url: str, engine: Engine) -> None:
+    """?run=999 (no such run) warns and shows the newest run."""
+    at = open_app({"run": "999"})
+    newest = store.list_runs(engine)[0]
+    warnings = [str(w.value) for w in at.sidebar.warning]
+    assert any("999" in w for w in warnings), warnings
+    assert run_param(at) == str(newest.id)
+    assert titles(at) == [f"Overview: {newest.name}"]
+
+
+def test_non_numeric_run_in_url_falls_back(db_url: str, engine: Engine) -> None:
+    """?run=abc is ignored and the newest run is shown."""
+    at = open_app({"run": "abc"})
+    newest = store.list_runs(engine)[0]
+    assert run_param(at) == str(newest.id)
+    assert titles(at) == [f"Overview: {newest.name}"]
+
+
+def test_run_in_url_opens_that_run(db_url: str, engine: Engine) -> None:
+    """A shared link with ?run= of an older run lands on that run, not the newest."""
+    older = store.save_run(engine, GOOD_CSV, GOOD_NAME).run
+    newer = store.save_run(engine, XSS_CSV, XSS_NAME).run
+    assert store.list_runs(engine)[0].id == newer.id
+    at = open_app({"run": str(older.id)})
+    assert run_param(at) == str(older.id)
+    assert titles(at) == [f"Overview: {older.name}"]
+    goto(at, AGREEMENT_PAGE)
+    assert not at.exception, at.exception
+    assert titles(at) == [f"Agreement: {older.name}"]
+    assert run_param(at) == str(older.id)
+
+
+# --- numbers equal the CLI ---------------------------------------------------------------------
+
+
+def _check_against_cli(at: AppTest, report: dict) -> None:
+    """Overview table and combined metrics, then agreement buckets and McNemar, equal the CLI."""
+    assert titles(at)[0].startswith("Overview: ")
+    table = frame_with(at, "Exact substring accuracy").set_index("domain")
+    cli_domains = [d["domain"] for d in report["metrics"]["exact_substring"]["domains"]]
+    assert set(cli_domains) <= set(table.index)
+    assert set(table.index) <= {*cli_domains, "combined"}
+    for metric, title in (("exact_substring", "Exact substring"), ("word_overlap", "Word overlap")):
+        cli = report["metrics"][metric]
+        for row in [*cli["domains"], cli["combined"]]:
+            if row["domain"] not in table.index:
+                continue
+            got = table.loc[row["domain"]]
+            assert int(got["n"]) == row["n"], row
+            assert int(got["blank responses"]) == row["blank"], row
+            assert int(got[f"{title} correct"]) == row["correct"], row
+            assert float(got[f"{title} accuracy"]) == pytest.approx(row["accuracy"], abs=5e-5), row
+            assert got[f"{title} 95% CI"] == f"{row['ci_low']:.1%} to {row['ci_high']:.1%}", row
+        combined = cli["combined"]
+        metrics = {m.label: m for m in at.metric}
+        metric_el = metrics[f"{title} (combined)"]
+        assert metric_el.value == f"{combined['accuracy']:.1%}"
+        assert metric_el.help.startswith(f"{combined['correct']} of {combined['n']};")
+        assert f"{combined['ci_low']:.1%} to {combined['ci_high']:.1%}" in metric_el.help
+
+    goto(at, AGREEMENT_PAGE)
+    assert not at.exception, at.exception
+    buckets = frame_with(at, "overlap_only")
+    for domain, counts in report["buckets"].items():
+        assert buckets.loc[domain].to_dict() == counts, domain
+    assert len(buckets) == len(report["buckets"])
+    test = report["mcnemar"]
+    texts = [str(t.value) for t in at.text]
+    assert any(f"exact_only = {test['exact_only']}, overlap_only = {test['overlap_only']}" in t for t in texts), texts
+    grid = frame_with(at, "overlap passes")
+    combined_buckets = report["buckets"]["combined"]
+    assert grid.loc["exact passes", "overlap passes"].startswith(f"{combined_buckets['both_pass']} (")
+    assert grid.loc["exact fails", "overlap fails"].startswith(f"{combined_buckets['both_fail']} (")
+    assert grid.loc["exact passes", "overlap fails"].startswith(f"{combined_buckets['exact_only']} (")
+    assert grid.loc["exact fails", "overlap passes"].startswith(f"{combined_buckets['overlap_only']} (")
+
+
+def test_sample_overview_equals_cli(db_url: str) -> None:
+    """The sample run's dashboard numbers equal `python -m scoring score --json` on the file."""
+    at = open_app()
+    _check_against_cli(at, cli_report(SAMPLE))
+
+
+def test_uploaded_overview_equals_cli(db_url: str, tmp_path: Path) -> None:
+    """An uploaded run's dashboard numbers equal the CLI on the same bytes."""
+    path = tmp_path / GOOD_NAME
+    path.write_bytes(GOOD_CSV)
+    at = upload(open_app(), GOOD_NAME, GOOD_CSV)
+    assert not at.exception, at.exception
+    report = cli_report(path)
+    assert report["rows"] == 11
+    _check_against_cli(at, report)
+
+
+# --- dataset text is never Markdown --------------------------------------------------------------
+
+
+def _payload_bucket() -> str:
+    scored = score_frame(load_bytes(XSS_CSV, XSS_NAME).frame)
+    return str(scored.loc[0, "bucket"])
+
+
+def _assert_no_raw_payload(at: AppTest, where: str) -> None:
+    texts = markdown_texts(at)
+    assert texts, f"{where}: no Markdown elements found at all"
+    for text in texts:
+        for payload in PAYLOADS:
+            assert payload not in text, f"{where}: raw payload {payload!r} in a Markdown element: {text!r}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_dataset_payloads_never_reach_markdown(db_url: str, engine: Engine, page: str) -> None:
+    """Payloads in question/answer/Domain/response never appear in a Markdown element."""
+    at = upload(open_app(), XSS_NAME, XSS_CSV)
+    assert not at.exception, at.exception
+    _assert_no_raw_payload(at, "after upload")
+    goto(at, page)
+    assert not at.exception, at.exception
+    _assert_no_raw_payload(at, page)
+
+
+def test_agreement_rows_show_payloads_as_escaped_text(db_url: str, engine: Engine) -> None:
+    """The payload row, in its bucket and domain, is shown escaped in HTML and as plain text."""
+    at = upload(open_app(), XSS_NAME, XSS_CSV)
+    goto(at, AGREEMENT_PAGE)
+    at.selectbox(key="agree_bucket").set_value(_payload_bucket())
+    at.selectbox(key="agree_domain").set_value(PAYLOADS[2])
+    at.run()
+    assert not at.exception, at.exception
+    _assert_no_raw_payload(at, "agreement rows")
+    bodies = "".join(str(h.value) for h in at.get("html"))
+    assert html.escape(PAYLOADS[0]) in bodies
+    assert html.escape(PAYLOADS[1]) in bodies
+    assert "<script" not in bodies and "<img" not in bodies
+    texts = " ".join(str(t.value) for t in at.text)
+    assert f"Domain: {PAYLOADS[2]}" in texts

@@ -1,0 +1,248 @@
+"""Real-browser tests: `streamlit run app.py` on a free port, driven with Debian chromium.
+
+These never skip: without chromium they fail with what to install.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from browser import AppServer, ChromiumMissing, Traffic, exception_count, launch_chromium, settle, start_app
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+
+from scoring import store
+from scoring.db import make_engine
+from scoring.loader import load_bytes
+from scoring.report import mcnemar, score_frame
+
+TIMEOUT_MS = 60_000
+GOOD_NAME = "browser_model_tamil.csv"
+GOOD_CSV = (
+    "\n".join(
+        [
+            "question,answer,Domain,response",
+            "Capital of India?,New Delhi,Geography,The capital is New Delhi.",
+            "Longest river?,Ganga,Geography,The Godavari",
+            "Highest peak?,Kangchenjunga,Geography,Kangchenjunga peak",
+            'Who wrote Gitanjali?,Rabindranath Tagore,Literature,"Tagore, Rabindranath"',
+            "Author of Godaan?,Munshi Premchand,Literature,Premchand",
+            "Epic by Valmiki?,Ramayana,Literature,The Ramayana",
+            "Founder of the Maurya empire?,Chandragupta Maurya,History,Chandragupta",
+            "Year of independence?,1947,History,It was 1947",
+            "First emperor?,Ashoka the Great,History,Great Ashoka",
+        ]
+    ).encode("utf-8")
+    + b"\n"
+)
+
+PAYLOADS = (
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(2)>",
+    "![x](http://127.0.0.1:9/p.png)",
+)
+XSS_NAME = "xss_browser.csv"
+XSS_CSV = (
+    pd.DataFrame(
+        {
+            "question": [PAYLOADS[0], "Plain question?", "Other question?", "Fourth?"],
+            "answer": [PAYLOADS[1], "plain answer", "other", "fourth"],
+            "Domain": [PAYLOADS[2], PAYLOADS[0], PAYLOADS[1], "Plain"],
+            "response": [" ".join(PAYLOADS), "plain answer here", "nothing", "fourth"],
+        }
+    )
+    .to_csv(index=False)
+    .encode("utf-8")
+)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    """The dashboard on a free port with its own SQLite file; stopped when the module ends."""
+    folder = tmp_path_factory.mktemp("browser_app")
+    app = start_app(f"sqlite:///{folder / 'review.db'}", folder / "streamlit.log")
+    try:
+        yield app
+    finally:
+        app.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Headless Debian chromium; a missing binary is a failure, never a skip."""
+    try:
+        with sync_playwright() as playwright:
+            chromium = launch_chromium(playwright)
+            try:
+                yield chromium
+            finally:
+                chromium.close()
+    except ChromiumMissing as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Page:
+    return context.new_page()
+
+
+def run_id_for(db_url: str, data: bytes) -> int:
+    """The id of the run stored for ``data`` (found by sha256 in the server's database)."""
+    engine = make_engine(db_url)
+    try:
+        run = store.find_run_by_sha(engine, store.sha256_bytes(data))
+        assert run is not None, "the upload was not stored"
+        return run.id
+    finally:
+        engine.dispose()
+
+
+def heading(page: Page) -> str:
+    return page.locator("h1").first.inner_text(timeout=TIMEOUT_MS)
+
+
+def open_page(page: Page, label: str, title_prefix: str) -> None:
+    """Click a sidebar navigation link and wait for its page to finish rendering."""
+    page.locator("[data-testid='stSidebarNavLink']", has_text=label).first.click()
+    expect(page.locator("h1").first).to_contain_text(title_prefix, timeout=TIMEOUT_MS)
+    settle(page)
+
+
+def upload_file(page: Page, name: str, data: bytes) -> None:
+    """Upload one file through the Upload page's file input; the app then opens the overview."""
+    open_page(page, "Upload", "Upload a model run")
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
+        files=[{"name": name, "mimeType": "text/csv", "buffer": data}]
+    )
+    expect(page.locator("h1").first).to_contain_text(f"Overview: {Path(name).stem}", timeout=TIMEOUT_MS)
+    settle(page)
+
+
+def choose(page: Page, key: str, option: str) -> None:
+    """Pick ``option`` in the selectbox with widget key ``key`` (type to filter, click the option)."""
+    box = page.locator(f".st-key-{key} input[role='combobox']").first
+    box.click()
+    box.fill(option)
+    page.get_by_role("option", name=option, exact=True).first.click()
+    expect(box).to_have_value(option, timeout=TIMEOUT_MS)
+    settle(page)
+
+
+def test_upload_chart_buckets_and_reload(server: AppServer, context: BrowserContext, page: Page) -> None:
+    """Upload through the file input, see the chart and bucket counts, reload onto the same run."""
+    traffic = Traffic.attach(context, page)
+    page.goto(server.url, timeout=TIMEOUT_MS)
+    settle(page)
+    assert heading(page).startswith("Overview: ")
+    assert exception_count(page) == 0
+
+    upload_file(page, GOOD_NAME, GOOD_CSV)
+    run_id = run_id_for(server.db_url, GOOD_CSV)
+    name = Path(GOOD_NAME).stem
+    assert heading(page) == f"Overview: {name}"
+    assert re.search(rf"[?&]run={run_id}(&|$)", page.url), page.url
+    chart = page.locator("[data-testid='stPlotlyChart']").first
+    expect(chart).to_be_visible(timeout=TIMEOUT_MS)
+    expect(chart.locator(".main-svg").first).to_be_attached(timeout=TIMEOUT_MS)
+    chart_text = chart.text_content() or ""
+    for domain in ("Geography", "History", "Literature"):
+        assert domain in chart_text, chart_text[:500]
+    assert exception_count(page) == 0
+
+    scored = score_frame(load_bytes(GOOD_CSV, GOOD_NAME).frame)
+    test = mcnemar(scored)
+    overlap_only = int((scored["bucket"] == "overlap_only").sum())
+    open_page(page, "Agreement", f"Agreement: {name}")
+    main = page.locator("[data-testid='stMain']")
+    counts = f"exact_only = {test.exact_only}, overlap_only = {test.overlap_only}"
+    expect(main).to_contain_text(counts, timeout=TIMEOUT_MS)
+    expect(main).to_contain_text(f"{overlap_only} rows)", timeout=TIMEOUT_MS)
+    expect(page.locator("[data-testid='stPlotlyChart']")).to_have_count(1, timeout=TIMEOUT_MS)
+    assert exception_count(page) == 0
+
+    page.reload(timeout=TIMEOUT_MS)
+    expect(page.locator("h1").first).to_have_text(f"Agreement: {name}", timeout=TIMEOUT_MS)
+    settle(page)
+    assert re.search(rf"[?&]run={run_id}(&|$)", page.url), page.url
+    expect(page.locator("[data-testid='stMain']")).to_contain_text(counts, timeout=TIMEOUT_MS)
+    picker = page.locator(".st-key-run_picker input[role='combobox']")
+    expect(picker).to_have_value(re.compile(rf"^#{run_id} {re.escape(name)} "), timeout=TIMEOUT_MS)
+    assert exception_count(page) == 0
+    assert traffic.dialogs == []
+    assert any(url.startswith(server.url) for url in traffic.routed), "the route recorder saw nothing"
+
+
+def test_payloads_render_as_text_and_fetch_nothing(server: AppServer, context: BrowserContext, page: Page) -> None:
+    """Script, img-onerror and Markdown-image payloads show literally; no dialog, no request to :9."""
+    traffic = Traffic.attach(context, page)
+    page.goto(server.url, timeout=TIMEOUT_MS)
+    settle(page)
+    upload_file(page, XSS_NAME, XSS_CSV)
+    page.wait_for_timeout(1000)
+    chart_text = page.locator("[data-testid='stPlotlyChart']").first.text_content() or ""
+    for payload in PAYLOADS:
+        assert payload in chart_text, f"overview chart lacks {payload!r}: {chart_text[:400]!r}"
+    assert exception_count(page) == 0
+
+    scored = score_frame(load_bytes(XSS_CSV, XSS_NAME).frame)
+    bucket = str(scored.loc[0, "bucket"])
+    open_page(page, "Agreement", "Agreement: ")
+    choose(page, "agree_bucket", bucket)
+    main = page.locator("[data-testid='stMain']")
+    expect(main).to_contain_text(f"Bucket: {bucket}", timeout=TIMEOUT_MS)
+    expect(main).to_contain_text(PAYLOADS[0], timeout=TIMEOUT_MS)
+    page.wait_for_timeout(1000)
+    text = main.inner_text()
+    for payload in PAYLOADS:
+        assert payload in text, f"agreement rows lack {payload!r} as text"
+    assert f"Domain: {PAYLOADS[2]}" in text
+    scripts = page.evaluate("() => [...document.querySelectorAll('script')].map(s => s.text).join('\\n')")
+    assert "alert(1)" not in scripts
+    assert page.locator("[data-testid='stMain'] img[src='x']").count() == 0
+    assert page.locator("[data-testid='stMain'] img[src*='127.0.0.1:9']").count() == 0
+    assert exception_count(page) == 0
+
+    assert traffic.dialogs == [], traffic.dialogs
+    assert traffic.to_host("127.0.0.1", 9) == []
+    assert any(url.startswith(server.url) for url in traffic.requests), "the request recorder saw nothing"
+    assert any(url.startswith(server.url) for url in traffic.routed), "the route recorder saw nothing"
+
+
+def test_shared_link_works_as_the_first_visit_after_a_start(tmp_path: Path, browser: Browser) -> None:
+    """A fresh server's first visit is a deep link (/agreement?run=ID): app.py must run around it.
+
+    With a ``pages/`` folder beside app.py, Streamlit treats a fresh server as a v1 multipage app
+    until some session has run app.py, so a deep link ran the page alone (no sidebar, no run).
+    """
+    url = f"sqlite:///{tmp_path / 'review.db'}"
+    engine = make_engine(url)
+    sample = store.ensure_sample(engine)
+    engine.dispose()
+    assert sample is not None
+    app = start_app(url, tmp_path / "streamlit.log")
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = ctx.new_page()
+        page.goto(f"{app.url}/agreement?run={sample.id}", timeout=TIMEOUT_MS)
+        settle(page)
+        expect(page.locator("h1").first).to_have_text(f"Agreement: {sample.name}", timeout=TIMEOUT_MS)
+        expect(page.locator(".st-key-run_picker")).to_have_count(1, timeout=15_000)
+        assert re.search(rf"/agreement\?(.*&)?run={sample.id}(&|$)", page.url), page.url
+        assert exception_count(page) == 0
+    finally:
+        ctx.close()
+        app.stop()
