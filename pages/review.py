@@ -57,19 +57,19 @@ def _act(action: str, key: str) -> None:
 @st.fragment
 def queue_view() -> None:
     """Only this fragment reruns on a mark, and it touches one row."""
-    order = verdicts.queue(frame, reviewer, engine, bucket=bucket, domain=scope_domain, sample=sample or None)
-    prog = verdicts.progress(frame, engine, reviewer=reviewer or None, bucket=bucket,
-                             domain=scope_domain, rows=order)
+    scope = state.queue_scope(run.id, bucket, scope_domain, sample or None)
+    prog = verdicts.scope_progress(scope, engine, reviewer or None)
     done, total = int(prog.iloc[-1]["reviewed"]), int(prog.iloc[-1]["n"])
     st.progress(done / total if total else 1.0, text=f"Reviewed {done} of {total} in this scope")
     with st.expander("Progress per domain"):
         st.dataframe(prog, hide_index=True)
-    if not order:
+    first = verdicts.next_in_queue(scope, engine, reviewer)
+    if first is None:
         st.info("No rows in this scope.")
         return
     current_key = st.session_state.get("q_current")
     positions = frame.index[frame["item_key"] == current_key] if current_key else []
-    pos = int(positions[0]) if len(positions) else int(order[0])
+    pos = int(positions[0]) if len(positions) else first
     row = frame.loc[pos]
     mine = verdicts.current_verdicts(engine, [row["item_key"]])
     mine = mine[mine["reviewer"] == reviewer] if reviewer else mine.iloc[0:0]
@@ -91,7 +91,7 @@ def queue_view() -> None:
     key = row["item_key"]
     b1.button("Correct (Y)", shortcut="Y", disabled=disabled, key="q_yes", type="primary",
               on_click=_act, args=("correct", key))
-    b2.button("Wrong (N)", shortcut="N", disabled=disabled, key="q_no", on_click=_act, args=("wrong", key))
+    b2.button("Wrong (N)", shortcut="K", disabled=disabled, key="q_no", on_click=_act, args=("wrong", key))
     b3.button("Skip (S)", shortcut="S", disabled=disabled, key="q_skip", on_click=_act, args=("skip", key))
     b4.button("Undo (U)", shortcut="U", disabled=disabled, key="q_undo", on_click=_act, args=("undo", key))
     if st.session_state.pop("q_undo_empty", False):

@@ -17,7 +17,7 @@ engine = state.engine()
 frame = state.scored(run.id)
 st.title(f"Reviewers: {run.name}")
 
-current = verdicts.current_verdicts(engine, frame["item_key"].tolist())
+current = state.current_verdicts(run.id)
 if current.empty:
     st.info("No human verdicts on this run yet: mark rows in the Review queue.")
     st.stop()
@@ -28,7 +28,7 @@ st.dataframe(per_reviewer, key="per_reviewer")
 
 
 st.subheader("Conflicts")
-conflicts = verdicts.conflicts(engine, frame["item_key"].tolist())
+conflicts = verdicts.conflicts_in(current)
 if conflicts.empty:
     st.text("No item has conflicting verdicts.")
 else:

@@ -554,16 +554,99 @@ def progress(
     return out
 
 
+@dataclass(frozen=True)
+class QueueScope:
+    """The rows of one review scope, in queue order, built once per (run, bucket, domain, sample).
+
+    Marking then costs work in proportion to the reviewer's marks, not to the run's size: the
+    next row and the progress come from the reviewer's own events and lookups in this index.
+    """
+
+    row_idx: np.ndarray
+    item_keys: np.ndarray
+    domains: np.ndarray
+    positions: dict[str, list[int]]  # item key -> positions in the scope (identical rows share one)
+
+    def __len__(self) -> int:
+        return len(self.row_idx)
+
+
+def queue_scope(
+    scored: pd.DataFrame,
+    bucket: str | None = "overlap_only",
+    domain: str | Sequence[str] | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+) -> QueueScope:
+    """The scope :func:`queue` orders, as an index for :func:`next_in_queue` and :func:`scope_progress`."""
+    scope = _scope(scored, bucket, domain)
+    if sample is not None:
+        if sample < 0:
+            raise ValueError(f"Sample size must be zero or more, not {sample}.")
+        if sample < len(scope):
+            pick = np.random.default_rng(seed).choice(len(scope), size=sample, replace=False)
+            scope = scope.iloc[np.sort(pick)]
+    keys = scope["item_key"].to_numpy(dtype=object)
+    positions: dict[str, list[int]] = {}
+    for pos, key in enumerate(keys):
+        positions.setdefault(key, []).append(pos)
+    return QueueScope(scope["row_idx"].to_numpy(), keys, scope["Domain"].astype(str).to_numpy(dtype=object), positions)
+
+
+def next_in_queue(scope: QueueScope, engine: Engine, reviewer: str | None) -> int | None:
+    """row_idx of the row :func:`queue` would put first (None for an empty scope)."""
+    if not len(scope):
+        return None
+    name = reviewer.strip() if isinstance(reviewer, str) else ""
+    if not name:
+        return int(scope.row_idx[0])
+    marked, skipped = _reviewer_state(engine, name, None)
+    marked_set, skipped_set = set(marked), set(skipped)
+    first_skipped = first_marked = None
+    for pos, key in enumerate(scope.item_keys):
+        if key in marked_set:
+            first_marked = pos if first_marked is None else first_marked
+        elif key in skipped_set:
+            first_skipped = pos if first_skipped is None else first_skipped
+        else:
+            return int(scope.row_idx[pos])
+    chosen = first_skipped if first_skipped is not None else first_marked
+    return int(scope.row_idx[chosen if chosen is not None else 0])
+
+
+def scope_progress(scope: QueueScope, engine: Engine, reviewer: str | None = None) -> pd.DataFrame:
+    """Same table as :func:`progress`, from the reviewer's events (or everyone's) and the index."""
+    name = reviewer.strip() if isinstance(reviewer, str) and reviewer.strip() else None
+    events = _events(engine, None, reviewer=name, actions=("mark", "undo"), columns=_STATE_COLUMNS)
+    done = np.zeros(len(scope), dtype=bool)
+    if not events.empty:
+        for key in _current_marks(events)["item_key"]:
+            for pos in scope.positions.get(key, ()):
+                done[pos] = True
+    table = pd.DataFrame({"domain": scope.domains, "done": done})
+    grouped = table.groupby("domain", sort=True).agg(n=("done", "size"), reviewed=("done", "sum")).reset_index()
+    combined = pd.DataFrame([{"domain": COMBINED, "n": len(table), "reviewed": int(done.sum())}])
+    out = pd.concat([grouped, combined], ignore_index=True) if len(grouped) else combined
+    out["n"] = out["n"].astype("int64")
+    out["reviewed"] = out["reviewed"].astype("int64")
+    out["remaining"] = out["n"] - out["reviewed"]
+    return out
+
+
 # --------------------------------------------------------------------------- agreement
 
 
 def conflicts(engine: Engine, item_keys: Iterable[str] | None = None) -> pd.DataFrame:
-    """Items whose reviewers' current verdicts disagree, one row each.
+    """Items whose reviewers' current verdicts disagree, one row each (see :func:`conflicts_in`)."""
+    return conflicts_in(current_verdicts(engine, item_keys))
+
+
+def conflicts_in(current: pd.DataFrame) -> pd.DataFrame:
+    """Conflicts among already-read current verdicts.
 
     Columns: item_key, correct_by and wrong_by (``;``-joined names), reviewed_at (latest), then
     one column per reviewer involved (sorted) holding that reviewer's verdict or "".
     """
-    current = current_verdicts(engine, item_keys)
     base = ["item_key", "correct_by", "wrong_by", "reviewed_at"]
     if current.empty:
         return pd.DataFrame(columns=base)

@@ -484,3 +484,36 @@ def test_human_vs_metric_and_metric_precision(engine, run, scored):
         V.human_vs_metric(final, "nope")
     none = V.metric_precision(V.final_verdicts(scored, V.human_summary(V.current_verdicts(engine).iloc[0:0])))
     assert none == {"exact_correct": (0, 0, None), "overlap_correct": (0, 0, None)}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_queue_scope_agrees_with_queue_and_progress(engine, seed):
+    """The page's cheap path (scope index + reviewer events) gives the same next row and progress."""
+    rng = np.random.default_rng(seed)
+    n = 60
+    scored = pd.DataFrame(
+        {
+            "row_idx": np.arange(n),
+            # a few identical rows share an item key, as identical rows of a run do
+            "item_key": [f"k{i % 50:03d}" for i in range(n)],
+            "Domain": np.array(["Art", "History", "கலை"])[rng.integers(0, 3, n)],
+            "bucket": np.array(["overlap_only", "both_pass"])[rng.integers(0, 2, n)],
+        }
+    )
+    keys = scored["item_key"].tolist()
+    for _ in range(40):
+        action, key = rng.integers(0, 4), keys[int(rng.integers(0, n))]
+        who = ["alice", "bob"][int(rng.integers(0, 2))]
+        if action == 0:
+            V.record_skip(engine, key, 1, who)
+        elif action == 3:
+            V.undo_last(engine, who, run_id=1)
+        else:
+            V.record_mark(engine, key, 1, who, "correct" if action == 1 else "wrong")
+    for bucket, domain, sample in [("overlap_only", None, None), ("both_pass", "Art", None), (None, None, 7)]:
+        scope = V.queue_scope(scored, bucket, domain, sample, seed=3)
+        for who in ["alice", "bob", "carol", ""]:
+            order = V.queue(scored, who, engine, bucket=bucket, domain=domain, sample=sample, seed=3)
+            assert V.next_in_queue(scope, engine, who) == (order[0] if order else None)
+            expected = V.progress(scored, engine, reviewer=who or None, bucket=bucket, domain=domain, rows=order)
+            pd.testing.assert_frame_equal(V.scope_progress(scope, engine, who or None), expected)

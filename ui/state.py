@@ -154,9 +154,8 @@ def judge_settles() -> bool:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _final(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: bool) -> pd.DataFrame:
-    eng = _engine(url)
     frame = _scored(url, run_id)
-    current = verdicts.current_verdicts(eng, frame["item_key"].tolist())
+    current = _current(url, run_id, verdict_rev)
     labels = _judge_labels(url, run_id, judge_rev) if judge_rev else None
     return verdicts.final_verdicts(frame, verdicts.human_summary(current), labels, settles)
 
@@ -183,3 +182,23 @@ def verdict_summary(run_id: int) -> dict:
     """Adjudicated accuracy, judge accuracy and metric precision; recomputed when verdicts change."""
     eng = engine()
     return _verdict_summary(database_url(), run_id, verdicts.revision(eng), judge_revision(), judge_settles())
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _queue_scope(url: str, run_id: int, bucket: str | None, domain: str | None, sample: int | None):
+    return verdicts.queue_scope(_scored(url, run_id), bucket, domain, sample)
+
+
+def queue_scope(run_id: int, bucket: str | None, domain: str | None, sample: int | None) -> verdicts.QueueScope:
+    """The review scope's row index, built once per scope (rows never change)."""
+    return _queue_scope(database_url(), run_id, bucket, domain, sample)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _current(url: str, run_id: int, verdict_rev: int) -> pd.DataFrame:
+    return verdicts.current_verdicts(_engine(url), _scored(url, run_id)["item_key"])
+
+
+def current_verdicts(run_id: int) -> pd.DataFrame:
+    """Every reviewer's current verdict on the run's items; re-read only after a new mark."""
+    return _current(database_url(), run_id, verdicts.revision(engine()))
