@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from scoring import judge
@@ -17,7 +16,6 @@ if run is None:
     st.stop()
 
 engine = state.engine()
-frame = state.scored(run.id)
 st.title(f"Judge: {run.name}")
 
 defaults = judge.JudgeSettings.from_env()
@@ -60,20 +58,14 @@ with st.expander("Endpoint and settings", expanded=not (defaults.base_url and de
 
 settings = judge.JudgeSettings.from_env({k: v for k, v in overrides.items() if v is not None})
 
-scope = st.radio("Scope", ["Whole run", "One bucket", "Rows still pending review"], horizontal=True,
-                 key="judge_scope")
+scope = st.radio("Scope", state.JUDGE_SCOPES, horizontal=True, key="judge_scope")
+bucket = "overlap_only"
 if scope == "One bucket":
     bucket = st.selectbox("Bucket", list(BUCKETS), index=list(BUCKETS).index("overlap_only"), key="judge_bucket")
-    rows = frame[frame["bucket"] == bucket]
-elif scope == "Rows still pending review":
-    final = state.final_frame(run.id)
-    rows = frame[(final["final_source"] == "pending").to_numpy()]
-else:
-    rows = frame
-items = judge.items_from_frame(rows)
+items = state.judge_items(run.id, scope, bucket)
 
 st.toggle("Let judge labels settle overlap_only rows without a human verdict (final source: judge)",
-          key="judge_settles")
+          key="judge_settles", persist_state="session")  # read by other pages: must survive a page switch
 
 try:
     settings.check()
@@ -81,7 +73,7 @@ except InputError as exc:
     alert("warning", str(exc))
     st.stop()
 
-pf = judge.preflight(engine, settings, items)
+pf = state.judge_preflight(run.id, scope, bucket, settings)
 st.subheader("Preflight")
 cost = "no price set" if pf.est_cost is None else f"about {pf.est_cost:.4f}"
 st.text(
@@ -126,6 +118,4 @@ if "judge_last" in st.session_state:
     st.text(st.session_state["judge_last"])
 
 st.subheader("Judge accuracy per domain (this model and prompt)")
-labelled = judge.attach_judge_labels(engine, frame, model=settings.model)
-table = pd.DataFrame([r.as_dict() for r in judge.judge_accuracy(labelled)])
-st.dataframe(table, hide_index=True, key="judge_accuracy")
+st.dataframe(state.judge_table(run.id, settings.model), hide_index=True, key="judge_accuracy")

@@ -156,3 +156,9 @@ def count_rows(engine: Engine) -> int:
     """Number of stored verdicts (all models, all versions)."""
     with engine.connect() as conn:
         return int(conn.execute(select(func.count()).select_from(JudgeVerdict)).scalar_one())
+
+
+def revision(engine: Engine) -> int:
+    """Id of the newest stored verdict: a cheap cache key that changes after every judge batch."""
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.max(JudgeVerdict.id))).scalar() or 0)

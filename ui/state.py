@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
@@ -131,7 +133,7 @@ def _judge_labels(url: str, run_id: int, judge_rev: int) -> dict[str, str]:
 def judge_revision() -> int:
     from scoring import judge_store
 
-    return judge_store.count_rows(engine())
+    return judge_store.revision(engine())
 
 
 def judge_labels(run_id: int) -> dict[str, str]:
@@ -202,3 +204,57 @@ def _current(url: str, run_id: int, verdict_rev: int) -> pd.DataFrame:
 def current_verdicts(run_id: int) -> pd.DataFrame:
     """Every reviewer's current verdict on the run's items; re-read only after a new mark."""
     return _current(database_url(), run_id, verdicts.revision(engine()))
+
+
+JUDGE_SCOPES = ("Whole run", "One bucket", "Rows still pending review")
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _judge_items(url: str, run_id: int, scope: str, bucket: str, verdict_rev: int) -> list:
+    from scoring import judge
+
+    frame = _scored(url, run_id)
+    if scope == "One bucket":
+        frame = frame[frame["bucket"] == bucket]
+    elif scope == "Rows still pending review":
+        final = _final(url, run_id, verdict_rev, 0, False)
+        frame = frame[(final["final_source"] == "pending").to_numpy()]
+    return judge.items_from_frame(frame)
+
+
+def judge_items(run_id: int, scope: str, bucket: str) -> list:
+    """The rows a judge run would cover; the pending scope follows the reviewers' marks."""
+    rev = verdicts.revision(engine()) if scope == "Rows still pending review" else 0
+    return _judge_items(database_url(), run_id, scope, bucket, rev)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _judge_preflight(url: str, run_id: int, scope: str, bucket: str, verdict_rev: int, judge_rev: int,
+                     settings_key: str, _settings):
+    from scoring import judge
+
+    return judge.preflight(_engine(url), _settings, _judge_items(url, run_id, scope, bucket, verdict_rev))
+
+
+def judge_preflight(run_id: int, scope: str, bucket: str, settings):
+    """Preflight of a judge run, recomputed only when the scope, settings or stored verdicts change.
+
+    The key is left out of the cache key on purpose (it changes nothing the preflight reports).
+    """
+    rev = verdicts.revision(engine()) if scope == "Rows still pending review" else 0
+    key = json.dumps({"model": settings.model, **settings.output_settings(),
+                      "prices": [settings.price_in_per_m, settings.price_out_per_m]}, sort_keys=True)
+    return _judge_preflight(database_url(), run_id, scope, bucket, rev, judge_revision(), key, settings)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _judge_table(url: str, run_id: int, model: str, judge_rev: int) -> pd.DataFrame:
+    from scoring import judge
+
+    labelled = judge.attach_judge_labels(_engine(url), _scored(url, run_id), model=model)
+    return pd.DataFrame([r.as_dict() for r in judge.judge_accuracy(labelled)])
+
+
+def judge_table(run_id: int, model: str) -> pd.DataFrame:
+    """Judge accuracy per domain for one model and the current prompt version."""
+    return _judge_table(database_url(), run_id, model, judge_revision())
