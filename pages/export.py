@@ -41,7 +41,8 @@ def _jsonl() -> bytes:
 
 def _manifest() -> bytes:
     frame = export.build_export(engine, url_run, **judge_args)
-    return json.dumps(export.manifest(engine, url_run, frame), ensure_ascii=False, indent=2).encode("utf-8")
+    info = export.manifest(engine, url_run, frame, judge_settles=judge_settles)
+    return json.dumps(info, ensure_ascii=False, indent=2).encode("utf-8")
 
 
 c1, c2, c3 = st.columns(3)

@@ -91,7 +91,7 @@ def queue_view() -> None:
     key = row["item_key"]
     b1.button("Correct (Y)", shortcut="Y", disabled=disabled, key="q_yes", type="primary",
               on_click=_act, args=("correct", key))
-    b2.button("Wrong (N)", shortcut="K", disabled=disabled, key="q_no", on_click=_act, args=("wrong", key))
+    b2.button("Wrong (N)", shortcut="N", disabled=disabled, key="q_no", on_click=_act, args=("wrong", key))
     b3.button("Skip (S)", shortcut="S", disabled=disabled, key="q_skip", on_click=_act, args=("skip", key))
     b4.button("Undo (U)", shortcut="U", disabled=disabled, key="q_undo", on_click=_act, args=("undo", key))
     if st.session_state.pop("q_undo_empty", False):

@@ -1,0 +1,153 @@
+"""Helpers for the AppTest tests of the review queue, reviewers, export and Judge pages.
+
+Not a test module (pytest collects only ``test_*.py``). ``test_app_review.py`` and
+``test_app_judge.py`` use it.
+
+AppTest runs app.py (the sidebar) only on the first ``at.run()``; later runs execute the current
+page alone. Pages resolve the run (``?run=``, else the newest) and the reviewer (``?reviewer=``)
+themselves, so tests put both in ``at.query_params`` before the first run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import streamlit.testing.v1.app_test as app_test_module
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "app.py"
+TIMEOUT = 60
+#: Every page app.py lists, as written there (``pages/review.py``).
+PAGES = re.findall(r"""st\.Page\(\s*["']([^"']+\.py)["']""", APP.read_text(encoding="utf-8"))
+_ROW = re.compile(r"^Row (\d+) of the run")
+_PROGRESS = re.compile(r"Reviewed (\d+) of (\d+) in this scope")
+
+
+def page_path(stem: str) -> str:
+    """The app.py path of the page whose file is ``<stem>.py``."""
+    found = [p for p in PAGES if Path(p).stem == stem]
+    assert len(found) == 1, f"app.py lists {found} for {stem!r}"
+    return found[0]
+
+
+def ok(at: AppTest) -> AppTest:
+    """Fail with the app's exception (message and stack) if the last run raised one."""
+    if at.exception:
+        details = [f"{e.message}\n{''.join(e.stack_trace)}" for e in at.exception]
+        raise AssertionError("the app raised:\n" + "\n".join(details))
+    return at
+
+
+def open_page(stem: str, reviewer: str | None = "alice", run_id: int | None = None) -> AppTest:
+    """A new session (like a new tab or a refresh) on ``?reviewer=&run=``, then the page ``stem``."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    if reviewer:
+        at.query_params["reviewer"] = reviewer
+    if run_id is not None:
+        at.query_params["run"] = str(run_id)
+    ok(at.run())
+    return goto(at, stem)
+
+
+def goto(at: AppTest, stem: str) -> AppTest:
+    at.switch_page(page_path(stem))
+    return ok(at.run())
+
+
+def click(at: AppTest, key: str) -> AppTest:
+    """Click the button with widget key ``key`` and run its callback and the rerun."""
+    button = at.button(key=key)
+    assert not button.disabled, f"button {key!r} is disabled"
+    button.click()
+    return ok(at.run())
+
+
+def texts(at: AppTest) -> list[str]:
+    """Every ``st.text`` value on the page (main area)."""
+    return [str(t.value) for t in at.main.text]
+
+
+def text_with(at: AppTest, needle: str) -> str:
+    found = [t for t in texts(at) if needle in t]
+    assert found, f"no st.text containing {needle!r}; got {texts(at)}"
+    return found[0]
+
+
+def shown_row(at: AppTest) -> int:
+    """The ``row_idx`` of the row the review queue shows (its text says ``Row <row_idx + 1>``)."""
+    rows = [int(m.group(1)) - 1 for t in texts(at) if (m := _ROW.match(t))]
+    assert len(rows) == 1, f"expected one 'Row N of the run' text, got {texts(at)}"
+    return rows[0]
+
+
+def progress(at: AppTest) -> tuple[int, int]:
+    """(reviewed, total) from the queue's progress bar text."""
+    found = [m for p in at.get("progress") if (m := _PROGRESS.search(p.proto.text))]
+    shown = [p.proto.text for p in at.get("progress")]
+    assert len(found) == 1, f"expected one 'Reviewed k of n' progress bar, got {shown}"
+    return int(found[0].group(1)), int(found[0].group(2))
+
+
+def frame_with(at: AppTest, column: str) -> pd.DataFrame:
+    """The first dataframe element that has ``column``."""
+    for df in at.dataframe:
+        if column in df.value.columns:
+            return df.value
+    raise AssertionError(f"no dataframe with a {column!r} column; got {[list(d.value.columns) for d in at.dataframe]}")
+
+
+def walk(node: Any) -> Iterator[Any]:
+    """Every block and element under ``node``."""
+    yield node
+    children = getattr(node, "children", None)
+    if isinstance(children, dict):
+        for child in children.values():
+            yield from walk(child)
+
+
+def element_dump(at: AppTest) -> str:
+    """Everything the last run sent to the browser (each element's protobuf as text), plus the
+    values of dataframes (whose cells travel as Arrow bytes, not text)."""
+    parts: list[str] = []
+    for root in (at.main, at.sidebar):
+        for node in walk(root):
+            proto = getattr(node, "proto", None)
+            if proto is not None:
+                parts.append(str(proto))
+    for df in at.dataframe:
+        parts.append(df.value.to_csv())
+    return "\n".join(parts)
+
+
+def record_media_managers(monkeypatch: pytest.MonkeyPatch) -> list[MediaFileManager]:
+    """Capture the media file manager AppTest creates for each run, so a test can do what the
+    browser does on a download click: execute the button's deferred callable and read the bytes.
+    (AppTest can click a download button but cannot read what it would download.)"""
+    managers: list[MediaFileManager] = []
+
+    class Recording(MediaFileManager):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            managers.append(self)
+
+    monkeypatch.setattr(app_test_module, "MediaFileManager", Recording)
+    return managers
+
+
+def download(at: AppTest, managers: list[MediaFileManager], key: str) -> bytes:
+    """The bytes the download button ``key`` of the last run serves when clicked.
+
+    The callable runs here, outside any script run, as on a real click (no session state there).
+    """
+    file_id = at.download_button(key=key).proto.deferred_file_id
+    assert file_id, f"download button {key!r} has no deferred callable"
+    manager = managers[-1]
+    url = manager.execute_deferred(file_id)
+    return manager._storage.get_file(url.rsplit("/", 1)[-1]).content  # no public reader

@@ -1,0 +1,312 @@
+"""AppTest tests of the Judge page and where judge labels show up elsewhere (issue 5).
+
+The judge talks over real HTTP to ``tests/openai_stub.py`` (no paid API); its settings come from
+the environment (OPENAI_BASE_URL, OPENAI_API_KEY, JUDGE_MODEL), as on a configured server. The
+run happens in a background thread: tests click Run, then rerun the page (as its polling fragment
+does) until the "Done:" line appears, with a bounded number of polls.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from apptest_support import (
+    PAGES,
+    click,
+    download,
+    element_dump,
+    frame_with,
+    goto,
+    ok,
+    open_page,
+    record_media_managers,
+    shown_row,
+    text_with,
+    texts,
+)
+from openai_stub import StubOpenAI
+from sqlalchemy import Engine
+from streamlit.testing.v1 import AppTest
+
+from scoring import export, judge, judge_store, store
+from scoring.db import ENV_VAR, make_engine
+from scoring.report import COMBINED
+
+API_KEY = "sk-review-test-4f1c9a7e2b6d"
+MODEL = "stub-judge"
+POLLS = 600  # at most ~60 s of polling; a run of 40 rows against the local stub takes well under 1 s
+POLL_SLEEP = 0.1
+JUDGED = re.compile(r"Judged (\d+) of (\d+)")
+
+
+@pytest.fixture
+def db_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "review.db"
+    monkeypatch.setenv(ENV_VAR, f"sqlite:///{path}")
+    monkeypatch.setattr(judge, "SECRETS_ROOT", tmp_path)  # no project secrets.toml can interfere
+    return path
+
+
+@pytest.fixture
+def engine(db_path: Path) -> Iterator[Engine]:
+    eng = make_engine(f"sqlite:///{db_path}")
+    assert store.ensure_sample(eng) is not None
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+def run_id(engine: Engine) -> int:
+    return store.list_runs(engine)[0].id
+
+
+@pytest.fixture
+def scored(engine: Engine, run_id: int) -> pd.DataFrame:
+    return store.load_scored(engine, run_id)
+
+
+@pytest.fixture
+def stub(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[StubOpenAI]:
+    """The local OpenAI-compatible server, configured through the environment."""
+    with StubOpenAI() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+        monkeypatch.setenv("JUDGE_MODEL", MODEL)
+        for name in judge.ENV_NAMES.values():
+            if name not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_MODEL"):
+                monkeypatch.delenv(name, raising=False)
+        yield server
+
+
+def preflight_text(at: AppTest) -> str:
+    return text_with(at, "Rows in scope: ")
+
+
+def run_judge(at: AppTest) -> str:
+    """Click Run, poll until the page reports the end of the run; returns the "Done:" line."""
+    click(at, "judge_run")
+    return wait_done(at)
+
+
+def wait_done(at: AppTest) -> str:
+    """Rerun the page (as its polling fragment does) until the "Done:" line of the run shows."""
+    for _ in range(POLLS):
+        done = [t for t in texts(at) if t.startswith("Done:")]
+        if done:
+            return done[0]
+        time.sleep(POLL_SLEEP)
+        ok(at.run())
+    raise AssertionError(f"the judge run did not finish after {POLLS} polls; page text: {texts(at)}")
+
+
+def expected_labels(engine, scored: pd.DataFrame) -> pd.DataFrame:
+    return judge.attach_judge_labels(engine, scored, model=MODEL)
+
+
+def test_preflight_run_and_cached_second_run(engine: Engine, scored: pd.DataFrame, stub: StubOpenAI) -> None:
+    items = judge.items_from_frame(scored)
+    planned = judge.preflight(engine, judge.JudgeSettings.from_env(), items)
+    n_blank = sum(item.is_blank for item in items)
+    assert planned.to_send > 0 and n_blank > 0
+
+    at = open_page("judge")
+    assert not at.main.warning
+    text = preflight_text(at)
+    assert f"Rows in scope: {len(scored)}   to send: {planned.to_send}   already judged (cached): 0" in text
+    assert f"blank (never sent): {n_blank}" in text
+    assert f"model: {MODEL}" in text
+    assert stub.requests == 0  # a preflight sends nothing
+    before = frame_with(at, "pending").set_index("domain")
+    assert before.loc[COMBINED, "pending"] == planned.to_send and before.loc[COMBINED, "n"] == n_blank
+
+    done = run_judge(at)
+    assert done.startswith(f"Done: {planned.to_send} requests sent, 0 cache hits,"), done
+    assert "0 errors, 0 unparsed, 0 cancelled." in done
+    assert stub.requests == planned.to_send
+    assert set(stub.auth_headers) == {f"Bearer {API_KEY}"}  # the configured key was used
+
+    # The page reran after the run: nothing left to send.
+    text = preflight_text(at)
+    assert f"to send: 0   already judged (cached): {planned.to_send}" in text
+
+    table = frame_with(at, "pending").set_index("domain")
+    want = {r.domain: r for r in judge.judge_accuracy(expected_labels(engine, scored))}
+    assert table.loc[COMBINED, "pending"] == 0
+    assert table.loc[COMBINED, "n"] == len(scored)
+    for domain, row in want.items():
+        assert table.loc[domain, "correct"] == row.correct
+        assert table.loc[domain, "accuracy"] == pytest.approx(row.accuracy)
+    assert 0 < want[COMBINED].correct < len(scored)
+
+    # A new session (a refresh) sees the cache too, and a second run sends nothing.
+    stub.reset_counts()
+    again = open_page("judge")
+    assert "to send: 0" in preflight_text(again)
+    assert not again.button(key="judge_run").disabled
+    done = run_judge(again)
+    assert done.startswith(f"Done: 0 requests sent, {planned.to_send} cache hits,"), done
+    assert stub.requests == 0
+
+
+def test_judge_joins_the_overview_and_the_review_queue(engine: Engine, scored: pd.DataFrame, stub: StubOpenAI) -> None:
+    at = open_page("overview")
+    assert not any("Judge" in c for c in frame_with(at, "domain").columns)
+
+    goto(at, "judge")
+    run_judge(at)
+    labelled = expected_labels(engine, scored)
+    combined = judge.judge_accuracy(labelled)[-1]
+
+    goto(at, "overview")
+    table = frame_with(at, "domain").set_index("domain")
+    assert "Judge accuracy" in table.columns and "Judge 95% CI" in table.columns
+    assert table.loc[COMBINED, "Judge accuracy"] == pytest.approx(round(combined.accuracy, 4))
+    assert table.loc[COMBINED, "Judge correct"] == combined.correct
+
+    goto(at, "review")
+    row = shown_row(at)
+    label = labelled.loc[labelled["row_idx"] == row, "judge_label"].iloc[0]
+    assert label in (judge.CORRECT, judge.INCORRECT, judge.NOT_ATTEMPTED)
+    assert f"Judge suggests: {label}" in texts(at)
+    at.toggle(key="q_blind").set_value(True)
+    at.run()
+    assert not any("Judge suggests" in t or "Exact: " in t for t in texts(at)), texts(at)
+    click(at, "q_yes")
+    assert shown_row(at) != row
+
+
+def test_the_api_key_is_never_shown_or_stored(
+    engine: Engine, db_path: Path, scored: pd.DataFrame, stub: StubOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    managers = record_media_managers(monkeypatch)
+    at = open_page("judge")
+    run_judge(at)
+    assert stub.requests > 0 and set(stub.auth_headers) == {f"Bearer {API_KEY}"}
+    at.toggle(key="judge_settles").set_value(True)
+    ok(at.run())
+    seen = [element_dump(at)]
+    for page in PAGES:
+        at.switch_page(page)
+        ok(at.run())
+        seen.append(element_dump(at))
+    dump = "\n".join(seen)
+    assert "Judge suggests" in dump and "Judge accuracy" in dump  # the dump covers the judge's output
+    assert API_KEY not in dump
+    assert API_KEY[8:] not in dump  # not even a tail of it
+
+    goto(at, "export")
+    exported = b"".join(download(at, managers, key) for key in ("dl_csv", "dl_jsonl", "dl_manifest"))
+    assert b"judge" in exported
+    assert API_KEY.encode() not in exported
+
+    engine.dispose()
+    stored = b"".join(p.read_bytes() for p in db_path.parent.glob(db_path.name + "*"))
+    assert len(stored) > 0 and MODEL.encode() in stored  # the judge's rows are in these bytes
+    assert API_KEY.encode() not in stored
+    assert API_KEY.encode("utf-16-le") not in stored
+
+
+def test_judge_settles_overlap_only_rows_on_every_page(
+    engine: Engine, run_id: int, scored: pd.DataFrame, stub: StubOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The switch lives on the Judge page but decides final verdicts on the Overview and Export
+    pages, also after reruns there (it was lost one rerun after leaving the Judge page)."""
+    managers = record_media_managers(monkeypatch)
+    at = open_page("judge")
+    run_judge(at)
+    at.toggle(key="judge_settles").set_value(True)
+    ok(at.run())
+    labelled = expected_labels(engine, scored)
+    overlap_only = labelled[labelled["bucket"] == "overlap_only"]
+    settled = int(overlap_only["judge_label"].isin([judge.CORRECT, judge.INCORRECT]).sum())
+    assert settled > 0
+
+    goto(at, "export")
+    at.checkbox(key="export_bom").check()
+    ok(at.run())  # a rerun on the Export page
+    counts = frame_with(at, "final source").set_index("final source")["count"].to_dict()
+    assert counts.get("judge") == settled
+    csv = pd.read_csv(
+        io.BytesIO(download(at, managers, "dl_csv")), dtype=str, keep_default_na=False, encoding="utf-8-sig"
+    )
+    judged = csv[csv["final_source"] == "judge"]
+    assert len(judged) == settled and set(judged["bucket"]) == {"overlap_only"}
+    want = {judge.CORRECT: "correct", judge.INCORRECT: "wrong"}
+    assert (judged["final_verdict"] == judged["judge_label"].map(want)).all()
+    manifest = json.loads(download(at, managers, "dl_manifest"))
+    assert manifest["judge_settles"] is True and manifest["counts"]["final_source"]["judge"] == settled
+    built = export.build_export(
+        engine, run_id, judge_labels=dict(zip(scored["item_key"], labelled["judge_label"])), judge_settles=True
+    )
+    assert int((built["final_source"] == "judge").sum()) == settled
+
+    goto(at, "overview")
+    ok(at.run())
+    pending = int(frame_with(at, "Adjudicated pending")["Adjudicated pending"].iloc[-1])
+    assert pending == len(overlap_only) - settled
+
+    # Turned off again on the Judge page: overlap_only rows are pending once more.
+    goto(at, "judge")
+    assert at.toggle(key="judge_settles").value is True
+    at.toggle(key="judge_settles").set_value(False)
+    ok(at.run())
+    goto(at, "export")
+    counts = frame_with(at, "final source").set_index("final source")["count"].to_dict()
+    assert "judge" not in counts and counts["pending"] == len(overlap_only)
+
+
+def test_cancel_stops_the_run(engine: Engine, scored: pd.DataFrame, monkeypatch: pytest.MonkeyPatch) -> None:
+    with StubOpenAI(latency=0.5) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+        monkeypatch.setenv("JUDGE_MODEL", MODEL)
+        monkeypatch.setenv("JUDGE_CONCURRENCY", "1")
+        at = open_page("judge")
+        planned = judge.preflight(engine, judge.JudgeSettings.from_env(), judge.items_from_frame(scored))
+        to_send = planned.to_send
+        click(at, "judge_run")
+        for _ in range(POLLS):  # wait until at least one reply is in (blank rows count at once), then cancel
+            judged = [int(m.group(1)) for p in at.get("progress") if (m := JUDGED.search(p.proto.text))]
+            assert judged, f"no 'Judged k of n' progress while the run works: {texts(at)}"
+            if judged[0] > planned.blank:
+                break
+            time.sleep(POLL_SLEEP)
+            ok(at.run())
+        click(at, "judge_cancel")
+        done = wait_done(at)
+        assert " 0 cancelled" not in done, done
+        assert 0 < server.requests < to_send
+        # What was judged before the cancel is kept: the next preflight sends only the rest.
+        stored = judge_store.count_rows(engine)
+        assert stored >= 1
+        ok(at.run())
+        text = preflight_text(at)
+        assert f"to send: {to_send - stored}   already judged (cached): {stored}" in text, text
+
+
+@pytest.mark.parametrize("missing", ["OPENAI_BASE_URL", "JUDGE_MODEL"])
+def test_missing_endpoint_or_model_warns_without_crashing(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, missing: str
+) -> None:
+    for name in judge.ENV_NAMES.values():
+        monkeypatch.delenv(name, raising=False)
+    if missing == "JUDGE_MODEL":
+        monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    at = open_page("judge")
+    warnings = [str(w.value).replace("\\", "") for w in at.main.warning]
+    word = "endpoint" if missing == "OPENAI_BASE_URL" else "model"
+    assert any(f"No judge {word}" in w and missing in w for w in warnings), warnings
+    assert not [b for b in at.button if b.key == "judge_run"]  # nothing to run without settings
+    assert not any("Rows in scope" in t for t in texts(at))
+    # The settings form is open so the endpoint can be typed in.
+    assert any("Base URL" in t.label for t in at.text_input)
+    # Other pages still work.
+    goto(at, "review")
+    assert not any("Judge suggests" in t for t in texts(at))

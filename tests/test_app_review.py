@@ -1,0 +1,380 @@
+"""AppTest tests of the review queue, the reviewers page, final verdicts and export (issue 4).
+
+Each test gets its own SQLite file through ``REVIEW_DB_URL``; the app loads the bundled sample
+run into it on the first run. Marks are checked in the database (``scoring.verdicts``), not only
+on screen: every mark must be stored the moment it is given.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from apptest_support import (
+    click,
+    download,
+    frame_with,
+    goto,
+    open_page,
+    progress,
+    record_media_managers,
+    shown_row,
+    text_with,
+    texts,
+)
+from sqlalchemy import Engine, func, select
+
+from scoring import export, store, verdicts
+from scoring.db import ENV_VAR, make_engine
+from scoring.models import VerdictEvent
+
+
+@pytest.fixture
+def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
+    """A fresh database for the app (REVIEW_DB_URL) holding the sample run, and an engine on it."""
+    url = f"sqlite:///{tmp_path / 'review.db'}"
+    monkeypatch.setenv(ENV_VAR, url)
+    eng = make_engine(url)
+    assert store.ensure_sample(eng) is not None
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+def run_id(engine: Engine) -> int:
+    runs = store.list_runs(engine)
+    assert len(runs) == 1
+    return runs[0].id
+
+
+@pytest.fixture
+def scored(engine: Engine, run_id: int) -> pd.DataFrame:
+    return store.load_scored(engine, run_id)
+
+
+@pytest.fixture
+def order(engine: Engine, scored: pd.DataFrame) -> list[int]:
+    """The overlap_only rows (row_idx) in the order a new reviewer sees them."""
+    rows = verdicts.queue(scored, "alice", engine)
+    assert len(rows) >= 5, "the sample needs several overlap_only rows for these tests"
+    assert rows == sorted(scored.loc[scored["bucket"] == "overlap_only", "row_idx"].tolist())
+    return rows
+
+
+def key_of(scored: pd.DataFrame, row_idx: int) -> str:
+    return str(scored.loc[scored["row_idx"] == row_idx, "item_key"].iloc[0])
+
+
+def mine(engine: Engine, reviewer: str = "alice") -> dict[str, str]:
+    """Item key -> the reviewer's current verdict, read from the database."""
+    current = verdicts.current_verdicts(engine, reviewer=reviewer)
+    return dict(zip(current["item_key"], current["verdict"], strict=True))
+
+
+def event_count(engine: Engine) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(VerdictEvent)).scalar_one())
+
+
+# --- marking -----------------------------------------------------------------------------------
+
+
+def test_mark_correct_and_wrong_saves_and_moves_on(engine: Engine, scored: pd.DataFrame, order: list[int]) -> None:
+    at = open_page("review")
+    assert progress(at) == (0, len(order))
+    assert shown_row(at) == order[0]
+    assert not any(t.startswith("Your current verdict") for t in texts(at))
+
+    click(at, "q_yes")
+    assert mine(engine) == {key_of(scored, order[0]): "correct"}
+    assert shown_row(at) == order[1]
+    assert progress(at) == (1, len(order))
+
+    click(at, "q_no")
+    assert mine(engine) == {key_of(scored, order[0]): "correct", key_of(scored, order[1]): "wrong"}
+    assert shown_row(at) == order[2]
+    assert progress(at) == (2, len(order))
+    current = verdicts.current_verdicts(engine)
+    assert set(current["reviewer"]) == {"alice"}
+
+
+def test_undo_appends_and_shows_the_row_again(engine: Engine, scored: pd.DataFrame, order: list[int]) -> None:
+    at = open_page("review")
+    click(at, "q_yes")
+    click(at, "q_no")
+    assert event_count(engine) == 2
+
+    click(at, "q_undo")
+    # The last mark (order[1], wrong) is retracted by a new event; nothing is deleted.
+    assert event_count(engine) == 3
+    assert mine(engine) == {key_of(scored, order[0]): "correct"}
+    assert shown_row(at) == order[1]
+    assert progress(at) == (1, len(order))
+
+    click(at, "q_undo")
+    assert event_count(engine) == 4
+    assert mine(engine) == {}
+    assert shown_row(at) == order[0]
+    assert progress(at) == (0, len(order))
+
+    click(at, "q_undo")
+    assert "Nothing to undo." in texts(at)
+    assert event_count(engine) == 4
+
+    # Marking the reopened row again works and moves on.
+    click(at, "q_no")
+    assert mine(engine) == {key_of(scored, order[0]): "wrong"}
+    assert shown_row(at) == order[1]
+
+
+def test_current_verdict_is_shown_on_a_reopened_row(engine: Engine, order: list[int]) -> None:
+    """Walking back with undo then forward: a row already marked shows the reviewer's verdict."""
+    at = open_page("review")
+    click(at, "q_no")
+    click(at, "q_undo")
+    assert shown_row(at) == order[0]
+    assert not any(t.startswith("Your current verdict") for t in texts(at))
+    # Mark every row; the queue then wraps round to reviewed rows and says what was given.
+    for _ in order:
+        click(at, "q_yes")
+    assert progress(at) == (len(order), len(order))
+    assert "Your current verdict: correct" in texts(at)
+
+
+def test_skip_moves_the_row_behind_the_unreviewed_ones(engine: Engine, scored: pd.DataFrame, order: list[int]) -> None:
+    at = open_page("review")
+    click(at, "q_skip")
+    assert mine(engine) == {}
+    assert verdicts.skipped_keys(engine, "alice") == {key_of(scored, order[0])}
+    assert shown_row(at) == order[1]
+    assert progress(at) == (0, len(order))
+
+    for expected in order[1:]:
+        assert shown_row(at) == expected
+        click(at, "q_yes")
+    # Every unreviewed row is done: the skipped one comes back last.
+    assert shown_row(at) == order[0]
+    assert progress(at) == (len(order) - 1, len(order))
+    assert key_of(scored, order[0]) not in mine(engine)
+
+    click(at, "q_no")
+    assert mine(engine)[key_of(scored, order[0])] == "wrong"
+    assert verdicts.skipped_keys(engine, "alice") == set()
+    assert progress(at) == (len(order), len(order))
+
+
+def test_reason_and_note_are_stored_and_cleared_for_the_next_row(
+    engine: Engine, scored: pd.DataFrame, order: list[int]
+) -> None:
+    at = open_page("review")
+    reason = [s for s in at.selectbox if str(s.key).startswith("q_reason_")]
+    note = [t for t in at.text_input if str(t.key).startswith("q_note_")]
+    assert len(reason) == 1 and len(note) == 1
+    assert list(reason[0].options) == ["", *verdicts.REASONS]
+    reason[0].set_value("paraphrase")
+    note[0].set_value("  same claim, other words  ")
+    click(at, "q_no")
+
+    current = verdicts.current_verdicts(engine, reviewer="alice")
+    assert len(current) == 1
+    row = current.iloc[0]
+    assert row["item_key"] == key_of(scored, order[0])
+    assert (row["verdict"], row["reason"], row["note"]) == ("wrong", "paraphrase", "same claim, other words")
+
+    # The next row starts with an empty reason and note.
+    reason = [s for s in at.selectbox if str(s.key).startswith("q_reason_")]
+    note = [t for t in at.text_input if str(t.key).startswith("q_note_")]
+    assert reason[0].value == "" and note[0].value == ""
+    click(at, "q_yes")
+    second = verdicts.current_verdicts(engine, [key_of(scored, order[1])], reviewer="alice").iloc[0]
+    assert (second["verdict"], second["reason"], second["note"]) == ("correct", "", "")
+
+
+def test_no_reviewer_disables_the_buttons_and_warns(engine: Engine, order: list[int]) -> None:
+    at = open_page("review", reviewer=None)
+    warnings = [str(w.value) for w in at.main.warning]
+    assert any("Reviewer name" in w for w in warnings), warnings
+    for key in ("q_yes", "q_no", "q_skip", "q_undo"):
+        assert at.button(key=key).disabled, key
+    # The queue itself still shows, with its progress.
+    assert shown_row(at) == order[0]
+    assert progress(at) == (0, len(order))
+    assert event_count(engine) == 0
+
+
+def test_a_refresh_continues_where_the_reviewer_left_off(
+    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int]
+) -> None:
+    first = open_page("review", run_id=run_id)
+    click(first, "q_yes")
+    click(first, "q_no")
+    click(first, "q_skip")
+    click(first, "q_yes")
+    assert shown_row(first) == order[4]
+
+    # A refresh is a new session: only the URL (?run=&reviewer=) and the database survive.
+    again = open_page("review", run_id=run_id)
+    assert progress(again) == (3, len(order))
+    assert shown_row(again) == order[4]
+    assert mine(engine) == {
+        key_of(scored, order[0]): "correct",
+        key_of(scored, order[1]): "wrong",
+        key_of(scored, order[3]): "correct",
+    }
+    # Another reviewer on the same run starts from the beginning.
+    other = open_page("review", reviewer="bob", run_id=run_id)
+    assert progress(other) == (0, len(order))
+    assert shown_row(other) == order[0]
+
+
+def test_scope_bucket_domain_and_sample(engine: Engine, scored: pd.DataFrame) -> None:
+    at = open_page("review")
+    at.selectbox(key="q_bucket").set_value("both_pass")
+    at.run()
+    both_pass = scored[scored["bucket"] == "both_pass"]
+    assert progress(at) == (0, len(both_pass))
+    assert shown_row(at) == int(both_pass["row_idx"].min())
+    assert "Bucket: both_pass" in text_with(at, "Bucket: ")
+
+    domain = str(both_pass["Domain"].value_counts().index[0])
+    at.selectbox(key="q_domain").set_value(domain)
+    at.run()
+    in_domain = both_pass[both_pass["Domain"] == domain]
+    assert progress(at) == (0, len(in_domain))
+    assert f"Domain: {domain}" in text_with(at, "Row ")
+
+    at.selectbox(key="q_domain").set_value("All domains")
+    at.number_input(key="q_sample").set_value(3)
+    at.run()
+    assert progress(at) == (0, 3)
+    click(at, "q_yes")
+    assert progress(at) == (1, 3)
+    sample = verdicts.queue(scored, "alice", engine, bucket="both_pass", sample=3)
+    assert set(mine(engine)) <= set(scored.loc[scored["row_idx"].isin(sample), "item_key"])
+
+
+def test_blind_review_hides_the_metric_verdicts(order: list[int]) -> None:
+    at = open_page("review")
+    assert "Exact: " in text_with(at, "Overlap: ")
+    at.toggle(key="q_blind").set_value(True)
+    at.run()
+    assert shown_row(at) == order[0]
+    shown = texts(at)
+    assert not any("Exact: " in t or "Overlap: " in t or "Bucket: " in t or "Judge suggests" in t for t in shown), shown
+    # Marking still works blind.
+    click(at, "q_yes")
+    assert shown_row(at) == order[1]
+
+
+# --- several reviewers, final verdicts, export ---------------------------------------------------
+
+
+def mark_as(reviewer: str, run_id: int, actions: list[str]) -> None:
+    """Mark the first rows of the queue through the page as ``reviewer``."""
+    at = open_page("review", reviewer=reviewer, run_id=run_id)
+    for action in actions:
+        click(at, action)
+
+
+@pytest.fixture
+def disputed(engine: Engine, run_id: int, order: list[int]) -> list[int]:
+    """alice and bob review the first three rows: they disagree on the first only."""
+    mark_as("alice", run_id, ["q_yes", "q_yes", "q_no"])
+    mark_as("bob", run_id, ["q_no", "q_yes", "q_no"])
+    return order[:3]
+
+
+def test_reviewers_page_lists_the_conflict_and_agreement(
+    engine: Engine, run_id: int, scored: pd.DataFrame, disputed: list[int]
+) -> None:
+    at = open_page("reviewers", run_id=run_id)
+    per_reviewer = frame_with(at, "wrong")
+    assert per_reviewer.loc["alice", "correct"] == 2 and per_reviewer.loc["alice", "wrong"] == 1
+    assert per_reviewer.loc["bob", "correct"] == 1 and per_reviewer.loc["bob", "wrong"] == 2
+
+    conflicts = frame_with(at, "question")
+    assert conflicts["item_key"].tolist() == [key_of(scored, disputed[0])]
+    assert conflicts["row_idx"].tolist() == [disputed[0]]
+    assert (conflicts.iloc[0]["alice"], conflicts.iloc[0]["bob"]) == ("correct", "wrong")
+
+    # Table [[1, 1], [0, 1]]: raw agreement 2/3; kappa (2/3 - 4/9) / (1 - 4/9) = 0.4.
+    assert "alice vs bob: n = 3, raw agreement = 66.7%, Cohen's kappa = 0.400" in texts(at)
+    human_vs = [t for t in texts(at) if t.startswith("human vs ")]
+    assert len(human_vs) == 2 and all("n = 2," in t for t in human_vs), human_vs
+    assert "No item has conflicting verdicts." not in texts(at)
+
+
+def test_reviewers_page_without_verdicts(engine: Engine, run_id: int) -> None:
+    at = open_page("reviewers", run_id=run_id)
+    assert any("No human verdicts" in str(i.value) for i in at.main.info)
+
+
+def test_final_verdicts_on_overview_and_export(
+    engine: Engine,
+    run_id: int,
+    scored: pd.DataFrame,
+    order: list[int],
+    disputed: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    n, pending = len(scored), len(order) - 2  # two overlap_only rows settled; the conflict stays pending
+    at = open_page("overview", run_id=run_id)
+    assert f": {pending} of {n} rows pending;" in text_with(at, "Adjudicated (human verdicts")
+    table = frame_with(at, "Adjudicated pending")
+    assert int(table["Adjudicated pending"].iloc[-1]) == pending
+    assert int(table["Adjudicated pending"].sum()) == 2 * pending  # per domain, plus the combined row
+
+    managers = record_media_managers(monkeypatch)
+    goto(at, "export")
+    counts = frame_with(at, "final source").set_index("final source")["count"].to_dict()
+    assert counts == {"auto": n - len(order), "pending": pending, "human": 2}
+
+    built = export.build_export(engine, run_id)
+    expected = {
+        disputed[0]: ("conflict", "alice;bob", "pending", "pending"),
+        disputed[1]: ("correct", "alice;bob", "correct", "human"),
+        disputed[2]: ("wrong", "alice;bob", "wrong", "human"),
+    }
+    cols = ["human_verdict", "reviewers", "final_verdict", "final_source"]
+    for row_idx, values in expected.items():
+        assert tuple(built.iloc[row_idx][cols]) == values
+    assert built["final_source"].value_counts().to_dict() == counts
+
+    # What the "Download CSV" button serves: the same verdicts, read from the database.
+    data = download(at, managers, "dl_csv")
+    assert not data.startswith(b"\xef\xbb\xbf")
+    csv = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
+    assert len(csv) == n
+    assert csv["question"].tolist() == scored["question"].tolist()
+    for row_idx, values in expected.items():
+        assert tuple(csv.iloc[row_idx][cols]) == values
+    assert set(csv.loc[csv["final_source"] == "auto", "bucket"]) <= {"both_pass", "both_fail", "exact_only"}
+    jsonl = pd.read_json(io.BytesIO(download(at, managers, "dl_jsonl")), lines=True)
+    assert jsonl["final_source"].value_counts().to_dict() == counts
+
+
+def test_export_download_reads_the_database_at_click_time(
+    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mark given after the Export page rendered is in the file: the callable reads on click."""
+    managers = record_media_managers(monkeypatch)
+    at = open_page("export", run_id=run_id)
+    at.checkbox(key="export_bom").check()
+    at.run()
+    key = key_of(scored, order[0])
+    verdicts.record_mark(engine, key, run_id, "carol", "correct", "inflection", "=cmd note")
+    data = download(at, managers, "dl_csv")
+    assert data.startswith(b"\xef\xbb\xbf")
+    csv = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    row = csv.iloc[order[0]]
+    assert (row["human_verdict"], row["reviewers"], row["reason"]) == ("correct", "carol", "inflection")
+    assert (row["final_verdict"], row["final_source"]) == ("correct", "human")
+    assert row["note"] == "'=cmd note"  # neutralised for spreadsheets
+    manifest = json.loads(download(at, managers, "dl_manifest"))
+    assert manifest["run"]["id"] == run_id and manifest["rows"] == len(scored)
+    assert manifest["counts"]["final_source"]["human"] == 1
+    assert manifest["counts"]["human_verdict"]["correct"] == 1

@@ -1,0 +1,214 @@
+"""Real-browser test of the review queue (issue 4): upload, mark with the keyboard, refresh, export.
+
+`streamlit run app.py` on a free port with its own SQLite file, driven by Debian chromium through
+Playwright (helpers in ``tests/browser.py``). Never skipped: without chromium it fails with what to
+install. Every mark is also checked in the server's database, and the downloaded CSV is parsed.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from browser import (
+    EXCEPTION,
+    AppServer,
+    ChromiumMissing,
+    exception_count,
+    launch_chromium,
+    settle,
+    start_app,
+)
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from scoring import store, verdicts
+from scoring.db import make_engine
+from scoring.loader import load_bytes
+from scoring.report import score_frame
+
+TIMEOUT_MS = 60_000
+NAME = "review_model_bengali.csv"
+CSV = (
+    "\n".join(
+        [
+            "question,answer,Domain,response",
+            'Who wrote Gitanjali?,Rabindranath Tagore,Literature,"Tagore, Rabindranath"',
+            "Capital of India?,New Delhi,Geography,The capital is New Delhi.",
+            'First Maurya emperor?,Chandragupta Maurya,History,"Maurya, Chandragupta"',
+            "Longest river?,Ganga,Geography,The Godavari",
+            'Author of Godaan?,Munshi Premchand,Literature,"Premchand, Munshi"',
+            "Capital of Maharashtra?,Mumbai city,Geography,the city of Mumbai",
+            "Epic by Valmiki?,Ramayana,Literature,The Ramayana",
+            'Founder of Buddhism?,Gautama Buddha,History,"Buddha, Gautama"',
+            "Year of independence?,1947,History,It was 1948",
+            "Builder of the Taj Mahal?,Shah Jahan,History,Jahan Shah",
+        ]
+    ).encode("utf-8")
+    + b"\n"
+)
+SCORED = score_frame(load_bytes(CSV, NAME).frame)
+ORDER = SCORED.index[SCORED["bucket"] == "overlap_only"].tolist()  # review order of a new reviewer
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    folder = tmp_path_factory.mktemp("browser_review")
+    app = start_app(f"sqlite:///{folder / 'review.db'}", folder / "streamlit.log")
+    try:
+        yield app
+    finally:
+        app.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Headless Debian chromium; a missing binary is a failure, never a skip."""
+    try:
+        with sync_playwright() as playwright:
+            chromium = launch_chromium(playwright)
+            try:
+                yield chromium
+            finally:
+                chromium.close()
+    except ChromiumMissing as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def no_exception(page: Page, where: str) -> None:
+    count = exception_count(page)
+    if count:
+        details = page.locator(EXCEPTION).first.inner_text()
+        raise AssertionError(f"{count} exception(s) on {where}: {details[:2000]}")
+
+
+def open_nav(page: Page, label: str, title_prefix: str) -> None:
+    page.locator("[data-testid='stSidebarNavLink']", has_text=label).first.click()
+    expect(page.locator("h1").first).to_contain_text(title_prefix, timeout=TIMEOUT_MS)
+    settle(page)
+
+
+def current_verdicts(db_url: str) -> dict[int, str]:
+    """row_idx -> alice's current verdict, read from the server's database."""
+    engine = make_engine(db_url)
+    try:
+        current = verdicts.current_verdicts(engine, reviewer="alice")
+        keys = dict(zip(current["item_key"], current["verdict"], strict=True))
+        run = store.find_run_by_sha(engine, store.sha256_bytes(CSV))
+        assert run is not None
+        frame = store.load_scored(engine, run.id)
+        return {int(r): keys[k] for r, k in zip(frame["row_idx"], frame["item_key"], strict=True) if k in keys}
+    finally:
+        engine.dispose()
+
+
+def expect_queue(page: Page, row_idx: int, reviewed: int) -> None:
+    """The queue shows row ``row_idx`` and "Reviewed <reviewed> of <n>"."""
+    main = page.locator("[data-testid='stMain']")
+    expect(main).to_contain_text(f"Row {row_idx + 1} of the run", timeout=TIMEOUT_MS)
+    expect(main).to_contain_text(f"Reviewed {reviewed} of {len(ORDER)} in this scope", timeout=TIMEOUT_MS)
+    settle(page)
+
+
+def press(page: Page, key: str) -> None:
+    """A keyboard shortcut with the focus on the page, not in the note or reason field."""
+    page.locator("h1").first.click()
+    focused = page.evaluate("() => document.activeElement ? document.activeElement.tagName : ''")
+    assert focused not in ("INPUT", "TEXTAREA"), f"focus is in an {focused}; the shortcut would be typed"
+    page.keyboard.press(key)
+
+
+def test_keyboard_review_survives_a_refresh_and_exports(server: AppServer, page: Page) -> None:
+    assert ORDER == [0, 2, 4, 5, 7, 9], SCORED[["answer", "response", "bucket"]]
+    page.goto(server.url, timeout=TIMEOUT_MS)
+    settle(page)
+    no_exception(page, "the first page")
+
+    # Upload through the file input; the app opens the new run's overview.
+    open_nav(page, "Upload", "Upload a model run")
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
+        files=[{"name": NAME, "mimeType": "text/csv", "buffer": CSV}]
+    )
+    expect(page.locator("h1").first).to_contain_text(f"Overview: {Path(NAME).stem}", timeout=TIMEOUT_MS)
+    settle(page)
+    no_exception(page, "the overview after the upload")
+    engine = make_engine(server.db_url)
+    try:
+        run = store.find_run_by_sha(engine, store.sha256_bytes(CSV))
+    finally:
+        engine.dispose()
+    assert run is not None, "the upload was not stored"
+
+    # The review queue as alice (the reviewer's name lives in the URL).
+    page.goto(f"{server.url}/review?run={run.id}&reviewer=alice", timeout=TIMEOUT_MS)
+    expect(page.locator("h1").first).to_have_text(f"Review queue: {run.name}", timeout=TIMEOUT_MS)
+    expect_queue(page, ORDER[0], 0)
+    expect(page.locator(".st-key-reviewer_name input")).to_have_value("alice", timeout=TIMEOUT_MS)
+    expect(page.locator(".st-key-q_yes button")).to_be_enabled(timeout=TIMEOUT_MS)
+    no_exception(page, "the review queue")
+
+    steps = [  # key, row shown afterwards, reviewed count afterwards, alice's verdicts afterwards
+        ("y", ORDER[1], 1, {ORDER[0]: "correct"}),
+        ("n", ORDER[2], 2, {ORDER[0]: "correct", ORDER[1]: "wrong"}),
+        ("s", ORDER[3], 2, {ORDER[0]: "correct", ORDER[1]: "wrong"}),  # ORDER[2] skipped
+        ("y", ORDER[4], 3, {ORDER[0]: "correct", ORDER[1]: "wrong", ORDER[3]: "correct"}),
+        ("u", ORDER[3], 2, {ORDER[0]: "correct", ORDER[1]: "wrong"}),  # undo reopens ORDER[3]
+        ("n", ORDER[4], 3, {ORDER[0]: "correct", ORDER[1]: "wrong", ORDER[3]: "wrong"}),
+    ]
+    for key, row, reviewed, marks in steps:
+        press(page, key)
+        expect_queue(page, row, reviewed)
+        assert current_verdicts(server.db_url) == marks, f"after {key!r}"
+        no_exception(page, f"the review queue after {key!r}")
+
+    # A refresh (new session): the progress is kept and the queue continues at the next row.
+    page.reload(timeout=TIMEOUT_MS)
+    expect(page.locator("h1").first).to_have_text(f"Review queue: {run.name}", timeout=TIMEOUT_MS)
+    expect_queue(page, ORDER[4], 3)
+    assert re.search(r"[?&]reviewer=alice(&|$)", page.url), page.url
+    press(page, "y")
+    expect_queue(page, ORDER[5], 4)
+    final_marks = {ORDER[0]: "correct", ORDER[1]: "wrong", ORDER[3]: "wrong", ORDER[4]: "correct"}
+    assert current_verdicts(server.db_url) == final_marks
+    no_exception(page, "the review queue after the refresh")
+
+    # Export: download the CSV and check its verdicts.
+    open_nav(page, "Export", f"Export: {run.name}")
+    no_exception(page, "the export page")
+    with page.expect_download(timeout=TIMEOUT_MS) as info:
+        page.locator(".st-key-dl_csv button").click()
+    download = info.value
+    assert download.suggested_filename == f"run{run.id}_adjudicated.csv"
+    exported = pd.read_csv(io.BytesIO(Path(download.path()).read_bytes()), dtype=str, keep_default_na=False)
+    assert len(exported) == len(SCORED)
+    assert exported["question"].tolist() == SCORED["question"].tolist()
+    assert exported["bucket"].tolist() == SCORED["bucket"].tolist()
+    for i, row in exported.iterrows():
+        where = f"row {i}: {row.to_dict()}"
+        if i in final_marks:
+            verdict = final_marks[i]
+            assert (row["human_verdict"], row["final_verdict"], row["final_source"]) == (verdict, verdict, "human"), (
+                where
+            )
+            assert row["reviewers"] == "alice" and row["reviewed_at"], where
+        elif row["bucket"] == "overlap_only":  # skipped or not reached: still pending
+            assert (row["human_verdict"], row["final_verdict"], row["final_source"]) == ("", "pending", "pending"), (
+                where
+            )
+        else:
+            auto = "wrong" if row["bucket"] == "both_fail" else "correct"
+            assert (row["human_verdict"], row["final_verdict"], row["final_source"]) == ("", auto, "auto"), where
+    no_exception(page, "the export page after the download")
