@@ -11,13 +11,13 @@ from ui import state
 st.set_page_config(page_title="Answer review", page_icon=":material/fact_check:", layout="wide")
 
 PAGES = [
-    st.Page("pages/overview.py", title="Overview", icon=":material/bar_chart:", default=True),
-    st.Page("pages/upload.py", title="Upload", icon=":material/upload_file:"),
-    st.Page("pages/agreement.py", title="Agreement", icon=":material/compare_arrows:"),
-    st.Page("pages/review.py", title="Review queue", icon=":material/rule:"),
-    st.Page("pages/reviewers.py", title="Reviewers", icon=":material/groups:"),
-    st.Page("pages/judge.py", title="Judge", icon=":material/gavel:"),
-    st.Page("pages/export.py", title="Export", icon=":material/download:"),
+    st.Page("views/overview.py", title="Overview", icon=":material/bar_chart:", default=True),
+    st.Page("views/upload.py", title="Upload", icon=":material/upload_file:"),
+    st.Page("views/agreement.py", title="Agreement", icon=":material/compare_arrows:"),
+    st.Page("views/review.py", title="Review queue", icon=":material/rule:"),
+    st.Page("views/reviewers.py", title="Reviewers", icon=":material/groups:"),
+    st.Page("views/judge.py", title="Judge", icon=":material/gavel:"),
+    st.Page("views/export.py", title="Export", icon=":material/download:"),
 ]
 nav = st.navigation(PAGES)
 engine = state.engine()

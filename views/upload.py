@@ -50,7 +50,7 @@ if newest is not None:
     current = [processed[f.file_id] for f in files or []]
     if any(kind == "error" for item in current for kind, _ in item["messages"]):
         st.rerun()
-    st.switch_page("pages/overview.py")
+    st.switch_page("views/overview.py")
 
 run = state.selected_run()
 if run is not None:
@@ -63,4 +63,4 @@ if run is not None:
             store.update_run_meta(engine, run.id, name.strip() or run.name, model.strip(), language.strip())
             st.rerun()
     st.text(f"File: {run.filename}\nUploaded: {run.uploaded_at:%Y-%m-%d %H:%M}\nsha256: {run.sha256}")
-    st.page_link("pages/overview.py", label="Open the overview", icon=":material/bar_chart:")
+    st.page_link("views/overview.py", label="Open the overview", icon=":material/bar_chart:")
