@@ -23,7 +23,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 import scoring
-from scoring import verdicts
+from scoring import judge_store, verdicts
 from scoring.cli import fail, guarded, register
 from scoring.db import database_url, make_engine
 from scoring.errors import InputError
@@ -314,6 +314,19 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="file format (default csv)")
     parser.add_argument("--bom", action="store_true", help="start the CSV with a UTF-8 BOM (for Excel)")
     parser.add_argument("--db", help="database URL (default: REVIEW_DB_URL, .streamlit/secrets.toml, data/review.db)")
+    parser.add_argument("--judge", action="store_true", help="add the stored judge label of each row (judge_label)")
+    parser.add_argument(
+        "--judge-settles", action="store_true",
+        help="let a CORRECT/INCORRECT judge label settle overlap_only rows without a human verdict (implies --judge)",
+    )  # fmt: skip
+
+
+def stored_judge_labels(engine: Engine, run_id: int) -> dict[str, str]:
+    """The latest stored judge label of each item of a run (any model), for the export."""
+    if get_run(engine, run_id) is None:
+        raise InputError(f"No run with id {run_id}.")
+    keys = load_scored(engine, run_id)["item_key"]
+    return {key: v.label for key, v in judge_store.latest_by_item(engine, keys).items()}
 
 
 def open_existing(url: str) -> Engine:
@@ -329,7 +342,8 @@ def open_existing(url: str) -> Engine:
     try:
         return make_engine(url)
     except SQLAlchemyError as exc:
-        raise InputError(f"Cannot open the database {url!r}: {exc.__class__.__name__}.") from None
+        shown = parsed.render_as_string(hide_password=True)
+        raise InputError(f"Cannot open the database {shown!r}: {exc.__class__.__name__}.") from None
 
 
 @register("export", "adjudicated verdicts of a run as CSV or JSONL, with a manifest", _configure)
@@ -340,11 +354,12 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     def body() -> None:
         engine = open_existing(args.db or database_url())
-        frame = build_export(engine, args.run)
+        labels = stored_judge_labels(engine, args.run) if args.judge or args.judge_settles else None
+        frame = build_export(engine, args.run, judge_labels=labels, judge_settles=args.judge_settles)
         data = to_csv_bytes(frame, bom=args.bom) if args.format == "csv" else to_jsonl_bytes(frame)
         out = Path(args.out)
         side = Path(f"{args.out}.manifest.json")
-        info = manifest(engine, args.run, frame, data=data)
+        info = manifest(engine, args.run, frame, data=data, judge_settles=args.judge_settles)
         info["format"] = args.format
         try:
             out.write_bytes(data)

@@ -355,3 +355,34 @@ def test_python_m_scoring_export_entry_point(tmp_path, db_url, reviewed):
     )  # fmt: skip
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines() == ["error: No run with id 77."]
+
+
+def test_cli_export_with_judge_labels_settles_only_when_asked(tmp_path, db_url, engine, run):
+    """--judge adds judge_label; --judge-settles lets it settle pending overlap_only rows."""
+    from scoring import judge_store
+
+    scored = store.load_scored(engine, run.id)
+    pending = scored[scored["bucket"] == "overlap_only"]
+    assert len(pending), "the fixture needs an overlap_only row"
+    key = pending["item_key"].iloc[0]
+    judge_store.save(engine, [{"cache_key": "c" * 64, "item_key": key, "model": "m", "prompt_version": "v",
+                               "label": "INCORRECT"}])
+    plain, with_judge, settled = (tmp_path / f"{n}.csv" for n in ("plain", "judge", "settled"))
+    assert main(["export", "--run", str(run.id), "--out", str(plain), "--db", db_url]) == 0
+    assert main(["export", "--run", str(run.id), "--out", str(with_judge), "--db", db_url, "--judge"]) == 0
+    assert main(["export", "--run", str(run.id), "--out", str(settled), "--db", db_url, "--judge-settles"]) == 0
+
+    def row_of(path):
+        rows = parse_csv(path.read_bytes())
+        header = rows[0]
+        found = [dict(zip(header, r)) for r in rows[1:] if r[header.index("response")] == pending["response"].iloc[0]]
+        return header, found[0]
+
+    header, row = row_of(plain)
+    assert "judge_label" not in header and row["final_source"] == "pending"
+    header, row = row_of(with_judge)
+    assert row["judge_label"] == "INCORRECT" and row["final_source"] == "pending"
+    _, row = row_of(settled)
+    assert (row["final_verdict"], row["final_source"]) == ("wrong", "judge")
+    side = json.loads((tmp_path / "settled.csv.manifest.json").read_text(encoding="utf-8"))
+    assert side["counts"]["final_source"]["judge"] >= 1
