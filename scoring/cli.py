@@ -96,6 +96,7 @@ def run_metric(metric: str, argv: Sequence[str] | None = None) -> int:
         scored = score_frame(run.frame, normalize=args.normalize)
         report = metric_report(scored, metric, args.normalize)
         if args.normalize:
+            report["diagnostic"] = NORMALIZE_LABEL
             raw = score_frame(run.frame)
             report["flipped_by_normalize"] = _flips(raw, scored, METRICS[metric])
         if args.out:
@@ -145,6 +146,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         scored = score_frame(run.frame, normalize=args.normalize)
         report = score_report(scored, args.normalize)
         if args.normalize:
+            report["diagnostic"] = NORMALIZE_LABEL
             raw = score_frame(run.frame)
             report["flipped_by_normalize"] = {m: _flips(raw, scored, c) for m, c in METRICS.items()}
         if args.out:

@@ -12,6 +12,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 #: ASCII punctuation plus every Unicode ``P*`` character, so the danda and curly quotes strip
 #: like ``.`` does. ``string.punctuation`` alone misses them; category P alone misses ``+$<=>^|~```.
 PUNCTUATION: str = "".join(
@@ -81,7 +83,9 @@ def normalize_text(text: str) -> str:
                 out.append(str(digit))
                 continue
         out.append(ch)
-    return "".join(out)
+    # NFC again: removing a ZWNJ or soft hyphen can leave a decomposed sequence behind
+    # (Tamil கெ + ZWNJ + ா is கொ once the ZWNJ goes), and both sides must end in NFC.
+    return unicodedata.normalize("NFC", "".join(out))
 
 
 def normalize_pair(answer: str, response: str) -> tuple[str, str]:
@@ -91,74 +95,148 @@ def normalize_pair(answer: str, response: str) -> tuple[str, str]:
 
 @dataclass
 class ColumnScores:
-    """Verdicts for whole columns, one entry per row, in input order."""
+    """Verdicts for whole columns, one entry per row, in input order.
 
-    exact_correct: list[bool]
-    overlap_correct: list[bool]
-    matching_words: list[int]
-    total_golden_words: list[int]
-    is_blank: list[bool]
-    bucket: list[str]
+    NumPy arrays (bool, int64, object for ``bucket``) rather than lists: a frame takes them as
+    columns without converting a million Python objects again.
+    """
+
+    exact_correct: np.ndarray
+    overlap_correct: np.ndarray
+    matching_words: np.ndarray
+    total_golden_words: np.ndarray
+    is_blank: np.ndarray
+    bucket: np.ndarray
+
+
+_PUNCT_SET: frozenset[str] = frozenset(PUNCTUATION)
+#: Bucket by ``2 * exact + overlap``; the same mapping as :func:`bucket`.
+_BUCKET_BY_CODE = np.array(["both_fail", "overlap_only", "exact_only", "both_pass"], dtype=object)
+
+
+def _bounded(text: str, start: int, end: int, punct: frozenset[str] = _PUNCT_SET) -> bool:
+    """Whether ``text[start:end]`` is flanked by punctuation only, then whitespace or an end.
+
+    For a span that neither starts nor ends with whitespace or punctuation, this means the span
+    survives ``split()`` plus edge stripping as whole token(s) of ``text``.
+    """
+    while start and text[start - 1] in punct:
+        start -= 1
+    if start and not text[start - 1].isspace():
+        return False
+    size = len(text)
+    while end < size and text[end] in punct:
+        end += 1
+    return end == size or text[end].isspace()
+
+
+def _has_token(text: str, word: str, start: int, punct: frozenset[str] = _PUNCT_SET) -> bool:
+    """Whether ``word`` is in ``word_set(text)``, for a word of a word set and ``text`` as scored.
+
+    ``start`` is the first occurrence of ``word`` in ``text``; every occurrence is tried. The
+    common outcomes (between plain spaces, or glued to a letter) are settled inline.
+    """
+    size = len(text)
+    width = len(word)
+    while start >= 0:
+        end = start + width
+        after = text[end] if end < size else " "
+        if after == " " or after in punct or after.isspace():
+            before = text[start - 1] if start else " "
+            if before == " " and after == " ":
+                return True
+            if (before in punct or before.isspace()) and _bounded(text, start, end):
+                return True
+        start = text.find(word, start + 1)
+    return False
+
+
+def _golden(answer: str) -> tuple[str, tuple[str, ...], int, bool, bool, bool]:
+    """Once per distinct golden answer: what scoring a response against it needs.
+
+    Returns the lowercased answer, its word set and size, whether the lowercased answer is a plain
+    phrase (clean words joined by single spaces), whether that phrase is one word, and whether it
+    is caseless. Caseless means every character is its own upper and lower case and is not
+    U+0307, the one character that lowercasing produces (from ``İ``) without being cased itself.
+    Lowercasing a response then cannot create, remove or move the boundaries of an occurrence
+    (lowercasing only touches cased characters, which are never whitespace or punctuation and
+    never lower into them; ``test_protocols`` checks this over all of Unicode), so the response
+    need not be lowercased at all: the costliest step for Indic text, where it is a no-op.
+    """
+    lowered = answer.lower()
+    tokens = lowered.split()
+    words = tuple(word_set(answer))
+    phrase = bool(tokens) and lowered == " ".join(tokens) and all(t == t.strip(PUNCTUATION) for t in tokens)
+    caseless = lowered.upper() == lowered == lowered.lower() and "\u0307" not in lowered
+    return lowered, words, len(words), phrase, phrase and len(tokens) == 1, caseless
 
 
 def score_columns(
-    answers: Sequence[str], responses: Sequence[str], normalize: bool = False
+    answers: Sequence[str], responses: Sequence[str | None], normalize: bool = False
 ) -> ColumnScores:
-    """Both protocols over whole columns.
+    """Both protocols over whole columns; agrees with the per-pair functions on every row.
 
-    Golden answers repeat across rows and model runs, so their word sets are computed once per
-    distinct answer; response tokens are stripped through a per-call cache for the same reason.
+    Speed matters here (a million rows per run), and splitting every response into tokens is
+    what makes the naive way slow, so responses are never split:
+
+    - golden answers repeat, so what they need is computed once per distinct answer
+      (:func:`_golden`), including whether responses need lowercasing at all;
+    - each golden word is found as a substring and accepted when that occurrence is a whole
+      token once edge punctuation is stripped (:func:`_has_token`);
+    - when the golden answer is a plain phrase of clean words (the common case), one search
+      settles both protocols if it hits a whole-token occurrence (every word is then present),
+      and a one-word answer that is not a substring cannot be a token either.
     """
     if normalize:
         pairs = [normalize_pair(a, r) for a, r in zip(answers, responses)]
         answers = [p[0] for p in pairs]
         responses = [p[1] for p in pairs]
-    punct = PUNCTUATION
-    golden_cache: dict[str, tuple[str, frozenset[str]]] = {}
-    token_cache: dict[str, str] = {}
+    cache = {answer: _golden(answer) for answer in set(answers)}
+    goldens = list(map(cache.__getitem__, answers))
     exact_out: list[bool] = []
-    overlap_out: list[bool] = []
-    match_out: list[int] = []
-    total_out: list[int] = []
-    blank_out: list[bool] = []
-    bucket_out: list[str] = []
-    for answer, response in zip(answers, responses):
-        cached = golden_cache.get(answer)
-        if cached is None:
-            lowered = answer.lower()
-            cached = (lowered, word_set(answer))
-            golden_cache[answer] = cached
-        golden_lower, golden_words = cached
-        total = len(golden_words)
+    match_out: list[int] = []  # -1 marks a blank response
+    add_exact, add_match = exact_out.append, match_out.append
+    bounded, has_token = _bounded, _has_token
+    for (golden_lower, golden_words, total, phrase, single, caseless), response in zip(goldens, responses):
         if not response or response.isspace():
-            exact_out.append(False)
-            overlap_out.append(False)
-            match_out.append(0)
-            total_out.append(total)
-            blank_out.append(True)
-            bucket_out.append("both_fail")
+            add_exact(False)
+            add_match(-1)
             continue
-        resp_lower = response.lower()
-        exact = golden_lower in resp_lower
-        if total:
-            words = set()
-            for tok in resp_lower.split():
-                stripped = token_cache.get(tok)
-                if stripped is None:
-                    stripped = tok.strip(punct)
-                    token_cache[tok] = stripped
-                words.add(stripped)
-            matching = len(golden_words & words)
-        else:
-            matching = 0
-        overlap = matching == total
-        exact_out.append(exact)
-        overlap_out.append(overlap)
-        match_out.append(matching)
-        total_out.append(total)
-        blank_out.append(False)
-        bucket_out.append(bucket(exact, overlap))
-    return ColumnScores(exact_out, overlap_out, match_out, total_out, blank_out, bucket_out)
+        text = response if caseless else response.lower()
+        start = text.find(golden_lower)
+        add_exact(start >= 0)
+        if phrase:
+            if start >= 0:
+                end = start + len(golden_lower)
+                # Between plain spaces is the common case; anything else goes the long way.
+                if (
+                    (not start or text[start - 1] == " ") and (end == len(text) or text[end] == " ")
+                ) or bounded(text, start, end):
+                    add_match(total)
+                    continue
+            elif single:
+                add_match(0)
+                continue
+        matching = 0
+        size = len(text)
+        for word in golden_words:
+            start = text.find(word)
+            if start < 0:
+                continue
+            end = start + len(word)
+            if ((not start or text[start - 1] == " ") and (end == size or text[end] == " ")) or has_token(
+                text, word, start
+            ):
+                matching += 1
+        add_match(matching)
+    exact = np.array(exact_out, dtype=bool)
+    match = np.array(match_out, dtype=np.int64)
+    totals = np.fromiter((g[2] for g in goldens), dtype=np.int64, count=len(goldens))
+    blank = match < 0
+    match[blank] = 0
+    overlap = (match == totals) & ~blank
+    buckets = _BUCKET_BY_CODE[2 * exact.astype(np.int8) + overlap]
+    return ColumnScores(exact, overlap, match, totals, blank, buckets)
 
 
 def missing_golden_words(answer: str, response: str) -> list[str]:

@@ -20,7 +20,11 @@ def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At k = 0 (k = n) the bound is exactly 0 (1); rounding would otherwise give 5.6e-17 or
+    # 0.9999999999999999, an interval that excludes its own point estimate.
+    low = 0.0 if k <= 0 else max(0.0, centre - half)
+    high = 1.0 if k >= n else min(1.0, centre + half)
+    return (low, high)
 
 
 def _binom_cdf_half(k: int, n: int) -> float:

@@ -1,0 +1,56 @@
+"""Shared fixtures: where the project and its bundled sample live, and how to run a CLI.
+
+Kept minimal on purpose; other test modules rely on these three names.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+VENV_PYTHON = PROJECT_ROOT / ".venv" / "bin" / "python"
+
+RunCli = Callable[..., "subprocess.CompletedProcess[str]"]
+
+
+@pytest.fixture(scope="session")
+def project_root() -> Path:
+    """The repository root (the directory holding ``scoring/``)."""
+    return PROJECT_ROOT
+
+
+@pytest.fixture(scope="session")
+def sample_csv(project_root: Path) -> Path:
+    """The bundled sample run used by ``make run`` and by tests."""
+    path = project_root / "sample_data" / "sample_run.csv"
+    assert path.is_file(), f"bundled sample missing: {path}"
+    return path
+
+
+@pytest.fixture(scope="session")
+def run_cli(project_root: Path) -> RunCli:
+    """``run_cli("scoring.word_overlap", "--responses", path)`` runs ``python -m <args>``.
+
+    A real subprocess with the project's venv python, from the project root, so exit codes,
+    stdout/stderr separation and tracebacks are seen exactly as a user would see them.
+    """
+    python = str(VENV_PYTHON) if VENV_PYTHON.exists() else sys.executable
+
+    def run(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [python, "-m", *(str(a) for a in args)],
+            cwd=project_root,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=180,
+            check=False,
+        )
+
+    return run
