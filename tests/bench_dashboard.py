@@ -32,8 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import streamlit.runtime.scriptrunner.script_runner as script_runner  # noqa: E402
-import streamlit.testing.v1.app_test as app_test_module  # noqa: E402
-from streamlit.runtime.pages_manager import PagesManager  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from scoring import store, verdicts  # noqa: E402
@@ -41,7 +39,8 @@ from scoring.db import ENV_VAR, make_engine  # noqa: E402
 
 APP = ROOT / "app.py"
 SIZES = (1_000, 100_000)
-GOAL = 2.0
+GOAL = 2.0  # a page rerun (issue 3)
+MARK_GOAL = 1.5  # the review queue's mark action (issue 4)
 REVIEWER = "bench"
 DOMAINS = ("Art", "Geography", "History", "Literature", "Science", "Polity", "Economy", "Sports")
 WORDS = (
@@ -51,17 +50,6 @@ WORDS = (
 ).split()
 
 
-class _V2PagesManager(PagesManager):
-    """AppTest 1.67 re-detects the ``pages/`` folder before every run and then runs the page file
-    alone (multipage v1), skipping app.py. The server keeps v2 after ``st.navigation``; so does
-    this, so every measured rerun includes app.py (sidebar, run picker) as in the browser."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-
-app_test_module.PagesManager = _V2PagesManager  # type: ignore[misc]
 
 
 # --- synthetic runs ----------------------------------------------------------------------------
@@ -120,6 +108,7 @@ class Action:
     name: str
     prepare: Callable[[AppTest], None]
     act: Callable[[AppTest], None]
+    goal: float = GOAL  # largest acceptable 100k/1k ratio
 
 
 def check(at: AppTest, what: str) -> None:
@@ -155,7 +144,7 @@ def review_mark(page: str) -> Action:
     def act(at: AppTest) -> None:
         at.button(key="q_yes").click().run()
 
-    return Action("Review queue: mark Correct", prepare, act)
+    return Action("Review queue: mark Correct", prepare, act, goal=MARK_GOAL)
 
 
 def actions() -> list[Action]:
@@ -253,16 +242,17 @@ def main(argv: list[str] | None = None) -> int:
 
         small, big = SIZES
         print(f"\nMedian of {args.repeats} timed executions after a warm-up (AppTest, seconds)")
-        header = f"{'action':<32} {'1k':>8} {'100k':>8} {'ratio':>6}  goal <= {GOAL:g}"
+        header = f"{'action':<32} {'1k':>8} {'100k':>8} {'ratio':>6}  goal"
         print(header)
         print("-" * len(header))
         missed: list[Action] = []
         for action in actions():
             medians = {n: statistics.median(measure(run_ids[n], action, args.repeats)) for n in SIZES}
             ratio = medians[big] / medians[small]
-            verdict = "ok" if ratio <= GOAL else "MISSED"
-            print(f"{action.name:<32} {medians[small]:8.3f} {medians[big]:8.3f} {ratio:6.2f}  {verdict}", flush=True)
-            if ratio > GOAL:
+            verdict = "ok" if ratio <= action.goal else "MISSED"
+            figures = f"{medians[small]:8.3f} {medians[big]:8.3f} {ratio:6.2f}"
+            print(f"{action.name:<32} {figures}  <= {action.goal:g} {verdict}", flush=True)
+            if ratio > action.goal:
                 missed.append(action)
         to_profile = [a for a in actions() if args.profile_match and args.profile_match.lower() in a.name.lower()]
         if args.profile:

@@ -17,9 +17,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
 from sqlalchemy import Engine
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from scoring import store
@@ -84,22 +82,6 @@ XSS_CSV = XSS_FRAME.to_csv(index=False).encode("utf-8")
 # Element types whose text Streamlit renders as Markdown.
 MARKDOWN_TYPES = {"markdown", "caption", "latex", "title", "header", "subheader", "error", "warning", "info",
                   "success", "toast", "exception"}  # fmt: skip
-
-
-class _V2PagesManager(PagesManager):
-    """AppTest 1.67 resets ``uses_pages_directory`` before every run, so with a ``pages/`` folder
-    every run after the first executes the page file alone (MPA v1) and skips app.py (no
-    sidebar, no ``?run=`` handling). The server keeps the flag False after ``st.navigation``;
-    this restores that behaviour so app.py runs on every AppTest run, as in the browser."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-
-@pytest.fixture(autouse=True)
-def _navigation_v2(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(app_test_module, "PagesManager", _V2PagesManager)
 
 
 @pytest.fixture
@@ -250,12 +232,11 @@ def test_page_opens_on_an_uploaded_run(db_url: str, engine: Engine, page: str) -
 
 
 def test_deep_link_as_first_run_runs_app_py(db_url: str, engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Unpatched AppTest starts like a fresh server: the first run asks for /agreement?run=ID.
+    """AppTest starts like a fresh server: the first run asks for /agreement?run=ID.
 
-    app.py (sidebar, ``?run=`` handling) must run around the page; with a ``pages/`` folder next
-    to app.py Streamlit runs the page file alone (multipage v1) until app.py has run once.
+    app.py (sidebar, ``?run=`` handling) must run around the page, on this run and the next; with a
+    ``pages/`` folder next to app.py Streamlit would run the page file alone (multipage v1).
     """
-    monkeypatch.setattr(app_test_module, "PagesManager", PagesManager)
     sample = store.ensure_sample(engine)
     assert sample is not None
     at = new_app()
