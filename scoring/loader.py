@@ -77,11 +77,15 @@ def _delimiter(text: str, filename: str | None) -> str:
 
 
 def _parse(text: str, sep: str) -> pd.DataFrame:
+    # object dtype keeps plain Python strings: scoring iterates them, and converting Arrow-backed
+    # strings back to Python objects costs more than the Arrow layout saves. The C parser reads
+    # UTF-8 bytes more than twice as fast as a text stream.
     try:
         return pd.read_csv(
-            io.StringIO(text),
+            io.BytesIO(text.encode("utf-8")),
+            encoding="utf-8",
             sep=sep,
-            dtype=str,
+            dtype=object,
             keep_default_na=False,
             na_filter=False,
             quoting=csv.QUOTE_MINIMAL,

@@ -6,8 +6,11 @@ the fast path used everywhere else and must agree with them on every row.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import string
 import sys
+import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -174,7 +177,14 @@ def _golden(answer: str) -> tuple[str, tuple[str, ...], int, bool, bool, bool]:
 def score_columns(
     answers: Sequence[str], responses: Sequence[str | None], normalize: bool = False
 ) -> ColumnScores:
-    """Both protocols over whole columns; agrees with the per-pair functions on every row.
+    """Both protocols over whole columns; agrees with the per-pair functions on every row."""
+    return _finish(*_raw_scores(answers, responses, normalize))
+
+
+def _raw_scores(
+    answers: Sequence[str], responses: Sequence[str | None], normalize: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(exact verdicts, matching golden words or -1 for a blank response, golden word counts).
 
     Speed matters here (a million rows per run), and splitting every response into tokens is
     what makes the naive way slow, so responses are never split:
@@ -232,11 +242,65 @@ def score_columns(
     exact = np.array(exact_out, dtype=bool)
     match = np.array(match_out, dtype=np.int64)
     totals = np.fromiter((g[2] for g in goldens), dtype=np.int64, count=len(goldens))
+    return exact, match, totals
+
+
+def _finish(exact: np.ndarray, match: np.ndarray, totals: np.ndarray) -> ColumnScores:
+    """Overlap verdict, blanks and buckets from the raw per-row results, all vectorised."""
     blank = match < 0
     match[blank] = 0
     overlap = (match == totals) & ~blank
     buckets = _BUCKET_BY_CODE[2 * exact.astype(np.int8) + overlap]
     return ColumnScores(exact, overlap, match, totals, blank, buckets)
+
+
+#: Below this many rows a second process costs more than it saves.
+PARALLEL_MIN_ROWS = 200_000
+_SHARED: tuple[Sequence[str], Sequence[str | None], bool] | None = None
+
+
+def _score_chunk(bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    assert _SHARED is not None
+    answers, responses, normalize = _SHARED
+    start, end = bounds
+    return _raw_scores(answers[start:end], responses[start:end], normalize)
+
+
+def _can_fork() -> bool:
+    # Forking a process that runs other threads (a Streamlit server) can deadlock the child, so
+    # only a single-threaded process (the command line) splits the work.
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def score_columns_parallel(
+    answers: Sequence[str],
+    responses: Sequence[str | None],
+    normalize: bool = False,
+    workers: int | None = None,
+) -> ColumnScores:
+    """:func:`score_columns` split over forked worker processes for large inputs.
+
+    Rows are independent, so chunks scored apart and concatenated give the same verdicts. The
+    children inherit the columns through fork (nothing is pickled on the way in) and send back
+    three compact NumPy arrays per chunk. Small inputs, one core, or a multi-threaded caller take the serial path.
+    """
+    global _SHARED
+    workers = workers or min(os.cpu_count() or 1, 8)
+    if workers < 2 or len(answers) < PARALLEL_MIN_ROWS or not _can_fork():
+        return score_columns(answers, responses, normalize)
+    step = -(-len(answers) // workers)
+    bounds = [(i, min(i + step, len(answers))) for i in range(0, len(answers), step)]
+    _SHARED = (answers, responses, normalize)
+    try:
+        pool = multiprocessing.get_context("fork").Pool(len(bounds))
+        try:
+            parts = pool.map(_score_chunk, bounds)
+        finally:
+            pool.close()
+            pool.join()  # its helper threads end here, so a later call may fork again
+    finally:
+        _SHARED = None
+    return _finish(*(np.concatenate([p[i] for p in parts]) for i in range(3)))
 
 
 def missing_golden_words(answer: str, response: str) -> list[str]:

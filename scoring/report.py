@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from scoring.protocols import BUCKETS, score_columns
+from scoring.protocols import BUCKETS, score_columns_parallel
 from scoring.stats import mcnemar_exact, wilson_interval
 
 SCORE_COLUMNS = ["exact_correct", "overlap_correct", "matching_words", "total_golden_words", "is_blank", "bucket"]
@@ -14,16 +14,21 @@ METRICS = {"exact_substring": "exact_correct", "word_overlap": "overlap_correct"
 COMBINED = "combined"
 
 
-def score_frame(frame: pd.DataFrame, normalize: bool = False) -> pd.DataFrame:
-    """A copy of ``frame`` with both protocols' verdicts and the agreement bucket added."""
-    scores = score_columns(frame["answer"].tolist(), frame["response"].tolist(), normalize=normalize)
-    out = frame.copy()
+def score_frame(frame: pd.DataFrame, normalize: bool = False, workers: int | None = None) -> pd.DataFrame:
+    """A copy of ``frame`` with both protocols' verdicts and the agreement bucket added.
+
+    ``workers`` caps the processes a large input is split over (default: the cores; 1: serial).
+    """
+    answers, responses = frame["answer"].tolist(), frame["response"].tolist()
+    scores = score_columns_parallel(answers, responses, normalize=normalize, workers=workers)
+    out = frame.copy(deep=False)  # copy-on-write: the caller's frame is never changed
     out["exact_correct"] = scores.exact_correct
     out["overlap_correct"] = scores.overlap_correct
     out["matching_words"] = scores.matching_words
     out["total_golden_words"] = scores.total_golden_words
     out["is_blank"] = scores.is_blank
-    out["bucket"] = scores.bucket
+    # object dtype as given: inferring Arrow strings for a million labels costs more than scoring them
+    out["bucket"] = pd.Series(scores.bucket, index=out.index, dtype=object)
     return out
 
 
