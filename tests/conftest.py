@@ -1,6 +1,5 @@
-"""Shared fixtures: where the project and its bundled sample live, and how to run a CLI.
-
-Kept minimal on purpose; other test modules rely on these three names.
+"""Shared fixtures: where the project and its bundled sample live, how to run a CLI, and the
+dashboard server with a real browser for the browser tests (helpers in ``tests/browser.py``).
 """
 
 from __future__ import annotations
@@ -8,10 +7,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from browser import AppServer, ChromiumMissing, launch_chromium, start_app
+from playwright.sync_api import Browser, sync_playwright
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 VENV_PYTHON = PROJECT_ROOT / ".venv" / "bin" / "python"
@@ -54,3 +55,28 @@ def run_cli(project_root: Path) -> RunCli:
         )
 
     return run
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    """The dashboard on a free port with its own SQLite file; stopped when the module ends."""
+    folder = tmp_path_factory.mktemp("browser_app")
+    app = start_app(f"sqlite:///{folder / 'review.db'}", folder / "streamlit.log")
+    try:
+        yield app
+    finally:
+        app.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Headless Debian chromium; a missing binary is a failure, never a skip."""
+    try:
+        with sync_playwright() as playwright:
+            chromium = launch_chromium(playwright)
+            try:
+                yield chromium
+            finally:
+                chromium.close()
+    except ChromiumMissing as exc:
+        pytest.fail(str(exc), pytrace=False)

@@ -13,10 +13,10 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
+from apptest_support import walk
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
@@ -144,15 +144,6 @@ def unescape_md(text: str) -> str:
 
 def titles(at: AppTest) -> list[str]:
     return [str(t.value) for t in at.title]
-
-
-def walk(node: Any) -> Iterator[Any]:
-    """Every block and element under ``node``."""
-    yield node
-    children = getattr(node, "children", None)
-    if isinstance(children, dict):
-        for child in children.values():
-            yield from walk(child)
 
 
 def markdown_texts(at: AppTest) -> list[str]:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from browser import AppServer, ChromiumMissing, Traffic, exception_count, launch_chromium, settle, start_app
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from browser import AppServer, Traffic, exception_count, settle, start_app
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from scoring import store
 from scoring.db import make_engine
@@ -57,31 +57,6 @@ XSS_CSV = (
     .to_csv(index=False)
     .encode("utf-8")
 )
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    """The dashboard on a free port with its own SQLite file; stopped when the module ends."""
-    folder = tmp_path_factory.mktemp("browser_app")
-    app = start_app(f"sqlite:///{folder / 'review.db'}", folder / "streamlit.log")
-    try:
-        yield app
-    finally:
-        app.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Headless Debian chromium; a missing binary is a failure, never a skip."""
-    try:
-        with sync_playwright() as playwright:
-            chromium = launch_chromium(playwright)
-            try:
-                yield chromium
-            finally:
-                chromium.close()
-    except ChromiumMissing as exc:
-        pytest.fail(str(exc), pytrace=False)
 
 
 @pytest.fixture

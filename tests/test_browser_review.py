@@ -17,13 +17,10 @@ import pytest
 from browser import (
     EXCEPTION,
     AppServer,
-    ChromiumMissing,
     exception_count,
-    launch_chromium,
     settle,
-    start_app,
 )
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from scoring import store, verdicts
 from scoring.db import make_engine
@@ -52,30 +49,6 @@ CSV = (
 )
 SCORED = score_frame(load_bytes(CSV, NAME).frame)
 ORDER = SCORED.index[SCORED["bucket"] == "overlap_only"].tolist()  # review order of a new reviewer
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    folder = tmp_path_factory.mktemp("browser_review")
-    app = start_app(f"sqlite:///{folder / 'review.db'}", folder / "streamlit.log")
-    try:
-        yield app
-    finally:
-        app.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Headless Debian chromium; a missing binary is a failure, never a skip."""
-    try:
-        with sync_playwright() as playwright:
-            chromium = launch_chromium(playwright)
-            try:
-                yield chromium
-            finally:
-                chromium.close()
-    except ChromiumMissing as exc:
-        pytest.fail(str(exc), pytrace=False)
 
 
 @pytest.fixture
