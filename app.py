@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from scoring import store
-from scoring.db import database_url
+from scoring.db import database_url, read_secrets
 from ui import state
 
 st.set_page_config(page_title="Answer review", page_icon=":material/fact_check:", layout="wide")
@@ -44,6 +44,9 @@ with st.sidebar:
     user = state.signed_in_user()
     if user:
         st.text(f"Signed in as {user}")
+        st.button("Log out", on_click=st.logout, key="logout")
+    elif "auth" in read_secrets():
+        st.button("Log in to review", on_click=st.login, key="login", type="primary")
     else:
         if "reviewer_name" not in st.session_state:
             st.session_state["reviewer_name"] = st.query_params.get(state.REVIEWER_PARAM, "")

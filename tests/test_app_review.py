@@ -378,3 +378,16 @@ def test_export_download_reads_the_database_at_click_time(
     assert manifest["run"]["id"] == run_id and manifest["rows"] == len(scored)
     assert manifest["counts"]["final_source"]["human"] == 1
     assert manifest["counts"]["human_verdict"]["correct"] == 1
+
+
+def test_with_sign_in_configured_a_typed_name_is_not_enough(
+    engine: Engine, order: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``[auth]`` in secrets: marks need a signed-in user; ``?reviewer=`` alone cannot mark."""
+    import ui.state
+
+    monkeypatch.setattr(ui.state, "read_secrets", lambda *a, **k: {"auth": {"redirect_uri": "x"}})
+    at = open_page("review", reviewer="mallory")
+    for key in ("q_yes", "q_no", "q_skip", "q_undo"):
+        assert at.button(key=key).disabled, key
+    assert event_count(engine) == 0

@@ -9,7 +9,7 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from scoring import store, verdicts
-from scoring.db import database_url, make_engine
+from scoring.db import database_url, make_engine, read_secrets
 from scoring.report import METRICS, accuracy_by_domain, bucket_counts, mcnemar
 
 RUN_PARAM = "run"
@@ -117,9 +117,12 @@ def signed_in_user() -> str | None:
 
 
 def reviewer() -> str:
-    """The reviewer's name: the signed-in user when sign-in is configured, else the name typed in
-    the sidebar, which lives in the URL (``?reviewer=``) so pages read it even on their own."""
-    return (signed_in_user() or str(st.query_params.get(REVIEWER_PARAM, ""))).strip()
+    """The reviewer's name: the signed-in user when sign-in is configured (``[auth]`` in secrets;
+    no typed name is accepted then), else the name typed in the sidebar, which lives in the URL
+    (``?reviewer=``) so pages read it even on their own."""
+    if "auth" in read_secrets():
+        return (signed_in_user() or "").strip()
+    return str(st.query_params.get(REVIEWER_PARAM, "")).strip()
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
