@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from scoring.db import writer
@@ -140,21 +141,32 @@ def save_run(
     frame, exported = split_exported(loaded.frame)
     extra_columns = [c for c in frame.columns if c not in ROW_COLUMNS]
     guessed_model, guessed_language = guess_model_language(filename)
-    with writer(engine).begin() as conn:
-        run_id = conn.execute(
-            insert(Run).values(
-                name=name or Path(filename).stem,
-                model=guessed_model if model is None else model,
-                language=guessed_language if language is None else language,
-                filename=filename,
-                sha256=sha,
-                n_rows=len(frame),
-                extra_columns=json.dumps(extra_columns, ensure_ascii=False),
-            )
-        ).inserted_primary_key[0]
-        records = _row_records(run_id, frame, extra_columns)
-        for start in range(0, len(records), 20_000):
-            conn.execute(insert(RunRow), records[start : start + 20_000])
+    # Scored before the write transaction: the write lock is held for the inserts only, so
+    # reviewers marking rows elsewhere never wait for a large upload to be scored.
+    records = _row_records(0, frame, extra_columns)
+    try:
+        with writer(engine).begin() as conn:
+            run_id = conn.execute(
+                insert(Run).values(
+                    name=name or Path(filename).stem,
+                    model=guessed_model if model is None else model,
+                    language=guessed_language if language is None else language,
+                    filename=filename,
+                    sha256=sha,
+                    n_rows=len(frame),
+                    extra_columns=json.dumps(extra_columns, ensure_ascii=False),
+                )
+            ).inserted_primary_key[0]
+            for record in records:
+                record["run_id"] = run_id
+            for start in range(0, len(records), 20_000):
+                conn.execute(insert(RunRow), records[start : start + 20_000])
+    except IntegrityError:
+        # The same bytes were saved by someone else meanwhile (two first starts, two uploads).
+        existing = find_run_by_sha(engine, sha)
+        if existing is None:
+            raise
+        return SaveResult(existing, False, [])
     restored = 0
     if exported is not None:
         keys = pd.DataFrame({"item_key": [r["item_key"] for r in records]})

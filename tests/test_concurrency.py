@@ -5,8 +5,11 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import sys
 import threading
+import types
 
+import pytest
 from sqlalchemy import select
 
 from scoring import verdicts as V
@@ -74,6 +77,13 @@ def test_eight_threads_500_marks_each(tmp_path):
     expected = set().union(*(_expected(f"thread{i}") for i in range(8)))
     assert _marks_in(url) == expected
     assert len(V.current_verdicts(engine)) == 8 * MARKS
+
+
+@pytest.fixture(autouse=True)
+def _plain_main(monkeypatch):
+    """Spawned children re-import the parent's ``__main__``; after AppTest tests in the same
+    session that can be the app's script, which would run in the child. Give them nothing."""
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
 
 
 def test_two_processes_500_marks_each(tmp_path):

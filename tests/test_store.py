@@ -320,3 +320,22 @@ def test_markdown_image_is_plain_text_in_highlight() -> None:
     markup = highlight_response("x", PAYLOADS[2])
     assert "<img" not in markup and "src=" not in markup
     assert _text_of(markup) == PAYLOADS[2]
+
+
+def test_concurrent_save_of_identical_bytes_keeps_one_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two first starts (or uploads) racing with the same bytes: one run, no error for the loser."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'race.db'}")
+    data = (Path(__file__).parents[1] / "sample_data" / "sample_run.csv").read_bytes()
+    real_find = store.find_run_by_sha
+    calls = {"n": 0}
+
+    def find_late(eng, sha):  # the loser's pre-check runs before the winner commits
+        calls["n"] += 1
+        return None if calls["n"] == 1 else real_find(eng, sha)
+
+    first = store.save_run(engine, data, "a.csv")
+    monkeypatch.setattr(store, "find_run_by_sha", find_late)
+    second = store.save_run(engine, data, "a.csv")
+    assert first.created and not second.created
+    assert second.run.id == first.run.id
+    assert len(store.list_runs(engine)) == 1
