@@ -9,6 +9,7 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from scoring import store, verdicts
+from scoring.comparisons import judge_comparisons
 from scoring.db import database_url, make_engine, read_secrets
 from scoring.report import METRICS, accuracy_by_domain, bucket_counts, mcnemar
 
@@ -180,11 +181,14 @@ def _verdict_summary(url: str, run_id: int, verdict_rev: int, judge_rev: int, se
         "adjudicated": verdicts.adjudicated_accuracy(final),
         "judge": judge.judge_accuracy(final) if "judge_label" in final.columns else None,
         "precision": verdicts.metric_precision(final),
+        "human_vs_metric": {col: verdicts.human_vs_metric(final, col) for col in ("exact_correct", "overlap_correct")},
+        "judge_comparisons": judge_comparisons(final),
     }
 
 
 def verdict_summary(run_id: int) -> dict:
-    """Adjudicated accuracy, judge accuracy and metric precision; recomputed when verdicts change."""
+    """Adjudicated accuracy, judge accuracy, metric precision and agreement with the human and
+    judge verdicts: whole-run work, recomputed only when verdicts change."""
     eng = engine()
     return _verdict_summary(database_url(), run_id, verdicts.revision(eng), judge_revision(), judge_settles())
 

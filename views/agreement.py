@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from scoring.comparisons import judge_comparisons
 from scoring.protocols import BUCKETS, missing_golden_words
 from ui import charts, state
 from ui.display import agreement_block, show_row, verdict_caption
@@ -54,7 +53,7 @@ st.dataframe(
     hide_index=True,
     key="precision",
 )
-comparisons = judge_comparisons(state.final_frame(run.id))
+comparisons = decided["judge_comparisons"]
 if comparisons:
     st.subheader("Judge vs the metrics and the human verdicts")
     for i, pair in enumerate(comparisons):
@@ -65,10 +64,7 @@ left, right = st.columns(2)
 bucket = left.selectbox("Bucket", list(BUCKETS), index=list(BUCKETS).index("overlap_only"), key="agree_bucket")
 domain = right.selectbox("Domain", ["All domains", *summary["domains"]], key="agree_domain")
 frame = state.scored(run.id)
-mask = frame["bucket"].to_numpy() == bucket
-if domain != "All domains":
-    mask &= frame["Domain"].to_numpy() == domain
-positions = mask.nonzero()[0]
+positions = state.queue_scope(run.id, bucket, None if domain == "All domains" else domain, None).row_idx
 pages = max(1, -(-len(positions) // PAGE_SIZE))
 page = st.number_input(f"Page (of {pages}; {len(positions)} rows)", 1, pages, 1, key="agree_page")
 for pos in positions[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]:

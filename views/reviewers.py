@@ -32,7 +32,9 @@ conflicts = verdicts.conflicts_in(current)
 if conflicts.empty:
     st.text("No item has conflicting verdicts.")
 else:
-    shown = conflicts.merge(frame[["item_key", "row_idx", "Domain", "question", "answer", "response"]],
+    where = state.queue_scope(run.id, None, None, None).positions  # item key -> rows, built once per run
+    rows = frame.iloc[[pos for key in conflicts["item_key"] for pos in where.get(key, [])]]
+    shown = conflicts.merge(rows[["item_key", "row_idx", "Domain", "question", "answer", "response"]],
                             on="item_key", how="left")
     st.dataframe(shown, hide_index=True, key="conflicts")
 
@@ -44,6 +46,6 @@ for i, pair in enumerate(pairs):
     agreement_block(pair, pair.a, pair.b, key=f"pair_{i}")
 
 st.subheader("Human verdict vs each metric")
-final = state.final_frame(run.id)
+human_vs_metric = state.verdict_summary(run.id)["human_vs_metric"]
 for col, name in (("exact_correct", "exact substring"), ("overlap_correct", "word overlap")):
-    agreement_block(verdicts.human_vs_metric(final, col), "human", name, key=f"hm_{col}")
+    agreement_block(human_vs_metric[col], "human", name, key=f"hm_{col}")
