@@ -36,7 +36,7 @@ for upload in files or []:
                 messages.append(("success", f"{upload.name}: saved as run #{run_id} ({result.run.n_rows} rows)."))
             else:
                 messages.append(("info", f"{upload.name}: identical to run #{run_id}, which is opened instead."))
-            if getattr(result, "restored", 0):
+            if result.restored:
                 messages.append(("info", f"{upload.name}: restored {result.restored} human verdict(s) from the file."))
             messages.extend(("warning", f"{upload.name}: {w}") for w in result.warnings)
             st.session_state.setdefault("upload_notes", {})[run_id] = [m for m in messages if m[0] == "warning"]
