@@ -117,6 +117,15 @@ def signed_in_user() -> str | None:
     return str(st.user.get("email") or st.user.get("name") or "") or None
 
 
+def require_run() -> store.RunInfo:
+    """The selected run; on an empty database the page says where to start and stops."""
+    run = selected_run()
+    if run is None:
+        st.info("No run yet: upload a responses file on the Upload page.")
+        st.stop()
+    return run
+
+
 def reviewer() -> str:
     """The reviewer's name: the signed-in user when sign-in is configured (``[auth]`` in secrets;
     no typed name is accepted then), else the name typed in the sidebar, which lives in the URL

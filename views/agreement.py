@@ -11,10 +11,7 @@ from ui.display import agreement_block, show_row, verdict_caption
 
 PAGE_SIZE = 10
 
-run = state.selected_run()
-if run is None:
-    st.info("No run yet: upload a responses file on the Upload page.")
-    st.stop()
+run = state.require_run()
 
 summary = state.summary(run.id)
 combined = summary["buckets"]["combined"]

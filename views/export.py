@@ -9,10 +9,7 @@ import streamlit as st
 from scoring import export
 from ui import state
 
-run = state.selected_run()
-if run is None:
-    st.info("No run yet: upload a responses file on the Upload page.")
-    st.stop()
+run = state.require_run()
 
 engine = state.engine()
 url_run = run.id

@@ -10,10 +10,7 @@ from scoring.protocols import BUCKETS
 from ui import jobs, state
 from ui.display import alert
 
-run = state.selected_run()
-if run is None:
-    st.info("No run yet: upload a responses file on the Upload page.")
-    st.stop()
+run = state.require_run()
 
 engine = state.engine()
 st.title(f"Judge: {run.name}")

@@ -7,10 +7,7 @@ import streamlit as st
 from ui import charts, state
 from ui.display import alert
 
-run = state.selected_run()
-if run is None:
-    st.info("No run yet: upload a responses file on the Upload page.")
-    st.stop()
+run = state.require_run()
 
 st.title(f"Overview: {run.name}")
 st.caption(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run.language or '?'}")

@@ -9,10 +9,7 @@ from scoring.protocols import BUCKETS
 from ui import state
 from ui.display import show_row, verdict_caption
 
-run = state.selected_run()
-if run is None:
-    st.info("No run yet: upload a responses file on the Upload page.")
-    st.stop()
+run = state.require_run()
 
 engine = state.engine()
 frame = state.scored(run.id)

@@ -8,10 +8,7 @@ from scoring import verdicts
 from ui import state
 from ui.display import agreement_block
 
-run = state.selected_run()
-if run is None:
-    st.info("No run yet: upload a responses file on the Upload page.")
-    st.stop()
+run = state.require_run()
 
 engine = state.engine()
 frame = state.scored(run.id)
