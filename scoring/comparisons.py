@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from scoring.stats import agreement_table, cohen_kappa, raw_agreement
-from scoring.verdicts import VERDICTS, PairAgreement
+from scoring.verdicts import VERDICTS, PairAgreement, pair_agreement
 
 #: Judge labels that are verdicts; UNPARSED, ERROR and unjudged rows are not compared.
 JUDGE_VERDICTS = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")
-
-
-def _pair(a: str, b: str, left: list[bool], right: list[bool]) -> PairAgreement:
-    table = agreement_table(left, right)
-    return PairAgreement(a, b, len(left), table, cohen_kappa(table), raw_agreement(table))
 
 
 def judge_comparisons(final: pd.DataFrame) -> list[PairAgreement]:
@@ -28,12 +22,12 @@ def judge_comparisons(final: pd.DataFrame) -> list[PairAgreement]:
     judged = final[labels.isin(JUDGE_VERDICTS).to_numpy()]
     judge_ok = (labels[labels.isin(JUDGE_VERDICTS)] == "CORRECT").tolist()
     out = [
-        _pair("judge", "exact_correct", judge_ok, judged["exact_correct"].astype(bool).tolist()),
-        _pair("judge", "overlap_correct", judge_ok, judged["overlap_correct"].astype(bool).tolist()),
+        pair_agreement("judge", "exact_correct", judge_ok, judged["exact_correct"].astype(bool).tolist()),
+        pair_agreement("judge", "overlap_correct", judge_ok, judged["overlap_correct"].astype(bool).tolist()),
     ]
     if "human_verdict" in final.columns:
         human_rows = judged["human_verdict"].isin(VERDICTS).to_numpy()
         human = (judged["human_verdict"][human_rows] == "correct").tolist()
         judge_h = [ok for ok, keep in zip(judge_ok, human_rows) if keep]
-        out.append(_pair("judge", "human", judge_h, human))
+        out.append(pair_agreement("judge", "human", judge_h, human))
     return out

@@ -23,10 +23,11 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 import scoring
-from scoring import judge_store, verdicts
+from scoring import verdicts
 from scoring.cli import fail, guarded, register
 from scoring.db import database_url, make_engine
 from scoring.errors import InputError
+from scoring.judge import stored_labels
 from scoring.store import ROW_COLUMNS, get_run, load_scored
 
 EXPORT_COLUMNS = [
@@ -325,8 +326,7 @@ def stored_judge_labels(engine: Engine, run_id: int) -> dict[str, str]:
     """The latest stored judge label of each item of a run (any model), for the export."""
     if get_run(engine, run_id) is None:
         raise InputError(f"No run with id {run_id}.")
-    keys = load_scored(engine, run_id)["item_key"]
-    return {key: v.label for key, v in judge_store.latest_by_item(engine, keys).items()}
+    return stored_labels(engine, load_scored(engine, run_id)["item_key"], prompt_version=None)
 
 
 def open_existing(url: str) -> Engine:

@@ -30,7 +30,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -897,12 +897,6 @@ def judge_rows(
     return judge_run(engine, settings, items, progress, cancel).results
 
 
-def summarise(settings: JudgeSettings, results: Sequence[JudgeResult]) -> JudgeSummary:
-    """A summary for results obtained from :func:`judge_rows` (requests = rows sent)."""
-    sent = sum(1 for r in results if not (r.cached or r.is_blank or r.shared or r.label == CANCELLED))
-    return _summarise(settings, results, sent, _State(structured=settings.structured), 0.0)
-
-
 # ---------------------------------------------------------------------------------------------
 # Reading stored labels
 # ---------------------------------------------------------------------------------------------
@@ -1016,8 +1010,3 @@ def format_judge_accuracy(rows: Sequence[JudgeAccuracyRow]) -> str:
             f"{r.error:>6} {r.blank:>6} {r.accuracy:>8.1%}  [{r.ci_low:.1%}, {r.ci_high:.1%}]"
         )
     return "\n".join(lines)
-
-
-def with_overrides(settings: JudgeSettings, **changes: Any) -> JudgeSettings:
-    """A copy with some settings changed (None values ignored)."""
-    return replace(settings, **{k: v for k, v in changes.items() if v is not None})

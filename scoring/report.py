@@ -90,11 +90,6 @@ def mcnemar(scored: pd.DataFrame) -> McNemar:
     return McNemar(b, c, mcnemar_exact(b, c))
 
 
-def accuracy_table(rows: list[AccuracyRow]) -> pd.DataFrame:
-    """Accuracy rows as a frame (for printing and for the dashboard table)."""
-    return pd.DataFrame([r.as_dict() for r in rows])
-
-
 def format_accuracy(rows: list[AccuracyRow]) -> str:
     """Plain-text table: domain, n, correct, blank, accuracy and 95% CI as percentages."""
     lines = [f"{'domain':<24} {'n':>7} {'correct':>8} {'blank':>6} {'accuracy':>9}  95% CI"]

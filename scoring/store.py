@@ -92,7 +92,8 @@ def find_run_by_sha(engine: Engine, sha: str) -> RunInfo | None:
         return _info(run) if run else None
 
 
-def _row_records(run_id: int, frame: pd.DataFrame, extra: list[str]) -> list[dict]:
+def _row_records(frame: pd.DataFrame, extra: list[str]) -> list[dict]:
+    """Rows ready to insert (``run_id`` is set once the run exists), with their stored verdicts."""
     scored = score_frame(frame)
     extras = (
         [json.dumps(rec, ensure_ascii=False) for rec in frame[extra].to_dict("records")]
@@ -109,7 +110,7 @@ def _row_records(run_id: int, frame: pd.DataFrame, extra: list[str]) -> list[dic
     ):
         records.append(
             {
-                "run_id": run_id, "row_idx": idx, "item_key": item_key(q, a, r), "question": q,
+                "row_idx": idx, "item_key": item_key(q, a, r), "question": q,
                 "answer": a, "domain": d, "response": r, "extra": ex, "exact_correct": bool(exact),
                 "overlap_correct": bool(overlap), "matching_words": int(match),
                 "total_golden_words": int(total), "is_blank": bool(blank), "bucket": buck,
@@ -143,7 +144,7 @@ def save_run(
     guessed_model, guessed_language = guess_model_language(filename)
     # Scored before the write transaction: the write lock is held for the inserts only, so
     # reviewers marking rows elsewhere never wait for a large upload to be scored.
-    records = _row_records(0, frame, extra_columns)
+    records = _row_records(frame, extra_columns)
     try:
         with writer(engine).begin() as conn:
             run_id = conn.execute(

@@ -490,6 +490,32 @@ def _scope(
     return scored.loc[mask, ["row_idx", "item_key", "Domain"]]
 
 
+def _sampled_scope(
+    scored: pd.DataFrame, bucket: str | None, domain: str | Sequence[str] | None, sample: int | None, seed: int
+) -> pd.DataFrame:
+    """The scope's rows, or a reproducible random sample of ``sample`` of them (input order kept)."""
+    scope = _scope(scored, bucket, domain)
+    if sample is not None:
+        if sample < 0:
+            raise ValueError(f"Sample size must be zero or more, not {sample}.")
+        if sample < len(scope):
+            pick = np.random.default_rng(seed).choice(len(scope), size=sample, replace=False)
+            scope = scope.iloc[np.sort(pick)]
+    return scope
+
+
+def _progress_table(domains: np.ndarray, done: np.ndarray) -> pd.DataFrame:
+    """Reviewed k of n per domain (sorted), then ``combined``; columns domain, n, reviewed, remaining."""
+    table = pd.DataFrame({"domain": domains, "done": done})
+    grouped = table.groupby("domain", sort=True).agg(n=("done", "size"), reviewed=("done", "sum")).reset_index()
+    combined = pd.DataFrame([{"domain": COMBINED, "n": len(table), "reviewed": int(done.sum())}])
+    out = pd.concat([grouped, combined], ignore_index=True) if len(grouped) else combined
+    out["n"] = out["n"].astype("int64")
+    out["reviewed"] = out["reviewed"].astype("int64")
+    out["remaining"] = out["n"] - out["reviewed"]
+    return out
+
+
 def queue(
     scored: pd.DataFrame,
     reviewer: str | None,
@@ -505,13 +531,7 @@ def queue(
     continues where the reviewer left off. ``sample=k`` draws k rows of the scope with ``seed``
     (the same rows every time, whatever has been reviewed since). ``bucket=None`` means all rows.
     """
-    scope = _scope(scored, bucket, domain)
-    if sample is not None:
-        if sample < 0:
-            raise ValueError(f"Sample size must be zero or more, not {sample}.")
-        if sample < len(scope):
-            pick = np.random.default_rng(seed).choice(len(scope), size=sample, replace=False)
-            scope = scope.iloc[np.sort(pick)]
+    scope = _sampled_scope(scored, bucket, domain, sample, seed)
     row_idx = scope["row_idx"].to_numpy()
     name = reviewer.strip() if isinstance(reviewer, str) else ""
     if not name or scope.empty:
@@ -544,14 +564,7 @@ def progress(
         events = _events(engine, scope["item_key"], reviewer=name, actions=("mark", "undo"), columns=_STATE_COLUMNS)
         reviewed_keys = _current_marks(events)["item_key"] if not events.empty else pd.Series(dtype=object)
         done = pd.Series(_isin(scope["item_key"], reviewed_keys), index=scope.index)
-    table = pd.DataFrame({"domain": scope["Domain"].astype(str).to_numpy(), "done": done.to_numpy(dtype=bool)})
-    grouped = table.groupby("domain", sort=True).agg(n=("done", "size"), reviewed=("done", "sum")).reset_index()
-    combined = pd.DataFrame([{"domain": COMBINED, "n": len(table), "reviewed": int(table["done"].sum())}])
-    out = pd.concat([grouped, combined], ignore_index=True) if len(grouped) else combined
-    out["n"] = out["n"].astype("int64")
-    out["reviewed"] = out["reviewed"].astype("int64")
-    out["remaining"] = out["n"] - out["reviewed"]
-    return out
+    return _progress_table(scope["Domain"].astype(str).to_numpy(), done.to_numpy(dtype=bool))
 
 
 @dataclass(frozen=True)
@@ -579,13 +592,7 @@ def queue_scope(
     seed: int = 0,
 ) -> QueueScope:
     """The scope :func:`queue` orders, as an index for :func:`next_in_queue` and :func:`scope_progress`."""
-    scope = _scope(scored, bucket, domain)
-    if sample is not None:
-        if sample < 0:
-            raise ValueError(f"Sample size must be zero or more, not {sample}.")
-        if sample < len(scope):
-            pick = np.random.default_rng(seed).choice(len(scope), size=sample, replace=False)
-            scope = scope.iloc[np.sort(pick)]
+    scope = _sampled_scope(scored, bucket, domain, sample, seed)
     keys = scope["item_key"].to_numpy(dtype=object)
     positions: dict[str, list[int]] = {}
     for pos, key in enumerate(keys):
@@ -623,14 +630,7 @@ def scope_progress(scope: QueueScope, engine: Engine, reviewer: str | None = Non
         for key in _current_marks(events)["item_key"]:
             for pos in scope.positions.get(key, ()):
                 done[pos] = True
-    table = pd.DataFrame({"domain": scope.domains, "done": done})
-    grouped = table.groupby("domain", sort=True).agg(n=("done", "size"), reviewed=("done", "sum")).reset_index()
-    combined = pd.DataFrame([{"domain": COMBINED, "n": len(table), "reviewed": int(done.sum())}])
-    out = pd.concat([grouped, combined], ignore_index=True) if len(grouped) else combined
-    out["n"] = out["n"].astype("int64")
-    out["reviewed"] = out["reviewed"].astype("int64")
-    out["remaining"] = out["n"] - out["reviewed"]
-    return out
+    return _progress_table(scope.domains, done)
 
 
 # --------------------------------------------------------------------------- agreement
@@ -685,7 +685,8 @@ class PairAgreement:
         return asdict(self)
 
 
-def _pair(a: str, b: str, left: Sequence[bool], right: Sequence[bool]) -> PairAgreement:
+def pair_agreement(a: str, b: str, left: Sequence[bool], right: Sequence[bool]) -> PairAgreement:
+    """Kappa, raw agreement and the 2x2 table of two raters over the same items (True = correct)."""
     table = agreement_table(left, right)
     return PairAgreement(a, b, len(left), table, cohen_kappa(table), raw_agreement(table))
 
@@ -703,7 +704,7 @@ def reviewer_agreement(current: pd.DataFrame) -> list[PairAgreement]:
         both = wide[[a, b]].dropna()
         if both.empty:
             continue
-        pairs.append(_pair(str(a), str(b), (both[a] == "correct").tolist(), (both[b] == "correct").tolist()))
+        pairs.append(pair_agreement(str(a), str(b), (both[a] == "correct").tolist(), (both[b] == "correct").tolist()))
     return pairs
 
 
@@ -718,7 +719,7 @@ def human_vs_metric(final: pd.DataFrame, metric_col: str) -> PairAgreement:
     rows = _human_rows(final)
     human = (rows["human_verdict"] == "correct").tolist()
     metric = rows[metric_col].astype(bool).tolist()
-    return _pair("human", metric_col, human, metric)
+    return pair_agreement("human", metric_col, human, metric)
 
 
 def metric_precision(

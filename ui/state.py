@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
-from scoring import store, verdicts
+from scoring import judge, judge_store, store, verdicts
 from scoring.comparisons import judge_comparisons
 from scoring.db import database_url, make_engine, read_secrets
 from scoring.report import METRICS, accuracy_by_domain, bucket_counts, mcnemar
@@ -137,15 +137,10 @@ def reviewer() -> str:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _judge_labels(url: str, run_id: int, judge_rev: int) -> dict[str, str]:
-    from scoring import judge_store
-
-    keys = _scored(url, run_id)["item_key"].tolist()
-    return {key: v.label for key, v in judge_store.latest_by_item(_engine(url), keys).items()}
+    return judge.stored_labels(_engine(url), _scored(url, run_id)["item_key"], prompt_version=None)
 
 
 def judge_revision() -> int:
-    from scoring import judge_store
-
     return judge_store.revision(engine())
 
 
@@ -156,10 +151,7 @@ def judge_labels(run_id: int) -> dict[str, str]:
 
 def judge_suggestion(key: str) -> str | None:
     """The judge's latest label for one item, shown as a suggestion in the review queue."""
-    from scoring import judge_store
-
-    found = judge_store.latest_by_item(engine(), [key])
-    return found[key].label if key in found else None
+    return judge.stored_labels(engine(), [key], prompt_version=None).get(key)
 
 
 def judge_settles() -> bool:
@@ -183,8 +175,6 @@ def final_frame(run_id: int) -> pd.DataFrame:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _verdict_summary(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: bool) -> dict:
-    from scoring import judge
-
     final = _final(url, run_id, verdict_rev, judge_rev, settles)
     return {
         "adjudicated": verdicts.adjudicated_accuracy(final),
@@ -227,8 +217,6 @@ JUDGE_SCOPES = ("Whole run", "One bucket", "Rows still pending review")
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _judge_items(url: str, run_id: int, scope: str, bucket: str, verdict_rev: int) -> list:
-    from scoring import judge
-
     frame = _scored(url, run_id)
     if scope == "One bucket":
         frame = frame[frame["bucket"] == bucket]
@@ -247,8 +235,6 @@ def judge_items(run_id: int, scope: str, bucket: str) -> list:
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _judge_preflight(url: str, run_id: int, scope: str, bucket: str, verdict_rev: int, judge_rev: int,
                      settings_key: str, _settings):
-    from scoring import judge
-
     return judge.preflight(_engine(url), _settings, _judge_items(url, run_id, scope, bucket, verdict_rev))
 
 
@@ -265,8 +251,6 @@ def judge_preflight(run_id: int, scope: str, bucket: str, settings):
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _judge_table(url: str, run_id: int, model: str, judge_rev: int) -> pd.DataFrame:
-    from scoring import judge
-
     labelled = judge.attach_judge_labels(_engine(url), _scored(url, run_id), model=model)
     return pd.DataFrame([r.as_dict() for r in judge.judge_accuracy(labelled)])
 
