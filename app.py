@@ -48,12 +48,8 @@ with st.sidebar:
     elif "auth" in read_secrets():
         st.button("Log in to review", on_click=st.login, key="login", type="primary")
     else:
-        if "reviewer_name" not in st.session_state:
-            st.session_state["reviewer_name"] = st.query_params.get(state.REVIEWER_PARAM, "")
-        st.text_input(
-            "Reviewer name", key="reviewer_name", on_change=state.remember_reviewer,
-            help="Marks in the review queue are saved under this name (kept in the URL).",
-        )  # fmt: skip
+        state.reviewer_field()
+    state.keep_reviewer_in_url()
     url = database_url()
     st.caption("Database")
     st.code(url.replace("sqlite:///", "") if url.startswith("sqlite") else url.split("@")[-1], language=None)

@@ -10,7 +10,8 @@ import os
 import tomllib
 from pathlib import Path
 
-from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy import Engine, MetaData, create_engine, event, inspect
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -69,20 +70,34 @@ def _sqlite_autocommit_driver(dbapi_conn, _record) -> None:
     dbapi_conn.isolation_level = None
 
 
+#: How long a writer waits for SQLite's write lock unless it asks for less (see :func:`writer`).
+BUSY_TIMEOUT_MS = 30_000
+
+
 def _sqlite_begin(conn) -> None:
-    mode = conn.get_execution_options().get("sqlite_begin", "")
-    conn.exec_driver_sql(f"BEGIN {mode}".strip())
+    options = conn.get_execution_options()
+    # The pool hands a connection on, so a short wait one writer asked for is put back for the
+    # next; the setting is remembered per connection so other transactions send nothing extra.
+    busy_ms = int(options.get("sqlite_busy_ms", BUSY_TIMEOUT_MS))
+    info = conn.connection.info
+    if info.get("busy_ms", BUSY_TIMEOUT_MS) != busy_ms:
+        conn.exec_driver_sql(f"PRAGMA busy_timeout={busy_ms}")
+        info["busy_ms"] = busy_ms
+    conn.exec_driver_sql(f"BEGIN {options.get('sqlite_begin', '')}".strip())
 
 
-def writer(engine: Engine) -> Engine:
+def writer(engine: Engine, busy_ms: int | None = None) -> Engine:
     """The same engine, but its transactions take SQLite's write lock at BEGIN.
 
     A deferred transaction that reads and then writes fails at once with "database is locked"
     when another process committed in between (the busy timeout does not apply); BEGIN
     IMMEDIATE waits for the lock instead, so concurrent reviewers never lose a mark.
-    Other databases ignore the option.
+    Other databases ignore the option. ``busy_ms`` bounds that wait (a reviewer's mark would
+    rather fail visibly after a moment than hang behind a stuck writer).
     """
-    return engine.execution_options(sqlite_begin="IMMEDIATE")
+    if busy_ms is None:
+        return engine.execution_options(sqlite_begin="IMMEDIATE")
+    return engine.execution_options(sqlite_begin="IMMEDIATE", sqlite_busy_ms=busy_ms)
 
 
 def make_engine(url: str | None = None) -> Engine:
@@ -100,8 +115,44 @@ def make_engine(url: str | None = None) -> Engine:
 
 
 def init_schema(engine: Engine) -> None:
-    """Create missing tables. A migration tool can take over from this point."""
+    """Create missing tables and add missing columns. A migration tool can take over from here."""
     import scoring.judge_store  # noqa: F401
     import scoring.models  # noqa: F401  (registers the tables on Base.metadata)
 
     Base.metadata.create_all(engine)
+    _add_missing_columns(engine)
+
+
+#: Columns added to an existing table after databases were already made with it, as (table,
+#: column). ``create_all`` creates missing tables but never alters one, so until Alembic
+#: migrations replace this (a later issue), each such column is added by
+#: :func:`_add_missing_columns`. Each needs a server default: existing rows get that value.
+ADDED_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("runs", "complete"),  # uploads write rows in short transactions; old runs are complete
+)
+
+
+def _add_missing_columns(engine: Engine) -> None:
+    """``ALTER TABLE ... ADD COLUMN`` for each of :data:`ADDED_COLUMNS` the database lacks.
+
+    Stop-gap until migrations: the type and default come from the model, so the added column is
+    the one ``create_all`` would have made (NOT NULL with its server default).
+    """
+    dialect = engine.dialect
+    quote = dialect.identifier_preparer.quote
+    for table_name, column_name in ADDED_COLUMNS:
+        if column_name in {c["name"] for c in inspect(engine).get_columns(table_name)}:
+            continue
+        column = Base.metadata.tables[table_name].c[column_name]
+        default = column.server_default.arg.compile(dialect=dialect)  # type: ignore[union-attr]
+        ddl = (
+            f"ALTER TABLE {quote(table_name)} ADD COLUMN {quote(column_name)} "
+            f"{column.type.compile(dialect=dialect)} NOT NULL DEFAULT {default}"
+        )
+        try:
+            with engine.begin() as conn:
+                conn.exec_driver_sql(ddl)
+        except DBAPIError:
+            # Another process starting at the same moment may have added it first.
+            if column_name not in {c["name"] for c in inspect(engine).get_columns(table_name)}:
+                raise

@@ -21,10 +21,11 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 from sqlalchemy import Engine, exists, func, insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import aliased
 
 from scoring.db import writer
+from scoring.errors import NotSaved
 from scoring.models import VerdictEvent
 from scoring.protocols import BUCKETS
 from scoring.report import COMBINED
@@ -44,10 +45,16 @@ AUTO_RULE: dict[str, str] = {
     "overlap_only": PENDING,
 }
 JUDGE_LABELS: dict[str, str] = {"CORRECT": "correct", "INCORRECT": "wrong"}
-CURRENT_COLUMNS = ["item_key", "reviewer", "verdict", "reason", "note", "reviewed_at"]
+#: ``run_id`` is the run the mark was given in: a verdict carries over to every run holding the
+#: identical row, and pages say so ("marked in run #3").
+CURRENT_COLUMNS = ["item_key", "reviewer", "verdict", "reason", "note", "reviewed_at", "run_id"]
 SUMMARY_COLUMNS = ["human_verdict", "reviewers", "reason", "note", "reviewed_at"]
 METRIC_COLUMNS: tuple[str, ...] = ("exact_correct", "overlap_correct")
 MAX_REVIEWER = 200  # VerdictEvent.reviewer is String(200)
+#: How long a reviewer's action waits for the database's write lock before it is reported as not
+#: saved. Other writers hold the lock for about 100 ms at a time, so this is only reached when
+#: something is wrong, and the reviewer then sees it at once instead of a frozen page.
+ACTION_BUSY_MS = 2_000
 #: Above this many item keys the key filter runs in pandas instead of a SQL ``IN`` list (which
 #: has a bound-parameter limit and gets slow); the one query then reads the whole log.
 KEY_FILTER_LIMIT = 500
@@ -102,10 +109,25 @@ def _check_item(item_key: str) -> str:
 # --------------------------------------------------------------------------- writing
 
 
+def _not_saved(exc: DBAPIError) -> NotSaved:
+    """The reviewer-facing form of a failed write: the driver's reason, never the SQL or a URL."""
+    reason = str(getattr(exc, "orig", None) or exc).splitlines()[0][:200]
+    return NotSaved(f"Not saved: the database could not be written ({reason}). Nothing was recorded; try again.")
+
+
 def _append(engine: Engine, values: dict) -> int:
-    """One INSERT in its own transaction, committed before returning the event id."""
-    with writer(engine).begin() as conn:
-        return int(conn.execute(insert(VerdictEvent).values(**values)).inserted_primary_key[0])
+    """One INSERT in its own transaction, committed before returning the event id.
+
+    Raises :class:`NotSaved` when the database is busy beyond :data:`ACTION_BUSY_MS` or cannot
+    be written; nothing is written then.
+    """
+    try:
+        with writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
+            return int(conn.execute(insert(VerdictEvent).values(**values)).inserted_primary_key[0])
+    except IntegrityError:
+        raise
+    except DBAPIError as exc:
+        raise _not_saved(exc) from exc
 
 
 def record_mark(
@@ -175,17 +197,38 @@ def record_skip(engine: Engine, item_key: str, run_id: int | None, reviewer: str
     )
 
 
+@dataclass(frozen=True)
+class Undone:
+    """What an undo took back: the item, the verdict retracted, and how many later skips it passed.
+
+    Undo retracts marks only; skips given after the mark stay skips, and the reviewer is told.
+    """
+
+    item_key: str
+    verdict: str
+    run_id: int | None
+    skips_passed: int
+
+
 def undo_last(engine: Engine, reviewer: str, run_id: int | None = None) -> str | None:
     """Retract the reviewer's latest mark not yet undone (in ``run_id`` if given).
 
     Appends an ``undo`` event and returns the item key it reopened, or None when there is
-    nothing left to undo. Calling it again walks further back. The unique index on ``undoes``
-    makes a concurrent double undo of the same mark fail; the loser retries with the next mark.
+    nothing left to undo. Calling it again walks further back. See :func:`undo_last_mark`.
+    """
+    undone = undo_last_mark(engine, reviewer, run_id)
+    return undone.item_key if undone else None
+
+
+def undo_last_mark(engine: Engine, reviewer: str, run_id: int | None = None) -> Undone | None:
+    """:func:`undo_last` with what was undone. The unique index on ``undoes`` makes a concurrent
+    double undo of the same mark fail; the loser retries with the next mark. Raises
+    :class:`NotSaved` when the database cannot be written.
     """
     name = check_reviewer(reviewer)
     mark, undo = aliased(VerdictEvent), aliased(VerdictEvent)
     stmt = (
-        select(mark.id, mark.item_key, mark.run_id)
+        select(mark.id, mark.item_key, mark.run_id, mark.verdict)
         .where(mark.reviewer == name, mark.action == "mark", ~exists().where(undo.undoes == mark.id))
         .order_by(mark.id.desc())
         .limit(1)
@@ -194,10 +237,16 @@ def undo_last(engine: Engine, reviewer: str, run_id: int | None = None) -> str |
         stmt = stmt.where(mark.run_id == run_id)
     for _attempt in range(20):
         try:
-            with writer(engine).begin() as conn:
+            with writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
                 target = conn.execute(stmt).first()
                 if target is None:
                     return None
+                skips = select(func.count()).where(
+                    VerdictEvent.reviewer == name, VerdictEvent.action == "skip", VerdictEvent.id > target.id
+                )
+                if run_id is not None:
+                    skips = skips.where(VerdictEvent.run_id == run_id)
+                passed = int(conn.execute(skips).scalar_one())
                 conn.execute(
                     insert(VerdictEvent).values(
                         item_key=target.item_key,
@@ -208,9 +257,11 @@ def undo_last(engine: Engine, reviewer: str, run_id: int | None = None) -> str |
                         created_at=datetime.now(UTC),
                     )
                 )
-                return str(target.item_key)
+                return Undone(str(target.item_key), str(target.verdict), target.run_id, passed)
         except IntegrityError:
             continue
+        except DBAPIError as exc:
+            raise _not_saved(exc) from exc
     raise RuntimeError("Undo kept colliding with concurrent undos; try again.")
 
 
@@ -275,6 +326,7 @@ def _current_marks(events: pd.DataFrame) -> pd.DataFrame:
 def _empty_current() -> pd.DataFrame:
     frame = pd.DataFrame({c: pd.Series(dtype=object) for c in CURRENT_COLUMNS})
     frame["reviewed_at"] = pd.Series(dtype="datetime64[us, UTC]")
+    frame["run_id"] = pd.Series(dtype="Int64")
     return frame
 
 
@@ -283,7 +335,8 @@ def current_verdicts(
 ) -> pd.DataFrame:
     """Each reviewer's current verdict per item (latest mark not undone), sorted by item, reviewer.
 
-    Columns: item_key, reviewer, verdict, reason, note, reviewed_at (UTC).
+    Columns: item_key, reviewer, verdict, reason, note, reviewed_at (UTC), run_id (where the mark
+    was given; missing for marks restored without one).
     """
     name = reviewer.strip() if reviewer is not None else None
     events = _events(engine, item_keys, reviewer=name, actions=("mark", "undo"))
@@ -296,6 +349,7 @@ def current_verdicts(
     current["reviewed_at"] = _utc(current["reviewed_at"])
     current["reason"] = current["reason"].fillna("")
     current["note"] = current["note"].fillna("")
+    current["run_id"] = current["run_id"].astype("Int64")
     return current
 
 
@@ -601,7 +655,10 @@ def queue_scope(
 
 
 def next_in_queue(scope: QueueScope, engine: Engine, reviewer: str | None) -> int | None:
-    """row_idx of the row :func:`queue` would put first (None for an empty scope)."""
+    """row_idx of the row :func:`queue` would put first among the rows still without the
+    reviewer's verdict (unreviewed, then skipped); None for an empty scope or one the reviewer
+    has finished. A finished queue does not loop back: revisiting a verdict is a deliberate act.
+    """
     if not len(scope):
         return None
     name = reviewer.strip() if isinstance(reviewer, str) else ""
@@ -609,16 +666,15 @@ def next_in_queue(scope: QueueScope, engine: Engine, reviewer: str | None) -> in
         return int(scope.row_idx[0])
     marked, skipped = _reviewer_state(engine, name, None)
     marked_set, skipped_set = set(marked), set(skipped)
-    first_skipped = first_marked = None
+    first_skipped = None
     for pos, key in enumerate(scope.item_keys):
         if key in marked_set:
-            first_marked = pos if first_marked is None else first_marked
-        elif key in skipped_set:
+            continue
+        if key in skipped_set:
             first_skipped = pos if first_skipped is None else first_skipped
         else:
             return int(scope.row_idx[pos])
-    chosen = first_skipped if first_skipped is not None else first_marked
-    return int(scope.row_idx[chosen if chosen is not None else 0])
+    return int(scope.row_idx[first_skipped]) if first_skipped is not None else None
 
 
 def scope_progress(scope: QueueScope, engine: Engine, reviewer: str | None = None) -> pd.DataFrame:

@@ -80,6 +80,12 @@ def text_with(at: AppTest, needle: str) -> str:
     return found[0]
 
 
+def alerts(at: AppTest) -> list[str]:
+    """The text of every success/info/warning/error box on the page, Markdown escapes removed."""
+    boxes = [*at.main.success, *at.main.info, *at.main.warning, *at.main.error]
+    return [re.sub(r"\\(.)", r"\1", str(b.value)) for b in boxes]
+
+
 def shown_row(at: AppTest) -> int:
     """The ``row_idx`` of the row the review queue shows (its text says ``Row <row_idx + 1>``)."""
     rows = [int(m.group(1)) - 1 for t in texts(at) if (m := _ROW.match(t))]

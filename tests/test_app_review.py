@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from apptest_support import (
+    alerts,
     click,
     download,
     frame_with,
@@ -122,7 +123,7 @@ def test_undo_appends_and_shows_the_row_again(engine: Engine, scored: pd.DataFra
     assert progress(at) == (0, len(order))
 
     click(at, "q_undo")
-    assert "Nothing to undo." in texts(at)
+    assert "Nothing to undo in this run." in alerts(at)
     assert event_count(engine) == 4
 
     # Marking the reopened row again works and moves on.
@@ -131,18 +132,41 @@ def test_undo_appends_and_shows_the_row_again(engine: Engine, scored: pd.DataFra
     assert shown_row(at) == order[1]
 
 
-def test_current_verdict_is_shown_on_a_reopened_row(engine: Engine, order: list[int]) -> None:
-    """Walking back with undo then forward: a row already marked shows the reviewer's verdict."""
+def test_a_finished_scope_says_so_marks_nothing_and_rows_reopen_on_purpose(
+    engine: Engine, scored: pd.DataFrame, order: list[int]
+) -> None:
+    """Issue 8.3: the queue does not loop back to reviewed rows; revisiting is deliberate."""
     at = open_page("review")
     click(at, "q_no")
     click(at, "q_undo")
     assert shown_row(at) == order[0]
     assert not any(t.startswith("Your current verdict") for t in texts(at))
-    # Mark every row; the queue then wraps round to reviewed rows and says what was given.
-    for _ in order:
+    for expected in order:
+        assert shown_row(at) == expected
         click(at, "q_yes")
     assert progress(at) == (len(order), len(order))
-    assert "Your current verdict: correct" in texts(at)
+    done = [a for a in alerts(at) if a.startswith("Done: every row of this scope has your verdict")]
+    assert done == [f'Done: every row of this scope has your verdict ({len(order)} rows: {len(order)} correct, '
+                    '0 wrong). Open "My verdicts" to revisit one.'], alerts(at)
+    assert not [t for t in texts(at) if t.startswith("Row ")], "a finished scope shows no row to mark"
+    assert not [b for b in at.button if b.key in ("q_yes", "q_no", "q_skip", "q_undo")]
+    before = event_count(engine)
+    # Links to the scopes that still have work (the sample has rows in every bucket).
+    links = [str(b.label) for b in at.button if str(b.key).startswith("q_todo_")]
+    assert any(label.startswith("both_pass, all domains:") for label in links), links
+    at.run()
+    assert event_count(engine) == before
+
+    # Opening a row on purpose (as the Agreement page and "My verdicts" do) shows its verdict.
+    at.query_params["row"] = str(order[2] + 1)
+    ok_run = at.run()
+    assert not ok_run.exception
+    assert shown_row(at) == order[2]
+    assert any(t.startswith("Your current verdict: correct.") for t in texts(at)), texts(at)
+    click(at, "q_no")
+    assert mine(engine)[key_of(scored, order[2])] == "wrong"
+    assert event_count(engine) == before + 1
+    assert any(a.startswith("Done: every row of this scope") for a in alerts(at))
 
 
 def test_skip_moves_the_row_behind_the_unreviewed_ones(engine: Engine, scored: pd.DataFrame, order: list[int]) -> None:

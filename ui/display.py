@@ -35,12 +35,13 @@ def show_row(row: pd.Series) -> None:
     )
 
 
-def verdict_caption(row: pd.Series) -> str:
+def verdict_caption(row: pd.Series, with_domain: bool = True) -> str:
     """One line of plain facts about a row, for st.caption-free display via st.text."""
     exact = "pass" if row["exact_correct"] else "fail"
     overlap = "pass" if row["overlap_correct"] else "fail"
+    domain = f"Domain: {row['Domain']}   " if with_domain else ""
     return (
-        f"Domain: {row['Domain']}   Exact: {exact}   Overlap: {overlap} "
+        f"{domain}Exact: {exact}   Overlap: {overlap} "
         f"({row['matching_words']}/{row['total_golden_words']} golden words)   Bucket: {row['bucket']}"
     )
 

@@ -8,13 +8,18 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
-from scoring import judge, judge_store, store, verdicts
+from scoring import judge, judge_store, search, store, verdicts
 from scoring.comparisons import judge_comparisons
 from scoring.db import database_url, make_engine, read_secrets
 from scoring.report import METRICS, accuracy_by_domain, bucket_counts, mcnemar
+from scoring.review_loop import ReviewLoop
+from ui.display import md_escape
 
 RUN_PARAM = "run"
 REVIEWER_PARAM = "reviewer"
+REVIEWER_KEY = "reviewer"  # session key (not a widget): the name in force
+REVIEWER_FIELD = "reviewer_name"  # the sidebar text field
+REVIEWER_ERROR = "reviewer_error"
 
 
 @st.cache_resource(show_spinner=False)
@@ -98,13 +103,67 @@ def selected_run() -> store.RunInfo | None:
     return store.get_run(engine(), run_id) if run_id is not None else None
 
 
-def remember_reviewer() -> None:
-    """Keep the typed reviewer name in the URL, so a refresh or a shared link keeps it."""
-    name = str(st.session_state.get("reviewer_name", "")).strip()
+def _typed_mode() -> bool:
+    return "auth" not in read_secrets()
+
+
+def reviewer() -> str:
+    """Who marks are saved under: the signed-in user when sign-in is configured (``[auth]`` in
+    secrets; no typed name is accepted then), else the name typed in the sidebar.
+
+    The typed name lives in the session (kept across page switches, uploads and
+    ``st.switch_page``) and is put back into the URL on every page (:func:`keep_reviewer_in_url`),
+    so a refresh or a shared link restores it. A page run on its own still finds it there.
+    """
+    if not _typed_mode():
+        return (signed_in_user() or "").strip()
+    if REVIEWER_KEY not in st.session_state:
+        raw = str(st.query_params.get(REVIEWER_PARAM, "")).strip()
+        try:
+            st.session_state[REVIEWER_KEY] = verdicts.check_reviewer(raw) if raw else ""
+        except ValueError as exc:
+            st.session_state[REVIEWER_KEY] = ""
+            st.session_state[REVIEWER_ERROR] = str(exc)
+    return str(st.session_state[REVIEWER_KEY])
+
+
+def keep_reviewer_in_url() -> None:
+    """Put the session's typed reviewer back into the URL (page switches drop query params)."""
+    if not _typed_mode():
+        return
+    name = reviewer()
     if name and st.query_params.get(REVIEWER_PARAM) != name:
         st.query_params[REVIEWER_PARAM] = name
     elif not name and REVIEWER_PARAM in st.query_params:
         del st.query_params[REVIEWER_PARAM]
+
+
+def on_reviewer_typed() -> None:
+    """Sidebar field callback: a valid name becomes the reviewer; an invalid one is refused with
+    the reason and the field goes back to the name in force, so the field always shows it."""
+    typed = str(st.session_state.get(REVIEWER_FIELD, "")).strip()
+    try:
+        name = verdicts.check_reviewer(typed) if typed else ""
+    except ValueError as exc:
+        st.session_state[REVIEWER_ERROR] = f"{exc} Marks stay saved under the previous name."
+        st.session_state[REVIEWER_FIELD] = reviewer()
+        return
+    st.session_state.pop(REVIEWER_ERROR, None)
+    st.session_state[REVIEWER_KEY] = name
+    st.session_state[REVIEWER_FIELD] = name
+    keep_reviewer_in_url()
+
+
+def reviewer_field() -> None:
+    """The sidebar's name field, always showing the name marks are saved under."""
+    st.session_state[REVIEWER_FIELD] = reviewer()
+    st.text_input(
+        "Reviewer name", key=REVIEWER_FIELD, on_change=on_reviewer_typed,
+        help="Marks in the review queue are saved under this name (kept for the whole session and in the URL).",
+    )  # fmt: skip
+    error = st.session_state.pop(REVIEWER_ERROR, None)
+    if error:
+        st.error(md_escape(error))
 
 
 def signed_in_user() -> str | None:
@@ -124,15 +183,6 @@ def require_run() -> store.RunInfo:
         st.info("No run yet: upload a responses file on the Upload page.")
         st.stop()
     return run
-
-
-def reviewer() -> str:
-    """The reviewer's name: the signed-in user when sign-in is configured (``[auth]`` in secrets;
-    no typed name is accepted then), else the name typed in the sidebar, which lives in the URL
-    (``?reviewer=``) so pages read it even on their own."""
-    if "auth" in read_secrets():
-        return (signed_in_user() or "").strip()
-    return str(st.query_params.get(REVIEWER_PARAM, "")).strip()
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -190,6 +240,21 @@ def verdict_summary(run_id: int) -> dict:
     judge verdicts: whole-run work, recomputed only when verdicts change."""
     eng = engine()
     return _verdict_summary(database_url(), run_id, verdicts.revision(eng), judge_revision(), judge_settles())
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _search_index(url: str, run_id: int) -> search.SearchIndex:
+    return search.build_index(_scored(url, run_id))
+
+
+def search_index(run_id: int) -> search.SearchIndex:
+    """The run's rows prepared for text search, built once per run (rows never change)."""
+    return _search_index(database_url(), run_id)
+
+
+def review_loop(run_id: int) -> ReviewLoop:
+    """This tab's pass through the run's queue (screens, presses taken, messages)."""
+    return st.session_state.setdefault(f"q_loop_{run_id}", ReviewLoop(run_id))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

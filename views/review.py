@@ -1,98 +1,208 @@
-"""The review queue: one row at a time, marked Correct or Wrong, saved the moment it is given."""
+"""The review queue: one row at a time, marked Correct or Wrong, saved the moment it is given.
+
+What each press or click does is decided by :class:`scoring.review_loop.ReviewLoop`; this page
+only lays out the row, the buttons, the messages, the end of a scope and "My verdicts".
+"""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from scoring import verdicts
+from scoring import my_verdicts, search, verdicts
 from scoring.protocols import BUCKETS
-from ui import state
-from ui.display import show_row, verdict_caption
+from ui import keys, state
+from ui.display import alert, show_row, verdict_caption
+
+ALL_DOMAINS = "All domains"
+VIEWS = ("Queue", "My verdicts")
+ALERTS = {"saved": "success", "info": "info", "dropped": "warning", "error": "error"}
 
 run = state.require_run()
-
 engine = state.engine()
 frame = state.scored(run.id)
 summary = state.summary(run.id)
 reviewer = state.reviewer()
+loop = state.review_loop(run.id)
 
 st.title(f"Review queue: {run.name}")
 if not reviewer:
     st.warning("Type your name in the sidebar (Reviewer name) to mark rows: every mark is saved under it.")
 
+# A row opened from another page (``?row=N``, 1-based): shown next, once.
+wanted = st.query_params.get("row")
+if wanted is not None:
+    del st.query_params["row"]
+    try:
+        number = int(wanted)
+    except ValueError:
+        number = 0
+    if 1 <= number <= len(frame):
+        loop.open_row(number - 1)
+        st.session_state["q_view"] = "Queue"
+    else:
+        alert("warning", f"There is no row {wanted} in this run (rows 1 to {len(frame)}).")
+
 c1, c2, c3 = st.columns([2, 2, 1])
 bucket = c1.selectbox("Scope (bucket)", list(BUCKETS), index=list(BUCKETS).index("overlap_only"), key="q_bucket")
-domain = c2.selectbox("Domain", ["All domains", *summary["domains"]], key="q_domain")
+domain = c2.selectbox("Domain", [ALL_DOMAINS, *summary["domains"]], key="q_domain")
 sample = c3.number_input("Random sample (0 = all)", 0, 10_000, 0, step=10, key="q_sample",
                          help="Audit a metric: review a reproducible random sample of the bucket.")
 blind = st.toggle("Blind review (hide metric verdicts and judge suggestion)", key="q_blind")
-scope_domain = None if domain == "All domains" else domain
+view = st.segmented_control("Show", VIEWS, default=VIEWS[0], key="q_view") or VIEWS[0]
+scope_domain = None if domain == ALL_DOMAINS else domain
 
 
-def _advance(item_key: str | None = None) -> None:
-    st.session_state["q_current"] = item_key
-    st.session_state["q_note_rev"] = st.session_state.get("q_note_rev", 0) + 1
+def _scope() -> verdicts.QueueScope:
+    return state.queue_scope(run.id, bucket, scope_domain, sample or None)
 
 
-def _act(action: str, key: str) -> None:
-    """Button callback: write the mark to the database first, then move the queue on."""
-    rev = st.session_state.get("q_note_rev", 0)
-    reason = st.session_state.get(f"q_reason_{rev}") or ""
-    note = st.session_state.get(f"q_note_{rev}") or ""
-    if action in verdicts.VERDICTS:
-        verdicts.record_mark(engine, key, run.id, reviewer, action, reason, note)
-        _advance()
-    elif action == "skip":
-        verdicts.record_skip(engine, key, run.id, reviewer)
-        _advance()
-    else:
-        undone = verdicts.undo_last(engine, reviewer, run_id=run.id)
-        st.session_state["q_undo_empty"] = undone is None
-        _advance(undone)
+def _row_of(item_key: str) -> int | None:
+    """The item's first row in this run (the whole-run scope index is cached per run)."""
+    found = state.queue_scope(run.id, None, None, None).positions.get(item_key)
+    return int(found[0]) if found else None
+
+
+def _details(screen: int) -> tuple[str, str]:
+    """The reason and note typed on ``screen`` (their widgets are keyed by screen number)."""
+    return (st.session_state.get(f"q_reason_{screen}") or "", st.session_state.get(f"q_note_{screen}") or "")
+
+
+def _on_press() -> None:
+    """Keyboard callback: every press the browser reports, applied once, in order."""
+    loop.take_presses(keys.presses(), engine, reviewer, _details, _row_of)
+
+
+def _on_click(action: str, screen: int) -> None:
+    """Button callback: the click carries the screen it was given on, like a key press."""
+    loop.act(engine, reviewer, action, screen, *_details(screen), row_of=_row_of)
+
+
+def _go_to_scope(bucket_name: str, domain_name: str | None) -> None:
+    st.session_state["q_bucket"] = bucket_name
+    st.session_state["q_domain"] = domain_name or ALL_DOMAINS
+    st.session_state["q_sample"] = 0
+    st.session_state["q_rerun_app"] = True  # the scope pickers live outside the fragment
+
+
+def _open(row_idx: int) -> None:
+    loop.open_row(row_idx)
+    st.session_state["q_view"] = "Queue"
+
+
+def _show_feedback() -> None:
+    for item in loop.take_feedback():
+        alert(ALERTS.get(item.kind, "info"), item.text)
+
+
+def _finished(scope: verdicts.QueueScope) -> None:
+    """The end of a scope: counts, and the scopes that still have work. Nothing is marked."""
+    mine = my_verdicts.my_verdicts(frame, scope, engine, reviewer)
+    counts = my_verdicts.verdict_counts(mine)
+    st.success(f"Done: every row of this scope has your verdict ({len(scope)} rows: {counts['correct']} correct, "
+               f"{counts['wrong']} wrong). Open \"My verdicts\" to revisit one.")  # fmt: skip
+    todo = my_verdicts.open_scopes(frame, engine, reviewer)
+    if todo.empty:
+        st.text("No row of this run is left without your verdict.")
+        return
+    st.text("Scopes of this run with rows still waiting for your verdict:")
+    per_bucket = todo.groupby("bucket", sort=False)["remaining"].sum()
+    for i, (name, left) in enumerate(per_bucket.items()):
+        st.button(f"{name}, all domains: {left} rows left", key=f"q_todo_b{i}", on_click=_go_to_scope,
+                  args=(str(name), None))  # fmt: skip
+    for i, row in enumerate(todo[todo["bucket"] == bucket].itertuples(index=False)):
+        st.button(f"{row.bucket}, {row.Domain}: {row.remaining} rows left", key=f"q_todo_d{i}",
+                  on_click=_go_to_scope, args=(str(row.bucket), str(row.Domain)))  # fmt: skip
+
+
+def _card(row: pd.Series, screen: int) -> None:
+    st.text(f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}")
+    if not blind:
+        st.text(verdict_caption(row, with_domain=False))
+        suggestion = state.judge_suggestion(row["item_key"])
+        if suggestion:
+            st.text(f"Judge suggests: {suggestion}")
+    if reviewer:
+        mine = verdicts.current_verdicts(engine, [row["item_key"]], reviewer=reviewer)
+        if len(mine):
+            given = mine.iloc[0]
+            where = "" if pd.isna(given["run_id"]) or int(given["run_id"]) == run.id else (
+                f" (marked in run #{int(given['run_id'])}, which holds the identical row)")
+            st.text(f"Your current verdict: {given['verdict']}{where}. Marking the row again replaces it.")
+    show_row(row)
+    r1, r2 = st.columns([1, 2])
+    r1.selectbox("Reason (optional)", ["", *verdicts.REASONS], key=f"q_reason_{screen}")
+    r2.text_input("Note (optional)", key=f"q_note_{screen}")
+    b1, b2, b3, b4 = st.columns(4)
+    disabled = not reviewer
+    for col, (label, action, key, kind) in zip(
+        (b1, b2, b3, b4),
+        (("Correct (Y)", "correct", "q_yes", "primary"), ("Wrong (N)", "wrong", "q_no", "secondary"),
+         ("Skip (S)", "skip", "q_skip", "secondary"), ("Undo (U)", "undo", "q_undo", "secondary")),
+        strict=True,
+    ):  # fmt: skip
+        col.button(label, key=key, type=kind, disabled=disabled, on_click=_on_click, args=(action, screen))
+    st.caption("Keys Y, N, S, U work while no field has the focus. In the note field letters type: "
+               "press Esc to leave it, then a key, or click a button.")  # fmt: skip
 
 
 @st.fragment
 def queue_view() -> None:
     """Only this fragment reruns on a mark, and it touches one row."""
-    scope = state.queue_scope(run.id, bucket, scope_domain, sample or None)
+    if st.session_state.pop("q_rerun_app", False):
+        st.rerun()
+    scope = _scope()
     prog = verdicts.scope_progress(scope, engine, reviewer or None)
     done, total = int(prog.iloc[-1]["reviewed"]), int(prog.iloc[-1]["n"])
-    st.progress(done / total if total else 1.0, text=f"Reviewed {done} of {total} in this scope")
+    who = "you" if reviewer else "anyone"
+    st.progress(done / total if total else 1.0, text=f"Reviewed {done} of {total} in this scope (rows marked by {who})")
     with st.expander("Progress per domain"):
         st.dataframe(prog, hide_index=True)
-    first = verdicts.next_in_queue(scope, engine, reviewer)
-    if first is None:
-        st.info("No rows in this scope.")
+    _show_feedback()
+    pos = loop.opened if loop.opened is not None else verdicts.next_in_queue(scope, engine, reviewer)
+    if pos is None:
+        loop.show_nothing()
+        if total:
+            _finished(scope)
+        else:
+            st.info("No rows in this scope.")
+        keys.keyboard(None, loop.last_seq, _on_press)
         return
-    current_key = st.session_state.get("q_current")
-    positions = frame.index[frame["item_key"] == current_key] if current_key else []
-    pos = int(positions[0]) if len(positions) else first
-    row = frame.loc[pos]
-    mine = verdicts.current_verdicts(engine, [row["item_key"]])
-    mine = mine[mine["reviewer"] == reviewer] if reviewer else mine.iloc[0:0]
-    st.text(f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}")
-    if not blind:
-        st.text(verdict_caption(row))
-        suggestion = state.judge_suggestion(row["item_key"])
-        if suggestion:
-            st.text(f"Judge suggests: {suggestion}")
-    if len(mine):
-        st.text(f"Your current verdict: {mine.iloc[0]['verdict']}")
-    show_row(row)
-    rev = st.session_state.get("q_note_rev", 0)
-    r1, r2 = st.columns([1, 2])
-    r1.selectbox("Reason (optional)", ["", *verdicts.REASONS], key=f"q_reason_{rev}")
-    r2.text_input("Note (optional)", key=f"q_note_{rev}")
-    b1, b2, b3, b4 = st.columns(4)
-    disabled = not reviewer
-    key = row["item_key"]
-    b1.button("Correct (Y)", shortcut="Y", disabled=disabled, key="q_yes", type="primary",
-              on_click=_act, args=("correct", key))
-    b2.button("Wrong (N)", shortcut="N", disabled=disabled, key="q_no", on_click=_act, args=("wrong", key))
-    b3.button("Skip (S)", shortcut="S", disabled=disabled, key="q_skip", on_click=_act, args=("skip", key))
-    b4.button("Undo (U)", shortcut="U", disabled=disabled, key="q_undo", on_click=_act, args=("undo", key))
-    if st.session_state.pop("q_undo_empty", False):
-        st.text("Nothing to undo.")
+    row = frame.iloc[pos]
+    screen = loop.show(pos, str(row["item_key"]))
+    _card(row, screen.number)
+    # After the row: the browser takes the new screen number only once the row above is drawn.
+    keys.keyboard(screen.number if reviewer else None, loop.last_seq, _on_press)
 
 
-queue_view()
+def my_verdicts_view() -> None:
+    """The reviewer's verdicts in this scope; any row can be opened in the queue and changed."""
+    if not reviewer:
+        st.info("Type your name in the sidebar to see your verdicts.")
+        return
+    mine = my_verdicts.my_verdicts(frame, _scope(), engine, reviewer)
+    f1, f2 = st.columns([1, 3])
+    which = f1.selectbox("Verdict", ["any", *verdicts.VERDICTS], key="q_my_verdict")
+    query = f2.text_input("Search question, golden answer, response, or a row number (#12)", key="q_my_search")
+    shown = mine if which == "any" else mine[mine["verdict"] == which]
+    if query.strip():
+        hits = search.search_rows(state.search_index(run.id), query)
+        shown = shown[shown["row_idx"].isin(hits)]
+    st.text(f"{len(shown)} of the {len(mine)} rows of this scope with your verdict"
+            f" ({int(my_verdicts.carried_over(mine, run.id).sum())} marked in another run holding the identical row)")
+    table = shown.drop(columns=["row_idx"]).assign(marked_in_run=shown["marked_in_run"].map(
+        lambda r: "" if r is None or r == run.id else f"#{r}"))  # fmt: skip
+    event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key="q_my_table")
+    picked = event.selection.rows if event is not None else []
+    if picked and picked[0] < len(shown):
+        chosen = shown.iloc[picked[0]]
+        st.button(f"Open row {int(chosen['row'])} in the queue", key="q_my_open", type="primary",
+                  on_click=_open, args=(int(chosen["row_idx"]),))  # fmt: skip
+    else:
+        st.caption("Select a row to open it in the queue.")
+
+
+if view == "My verdicts":
+    my_verdicts_view()
+else:
+    queue_view()

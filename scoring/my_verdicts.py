@@ -1,0 +1,72 @@
+"""A reviewer's own verdicts on a scope, and the scopes of a run that still need them.
+
+These feed the queue's end ("all rows of this scope have your verdict", with links to the scopes
+that still have work) and the "My verdicts" list, where a reviewer deliberately reopens a row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import Engine
+
+from scoring import verdicts
+from scoring.protocols import BUCKETS
+
+MY_COLUMNS = ["row", "Domain", "bucket", "verdict", "reason", "note", "reviewed_at", "marked_in_run",
+              "question", "answer", "response", "row_idx"]  # fmt: skip
+
+
+def scope_rows(scored: pd.DataFrame, scope: verdicts.QueueScope) -> pd.DataFrame:
+    """The scored rows of a scope, in queue order (row_idx is the scored frame's position)."""
+    return scored.iloc[scope.row_idx]
+
+
+def my_verdicts(scored: pd.DataFrame, scope: verdicts.QueueScope, engine: Engine, reviewer: str) -> pd.DataFrame:
+    """Rows of the scope that carry the reviewer's current verdict, newest verdict first.
+
+    ``row`` is 1-based; ``marked_in_run`` is the run the verdict was given in when it is another
+    run holding the identical row (else empty). Columns: :data:`MY_COLUMNS`.
+    """
+    rows = scope_rows(scored, scope)
+    current = verdicts.current_verdicts(engine, scope.item_keys, reviewer=reviewer)
+    if current.empty or rows.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in MY_COLUMNS})
+    mine = rows[["row_idx", "item_key", "Domain", "bucket", "question", "answer", "response"]].merge(
+        current.drop(columns=["reviewer"]), on="item_key", how="inner"
+    )
+    run_ids = mine["run_id"]
+    mine["row"] = mine["row_idx"].astype("int64") + 1
+    mine["marked_in_run"] = run_ids.astype(object).where(run_ids.notna(), None)
+    mine = mine.sort_values(["reviewed_at", "row_idx"], ascending=[False, True], kind="stable")
+    return mine[MY_COLUMNS].reset_index(drop=True)
+
+
+def carried_over(mine: pd.DataFrame, run_id: int) -> pd.Series:
+    """Which of :func:`my_verdicts`' rows were marked in another run (True) rather than this one."""
+    other = mine["marked_in_run"]
+    return other.notna() & (other.astype(object) != run_id)
+
+
+def verdict_counts(mine: pd.DataFrame) -> dict[str, int]:
+    """Rows marked correct and wrong in a :func:`my_verdicts` table."""
+    counts = mine["verdict"].value_counts()
+    return {v: int(counts.get(v, 0)) for v in verdicts.VERDICTS}
+
+
+def open_scopes(scored: pd.DataFrame, engine: Engine, reviewer: str) -> pd.DataFrame:
+    """Per bucket and domain of the run, the rows still without the reviewer's verdict (> 0 only).
+
+    Columns: bucket, Domain, remaining; sorted by bucket order, then domain.
+    """
+    current = verdicts.current_verdicts(engine, scored["item_key"], reviewer=reviewer)
+    keys = scored["item_key"].to_numpy(dtype=object)
+    todo = scored[~np.isin(keys, current["item_key"].to_numpy(dtype=object))] if len(current) else scored
+    if todo.empty:
+        return pd.DataFrame({"bucket": pd.Series(dtype=object), "Domain": pd.Series(dtype=object),
+                             "remaining": pd.Series(dtype="int64")})  # fmt: skip
+    table = todo.groupby(["bucket", "Domain"], sort=False).size().rename("remaining").reset_index()
+    order = {b: i for i, b in enumerate(BUCKETS)}
+    table["_b"] = table["bucket"].map(order)
+    table["Domain"] = table["Domain"].astype(str)
+    return table.sort_values(["_b", "Domain"]).drop(columns="_b").reset_index(drop=True)
