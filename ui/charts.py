@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 
 import pandas as pd
 import plotly.graph_objects as go
+import streamlit as st
 
+from scoring.formatting import interval
 from scoring.report import AccuracyRow
 from scoring.stats import wilson_interval
 from scoring.verdicts import AdjudicatedRow
@@ -107,10 +110,21 @@ def accuracy_frame(series: dict[str, list[AccuracyRow]]) -> pd.DataFrame:
         frame[f"{name} accuracy"] = [round(by_domain[d].accuracy, 4) if d in by_domain else None
                                      for d in frame["domain"]]
         frame[f"{name} 95% CI"] = [
-            f"{by_domain[d].ci_low:.1%} to {by_domain[d].ci_high:.1%}" if d in by_domain else ""
+            interval(by_domain[d].ci_low, by_domain[d].ci_high) if d in by_domain else ""
             for d in frame["domain"]
         ]
     return frame
+
+
+def percent_columns(frame: pd.DataFrame, columns: Iterable[str] | None = None) -> dict[str, object]:
+    """Column config that shows shares in [0, 1] as percentages with one decimal ("64.6%").
+
+    The cells stay numbers (sorting works, tests read the values); only the display changes, to
+    match the intervals printed beside them. ``columns`` defaults to every "... accuracy" column.
+    """
+    names = [c for c in frame.columns if str(c).endswith("accuracy")] if columns is None else list(columns)
+    # step 0.001 = three decimals of the fraction, which the percent format shows as one ("64.6%").
+    return {c: st.column_config.NumberColumn(format="percent", step=0.001) for c in names if c in frame.columns}
 
 
 def bucket_figure(buckets: dict[str, dict[str, int]]) -> go.Figure:

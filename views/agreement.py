@@ -2,20 +2,47 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
+from scoring.db import database_url
+from scoring.formatting import p_value, percent, share
 from scoring.protocols import BUCKETS, missing_golden_words
+from scoring.search import SearchIndex, build_index, search_rows
 from ui import charts, state
 from ui.display import agreement_block, show_row, verdict_caption
 
 PAGE_SIZE = 10
+ALL_BUCKETS = "All buckets"
+ALL_DOMAINS = "All domains"
+REVIEW_PAGE = "views/review.py"
+
+
+@st.cache_resource(show_spinner="Preparing this run's rows for search...", max_entries=4)
+def _agreement_search_index(url: str, run_id: int) -> SearchIndex:
+    """The run's searchable text, built once per run (rows never change): about 0.3 s per 100k rows."""
+    return build_index(state.scored(run_id))
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _agreement_hits(url: str, run_id: int, query: str) -> np.ndarray:
+    """Positions of the run's rows matching ``query`` (shared between sessions: read-only)."""
+    hits = search_rows(_agreement_search_index(url, run_id), query)
+    hits.flags.writeable = False
+    return hits
+
+
+def _first_page() -> None:
+    """A new bucket, domain or search starts the browser at its first page."""
+    st.session_state["agree_page"] = 1
+
 
 run = state.require_run()
 
 summary = state.summary(run.id)
 combined = summary["buckets"]["combined"]
-total = sum(combined.values()) or 1
+total = sum(combined.values())
 st.title(f"Agreement: {run.name}")
 
 st.subheader("Exact substring vs word overlap")
@@ -26,12 +53,12 @@ grid = pd.DataFrame(
     },
     index=["exact passes", "exact fails"],
 )
-shares = grid.map(lambda v: f"{v} ({v / total:.1%})")
+shares = grid.map(lambda v: f"{v} ({share(v, total)})")
 st.dataframe(shares, key="two_by_two")
 test = summary["mcnemar"]
 st.text(
     f"McNemar exact test: exact_only = {test.exact_only}, overlap_only = {test.overlap_only}, "
-    f"p = {test.p_value:.4g}"
+    f"{p_value(test.p_value)}"
 )
 st.plotly_chart(charts.bucket_figure(summary["buckets"]), key="bucket_chart")
 st.dataframe(pd.DataFrame(summary["buckets"]).T.rename_axis("domain"), key="bucket_table")
@@ -39,11 +66,12 @@ st.dataframe(pd.DataFrame(summary["buckets"]).T.rename_axis("domain"), key="buck
 st.subheader("Precision of each metric on reviewed rows")
 decided = state.verdict_summary(run.id)
 precision = decided["precision"]
+st.caption("Precision: the share of a metric's passes that a reviewer confirmed correct (— when none was reviewed).")
 st.dataframe(
     pd.DataFrame(
         [
             {"metric": name, "passes reviewed": reviewed, "confirmed correct": confirmed,
-             "precision": None if value is None else round(value, 4)}
+             "precision": percent(value)}
             for name, (confirmed, reviewed, value) in precision.items()
         ]
     ),
@@ -57,17 +85,46 @@ if comparisons:
         agreement_block(pair, pair.a, pair.b, key=f"judge_pair_{i}")
 
 st.subheader("Rows")
-left, right = st.columns(2)
-bucket = left.selectbox("Bucket", list(BUCKETS), index=list(BUCKETS).index("overlap_only"), key="agree_bucket")
-domain = right.selectbox("Domain", ["All domains", *summary["domains"]], key="agree_domain")
+left, middle, right = st.columns([1, 1, 2])
+bucket = left.selectbox(
+    "Bucket", [ALL_BUCKETS, *BUCKETS], index=1 + list(BUCKETS).index("overlap_only"), key="agree_bucket",
+    on_change=_first_page,
+)  # fmt: skip
+domain = middle.selectbox("Domain", [ALL_DOMAINS, *summary["domains"]], key="agree_domain", on_change=_first_page)
+query = right.text_input(
+    "Search question, golden answer and response, or a row number",
+    key="agree_search",
+    placeholder="e.g. Ganga, नई दिल्ली, #12",
+    help="Case-insensitive; the text is matched literally. #12 opens row 12 only; a bare 12 also finds the text.",
+    on_change=_first_page,
+).strip()
+
 frame = state.scored(run.id)
-positions = state.queue_scope(run.id, bucket, None if domain == "All domains" else domain, None).row_idx
+scope = state.queue_scope(run.id, None if bucket == ALL_BUCKETS else bucket, None if domain == ALL_DOMAINS else domain,
+                          None).row_idx  # fmt: skip
+positions = scope
+if query:
+    hits = _agreement_hits(database_url(), run.id, query)
+    matched = np.zeros(len(frame), dtype=bool)
+    matched[hits] = True
+    positions = scope[matched[scope]]  # the scope's order, narrowed to the matches
+    where = "in this bucket and domain" if len(scope) < len(frame) else "in the run"
+    note = f"{len(positions)} of {len(scope)} rows {where} match the search"
+    if len(positions) < len(hits):
+        note += f"; {len(hits)} rows of the whole run match (choose {ALL_BUCKETS} and {ALL_DOMAINS} to see them)"
+    st.text(note + ".")
+
 pages = max(1, -(-len(positions) // PAGE_SIZE))
-page = st.number_input(f"Page (of {pages}; {len(positions)} rows)", 1, pages, 1, key="agree_page")
+if not 1 <= st.session_state.get("agree_page", 1) <= pages:
+    st.session_state["agree_page"] = 1  # the run changed in the sidebar, or fewer rows match
+page = st.number_input(f"Page (of {pages}; {len(positions)} rows)", 1, pages, key="agree_page")
 for pos in positions[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]:
     row = frame.iloc[int(pos)]
+    number = int(row["row_idx"]) + 1
     with st.container(border=True):
-        st.text(f"Row {int(row['row_idx']) + 1}   " + verdict_caption(row))
+        st.text(f"Row {number}   " + verdict_caption(row))
         show_row(row)
         missing = missing_golden_words(str(row["answer"]), str(row["response"]))
         st.text("Missing golden words: " + (", ".join(missing) if missing else "none"))
+        if st.button(f"Open row {number} in the review queue", key=f"agree_open_{number}", icon=":material/rule:"):
+            st.switch_page(REVIEW_PAGE, query_params={"run": str(run.id), "row": str(number)})

@@ -7,7 +7,7 @@ import streamlit as st
 from scoring import judge
 from scoring.errors import InputError
 from scoring.protocols import BUCKETS
-from ui import jobs, state
+from ui import charts, jobs, state
 from ui.display import alert
 
 run = state.require_run()
@@ -115,4 +115,6 @@ if "judge_last" in st.session_state:
     st.text(st.session_state["judge_last"])
 
 st.subheader("Judge accuracy per domain (this model and prompt)")
-st.dataframe(state.judge_table(run.id, settings.model), hide_index=True, key="judge_accuracy")
+judge_table = state.judge_table(run.id, settings.model)
+st.dataframe(judge_table, hide_index=True, key="judge_accuracy",
+             column_config=charts.percent_columns(judge_table, ["accuracy", "ci_low", "ci_high"]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from scoring.formatting import interval, percent
 from ui import charts, state
 from ui.display import alert
 
@@ -19,15 +20,18 @@ st.plotly_chart(charts.accuracy_figure(series, adjudicated), key="accuracy_chart
 combined = {name: rows[-1] for name, rows in series.items()}
 cols = st.columns(len(combined))
 for col, (name, row) in zip(cols, combined.items()):
-    col.metric(f"{name} (combined)", f"{row.accuracy:.1%}", help=f"{row.correct} of {row.n}; "
-               f"95% CI {row.ci_low:.1%} to {row.ci_high:.1%}")
+    col.metric(f"{name} (combined)", percent(row.accuracy), help=f"{row.correct} of {row.n}; "
+               f"95% CI {interval(row.ci_low, row.ci_high)}")
 total = adjudicated[-1]
 st.text(
     f"Adjudicated (human verdicts, else the automatic rule): {total.pending} of {total.n} rows pending; "
-    f"{total.accuracy_low:.1%} if every pending row is wrong, {total.accuracy_high:.1%} if every one is right."
+    f"{percent(total.accuracy_low)} if every pending row is wrong, "
+    f"{percent(total.accuracy_high)} if every one is right."
 )
 st.subheader("Per domain")
+st.caption("Accuracy in percent. Adjudicated accuracy counts pending rows as wrong; the last column counts them right.")
 table = charts.accuracy_frame(series)
 table["Adjudicated pending"] = [r.pending for r in adjudicated]
 table["Adjudicated if pending right"] = [round(r.accuracy_high, 4) for r in adjudicated]
-st.dataframe(table, hide_index=True, key="accuracy_table")
+columns = [c for c in table.columns if c.endswith("accuracy")] + ["Adjudicated if pending right"]
+st.dataframe(table, hide_index=True, key="accuracy_table", column_config=charts.percent_columns(table, columns))
