@@ -7,6 +7,7 @@ import html
 import pandas as pd
 import streamlit as st
 
+from scoring.formatting import percent
 from scoring.highlight import highlight_golden, highlight_response, text_block
 from scoring.verdicts import PairAgreement
 
@@ -67,7 +68,7 @@ def alert(kind: str, text: str) -> None:
 def agreement_block(pair: PairAgreement, a: str, b: str, key: str) -> None:
     """Kappa always beside raw agreement and the 2x2 table: kappa alone misleads."""
     kappa = "undefined (one label only)" if pair.kappa is None else f"{pair.kappa:.3f}"
-    raw = "n/a" if pair.raw_agreement is None else f"{pair.raw_agreement:.1%}"
+    raw = percent(pair.raw_agreement)  # "—" with no items in common
     st.text(f"{a} vs {b}: n = {pair.n}, raw agreement = {raw}, Cohen's kappa = {kappa}")
     t = pair.table
     st.dataframe(
