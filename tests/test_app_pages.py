@@ -20,7 +20,7 @@ from apptest_support import walk
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import store
+from scoring import store, verdicts
 from scoring.db import ENV_VAR, make_engine
 from scoring.loader import load_bytes
 from scoring.report import score_frame
@@ -423,3 +423,208 @@ def test_agreement_rows_show_payloads_as_escaped_text(db_url: str, engine: Engin
     assert "<script" not in bodies and "<img" not in bodies
     texts = " ".join(str(t.value) for t in at.text)
     assert f"Domain: {PAYLOADS[2]}" in texts
+
+
+# --- numbers, search, reviewers (issue 8, section 6) ---------------------------------------------
+
+REVIEWERS_PAGE = page_path("reviewers")
+OVERVIEW_PAGE = page_path("overview")
+JUDGE_PAGE = page_path("judge")
+P_ZERO = re.compile(r"p = 0(?![.\d])")
+# 30 rows whose golden words are all present but rearranged (overlap_only) and no exact_only row:
+# McNemar's exact p = 2 * 0.5**30, about 1.9e-9.
+SKEWED_NAME = "skewed_model.csv"
+SKEWED_CSV = (
+    "question,answer,Domain,response\n"
+    + "".join(f"Q{i}?,Ganga river {i},Geography,river {i} Ganga\n" for i in range(30))
+    + "Capital?,New Delhi,Geography,New Delhi\n"
+).encode("utf-8")
+# Row 2 and row 5 are the same item (identical question, answer and response).
+DUP_NAME = "dup_model.csv"
+DUP_CSV = (
+    b"question,answer,Domain,response\n"
+    b"Capital of India?,New Delhi,Geography,The capital is New Delhi.\n"
+    b"Longest river?,Ganga,Geography,The Godavari\n"
+    b"Highest peak?,Kangchenjunga,Geography,Kangchenjunga peak\n"
+    b"Author of Godaan?,Munshi Premchand,Literature,Premchand\n"
+    b"Longest river?,Ganga,Geography,The Godavari\n"
+)
+DUP_OTHER_CSV = DUP_CSV.replace(b"Highest peak?", b"Tallest peak?")  # another run holding rows 1, 2, 4, 5
+
+
+def column_config(at: AppTest, column: str) -> dict[str, dict]:
+    """The column config (column name -> settings) of the first dataframe that has ``column``."""
+    found = [d for d in at.dataframe if column in d.value.columns]
+    assert found, f"no dataframe with a {column!r} column"
+    return json.loads(found[0].proto.columns or "{}")
+
+
+def number_formats(at: AppTest, column: str) -> dict[str, str]:
+    """Column name -> number format, for the first dataframe that has ``column``."""
+    return {col: cfg.get("type_config", {}).get("format", "") for col, cfg in column_config(at, column).items()}
+
+
+def page_texts(at: AppTest) -> list[str]:
+    """What a reader sees as text: st.text, metric values and help, and every dataframe cell."""
+    out = [str(t.value) for t in at.main.text]
+    out += [f"{m.value} {m.help}" for m in at.metric]
+    for df in at.dataframe:
+        out += [str(v) for v in df.value.astype(str).to_numpy().ravel()]
+    return out
+
+
+def row_cards(at: AppTest) -> list[int]:
+    """1-based row numbers of the Agreement browser's cards on screen."""
+    return [int(m.group(1)) for t in at.main.text if (m := re.match(r"^Row (\d+)   ", str(t.value)))]
+
+
+def test_overview_accuracy_reads_as_percentages(db_url: str) -> None:
+    at = open_app()
+    formats = number_formats(at, "Exact substring accuracy")
+    table = frame_with(at, "Exact substring accuracy")
+    accuracy_cols = [c for c in table.columns if c.endswith("accuracy")] + ["Adjudicated if pending right"]
+    assert len(accuracy_cols) >= 4
+    for col in accuracy_cols:
+        assert formats.get(col) == "percent", (col, formats)
+        assert table[col].between(0, 1).all()  # values stay numbers (shown as 64.6%)
+    assert all(str(v).endswith("%") for v in table["Exact substring 95% CI"])
+    for metric in at.metric:
+        assert re.fullmatch(r"\d{1,3}\.\d%", metric.value), metric.value
+    adjudicated = [t for t in page_texts(at) if t.startswith("Adjudicated (human")]
+    assert len(adjudicated) == 1 and re.search(r"\d\.\d% if every pending row is wrong", adjudicated[0])
+    assert not any("None" in t for t in page_texts(at))
+
+
+def test_tiny_p_value_reads_p_below_floor_and_precision_dash(db_url: str, engine: Engine) -> None:
+    at = upload(open_app(), SKEWED_NAME, SKEWED_CSV)
+    goto(at, AGREEMENT_PAGE)
+    assert not at.exception, at.exception
+    texts = page_texts(at)
+    mcnemar_line = [t for t in texts if t.startswith("McNemar")]
+    assert mcnemar_line == ["McNemar exact test: exact_only = 0, overlap_only = 30, p < 0.0001"], mcnemar_line
+    assert not any(P_ZERO.search(t) for t in texts)
+    precision = frame_with(at, "precision")
+    assert precision["precision"].tolist() == ["—", "—"]  # nothing reviewed yet
+    assert not any("None" in t for t in texts)
+
+    run = store.find_run_by_sha(engine, store.sha256_bytes(SKEWED_CSV))
+    assert run is not None
+    scored = store.load_scored(engine, run.id)
+    verdicts.record_mark(engine, str(scored.loc[0, "item_key"]), run.id, "alice", "correct")
+    at.run()
+    precision = frame_with(at, "precision").set_index("metric")
+    assert precision.loc["overlap_correct", "precision"] == "100.0%"
+    assert precision.loc["exact_correct", "precision"] == "—"  # the marked row fails exact
+
+
+def _search(at: AppTest, query: str) -> AppTest:
+    at.text_input(key="agree_search").set_value(query)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_agreement_search_narrows_the_row_browser(db_url: str) -> None:
+    at = upload(open_app(), GOOD_NAME, GOOD_CSV)
+    goto(at, AGREEMENT_PAGE)
+    at.selectbox(key="agree_bucket").set_value("All buckets")
+    at.run()
+    assert row_cards(at) == list(range(1, 11))  # first page of 11 rows
+    assert at.number_input(key="agree_page").label.startswith("Page (of 2; 11 rows)")
+
+    at.number_input(key="agree_page").set_value(2)
+    at.run()
+    assert row_cards(at) == [11]
+    _search(at, "दिल्ली")  # Indic text, in the golden answer and the response of row 7
+    assert row_cards(at) == [7]
+    assert at.number_input(key="agree_page").value == 1  # a new search starts at its first page
+    assert "1 of 11 rows in the run match the search." in page_texts(at)
+    _search(at, "DELHI")  # case-insensitive; question, answer and response
+    assert row_cards(at) == [1]
+    _search(at, "tagore,")  # punctuation taken literally (response "Tagore, Rabindranath")
+    assert row_cards(at) == [4]
+    _search(at, ".*")
+    assert row_cards(at) == []
+    _search(at, "#3")
+    assert row_cards(at) == [3]
+    _search(at, "")
+    assert len(row_cards(at)) == 10
+
+    # Within one bucket the search says how many rows of the whole run match elsewhere.
+    at.selectbox(key="agree_bucket").set_value("both_fail")
+    at.run()
+    _search(at, "delhi")
+    assert row_cards(at) == []
+    notes = [t for t in page_texts(at) if "match the search" in t]
+    assert notes and "1 rows of the whole run match" in notes[0], notes
+
+
+def test_agreement_opens_a_found_row_in_the_review_queue(db_url: str, engine: Engine) -> None:
+    at = upload(open_app(), GOOD_NAME, GOOD_CSV)
+    run = store.find_run_by_sha(engine, store.sha256_bytes(GOOD_CSV))
+    assert run is not None
+    goto(at, AGREEMENT_PAGE)
+    at.selectbox(key="agree_bucket").set_value("All buckets")
+    at.run()
+    _search(at, "godaan")
+    assert row_cards(at) == [5]
+    at.button(key="agree_open_5").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert titles(at)[0].startswith("Review queue")
+    assert run_param(at) == str(run.id)
+    # The queue reads ?row= (1-based) and may drop it from the URL once it has opened that row.
+    shown = [str(t.value) for t in at.main.text if str(t.value).startswith("Row 5 of the run")]
+    assert at.query_params.get("row") in ("5", ["5"]) or shown, (dict(at.query_params), shown)
+
+
+def test_reviewers_page_units_duplicates_conflicts_and_carried_marks(db_url: str, engine: Engine) -> None:
+    run = store.save_run(engine, DUP_CSV, DUP_NAME).run
+    other = store.save_run(engine, DUP_OTHER_CSV, "other_" + DUP_NAME).run
+    scored = store.load_scored(engine, run.id)
+    keys = scored["item_key"].tolist()
+    assert keys[1] == keys[4] and len(set(keys)) == 4
+    verdicts.record_mark(engine, keys[1], run.id, "alice", "correct")  # the item on rows 2 and 5
+    verdicts.record_mark(engine, keys[0], run.id, "alice", "correct")
+    verdicts.record_mark(engine, keys[1], run.id, "bob", "wrong")
+    verdicts.record_mark(engine, keys[3], other.id, "carol", "wrong")  # given on the other run's row 4
+
+    at = open_app({"run": str(run.id)})
+    goto(at, REVIEWERS_PAGE)
+    assert not at.exception, at.exception
+    per = frame_with(at, "duplicate rows")
+    assert per.loc["alice", "correct"] == 2 and per.loc["alice", "items"] == 2
+    assert per.loc["alice", "duplicate rows"] == 1  # alice's 2 items cover 3 rows
+    assert per.loc["bob", "wrong"] == 1 and per.loc["bob", "duplicate rows"] == 1
+    texts = page_texts(at)
+    assert "All reviewers together: 3 item(s) with a verdict, on 4 row(s) of this run; " \
+           "1 of those items appear on more than one row." in texts  # fmt: skip
+    # current_verdicts tells the run each mark was given in: carol's mark on the other run shows here.
+    assert per.loc["carol", "marked in another run"] == 1 and per.loc["alice", "marked in another run"] == 0
+    assert any(t.startswith("carol: 1 verdict(s) carried over") and f"1 marked in run #{other.id}" in t
+               for t in texts), texts  # fmt: skip
+
+    assert "1 conflict(s): items whose reviewers' current verdicts differ (2 rows, counting duplicate rows)." in texts
+    conflicts = frame_with(at, "golden answer")
+    assert list(conflicts.columns[:3]) == ["question", "golden answer", "response"]
+    assert list(conflicts.columns[-1:]) == ["item_key"]
+    assert len(conflicts) == 1
+    first = conflicts.iloc[0]
+    assert (first["question"], first["golden answer"], first["response"]) == ("Longest river?", "Ganga", "The Godavari")
+    assert first["rows"] == "2, 5"  # 1-based, both copies
+    assert (first["alice"], first["bob"]) == ("correct", "wrong")
+    hidden = {c for c, cfg in column_config(at, "golden answer").items() if cfg.get("hidden")}
+    assert {"item_key", "row_idx"} <= hidden
+
+
+@pytest.mark.parametrize("page", ["overview", "agreement", "reviewers", "judge"])
+def test_no_none_or_p_zero_on_number_pages(db_url: str, engine: Engine, page: str) -> None:
+    run = store.save_run(engine, SKEWED_CSV, SKEWED_NAME).run
+    scored = store.load_scored(engine, run.id)
+    verdicts.record_mark(engine, str(scored.loc[0, "item_key"]), run.id, "alice", "correct")
+    verdicts.record_mark(engine, str(scored.loc[0, "item_key"]), run.id, "bob", "wrong")
+    at = open_app({"run": str(run.id)})
+    goto(at, page_path(page))
+    assert not at.exception, at.exception
+    for text in page_texts(at):
+        assert "None" not in text and "nan" not in text.split() and not P_ZERO.search(text), (page, text)
