@@ -1,8 +1,11 @@
 """Export of adjudicated verdicts (CSV, JSONL, manifest) and the round trip back into a database.
 
 An exported CSV is also a valid responses file: uploading it stores its input columns as a run
-and restores its human verdicts, so review work can move between machines. Spreadsheet formula
-neutralisation (a leading ``'``) is reversible and undone on the way back in.
+and restores its human verdicts, so review work can move between machines. Every reviewer's
+current verdict travels in one JSON column (:data:`VERDICTS_COLUMN`), because the one-line human
+summary cannot carry a conflict back. Spreadsheet formula neutralisation (a leading ``'``) is
+reversible and undone on the way back in; the JSON cell always starts with ``[`` so it is never
+touched by it.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ import codecs
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -34,9 +38,17 @@ EXPORT_COLUMNS = [
     "exact_correct", "overlap_correct", "matching_words", "total_golden_words", "bucket",
     "human_verdict", "reviewers", "reason", "note", "final_verdict", "final_source", "reviewed_at",
 ]  # fmt: skip
+#: Every reviewer's current verdict on the row: a JSON list of objects with :data:`VERDICT_FIELDS`
+#: (JSON text in CSV, empty when nobody reviewed the row; a JSON array in JSONL). Not part of
+#: :data:`EXPORT_COLUMNS`, which tell an export from an input file, so older exports still count.
+VERDICTS_COLUMN = "human_verdicts"
+VERDICT_FIELDS = ("reviewer", "verdict", "reason", "note", "reviewed_at")
 JUDGE_COLUMN = "judge_label"
-DERIVED_COLUMNS = frozenset([*EXPORT_COLUMNS, JUDGE_COLUMN])
+DERIVED_COLUMNS = frozenset([*EXPORT_COLUMNS, VERDICTS_COLUMN, JUDGE_COLUMN])
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+#: Times inside :data:`VERDICTS_COLUMN` keep their microseconds, so a restored mark has exactly
+#: the time it was made and the round trip is lossless.
+PRECISE_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 #: A cell a spreadsheet could run as a formula, also when a previous ``'`` precedes it, so that
 #: neutralising (one more ``'``) and restoring (one ``'`` less) are exact inverses.
 _FORMULA = re.compile(r"^'*[=+\-@\t\r]")
@@ -55,6 +67,22 @@ PROTOCOLS = {
     "csv_neutralisation": "CSV cells that begin with =, +, -, @, tab or carriage return (optionally "
     "after leading apostrophes) get one extra leading apostrophe; uploading the CSV removes it again. "
     "JSONL keeps the raw text.",
+}
+#: The manifest's description of :data:`VERDICTS_COLUMN` (what a re-upload relies on).
+VERDICTS_FORMAT = {
+    "column": VERDICTS_COLUMN,
+    "version": 1,
+    "fields": list(VERDICT_FIELDS),
+    "encoding": "A JSON list with one object per reviewer holding a current verdict on the row, sorted by "
+    "reviewer: verdict correct or wrong, reason one of the fixed reasons or empty, note text, reviewed_at "
+    "UTC ISO 8601 with microseconds. CSV: the list as JSON text, an empty cell when nobody reviewed the "
+    "row (the cell starts with '[' and is never neutralised). JSONL: a JSON array.",
+    "summary_columns": "human_verdict, reviewers, reason, note and reviewed_at summarise this list in one "
+    "line per row (conflict when reviewers disagree); uploading a file with this column restores this "
+    "column, and refuses a row whose human_verdict or reviewers disagree with it.",
+    "restore": "Uploading the CSV records each listed verdict unless that reviewer's current verdict on the "
+    "item already has the same verdict, reason and note, or is newer than the listed one; so uploading "
+    "the same export again, or into the database it came from, records nothing. Nothing is undone.",
 }
 
 
@@ -80,13 +108,30 @@ def _input_names(extras: list[str], added: set[str]) -> dict[str, str]:
     return renames
 
 
+def _verdict_lists(current: pd.DataFrame, keys: pd.Series) -> pd.Series:
+    """Each row's reviewers' current verdicts, as lists of dicts (sorted by reviewer), for the export."""
+    by_key: dict[str, list[dict]] = {}
+    if not current.empty:
+        cur = current.sort_values(["item_key", "reviewer"], kind="stable")
+        times = pd.to_datetime(cur["reviewed_at"], utc=True).dt.strftime(PRECISE_TIME_FORMAT)
+        for key, reviewer, verdict, reason, note, when in zip(
+            cur["item_key"], cur["reviewer"], cur["verdict"], cur["reason"].fillna(""), cur["note"].fillna(""),
+            times.where(times.notna(), ""),
+        ):  # fmt: skip
+            values = (str(reviewer), str(verdict), str(reason), str(note), str(when))
+            by_key.setdefault(str(key), []).append(dict(zip(VERDICT_FIELDS, values)))
+    lists = [[dict(d) for d in by_key.get(str(k), ())] for k in keys]
+    return pd.Series(lists, index=keys.index, dtype=object)
+
+
 def build_export(
     engine: Engine,
     run_id: int,
     judge_labels: Mapping[str, str] | None = None,
     judge_settles: bool = False,
 ) -> pd.DataFrame:
-    """Every row of a run in input order: input columns, both metrics, human and final verdicts.
+    """Every row of a run in input order: input columns, both metrics, human and final verdicts,
+    and every reviewer's own verdict in :data:`VERDICTS_COLUMN` (lists of dicts).
 
     An input column named like an export column is kept under ``<name>_input``.
     Raises :class:`InputError` when the run does not exist.
@@ -98,7 +143,8 @@ def build_export(
     current = verdicts.current_verdicts(engine, scored["item_key"])
     final = verdicts.final_verdicts(scored, verdicts.human_summary(current), judge_labels, judge_settles)
     final["reviewed_at"] = _format_time(final["reviewed_at"])
-    added = [*EXPORT_COLUMNS, *([JUDGE_COLUMN] if judge_labels is not None else [])]
+    final[VERDICTS_COLUMN] = _verdict_lists(current, final["item_key"])
+    added = [*EXPORT_COLUMNS, VERDICTS_COLUMN, *([JUDGE_COLUMN] if judge_labels is not None else [])]
     extras = list(info.extra_columns)
     renames = _input_names(extras, set(added))
     inputs = scored[[*ROW_COLUMNS, *extras]].rename(columns=renames)  # final's 'note' is the reviewers'
@@ -110,10 +156,19 @@ def build_export(
     return out
 
 
+def _verdicts_text(value: object) -> str:
+    """A :data:`VERDICTS_COLUMN` cell as CSV text: compact JSON, "" for nobody."""
+    if isinstance(value, list | tuple):
+        return json.dumps(list(value), ensure_ascii=False, separators=(",", ":")) if value else ""
+    return "" if value is None or (isinstance(value, float) and value != value) else str(value)
+
+
 def _cell_text(values: pd.Series) -> pd.Series:
-    """Text of a column as written to CSV: True/False, integers, "" for missing."""
+    """Text of a column as written to CSV: True/False, integers, JSON for the verdict lists, "" for missing."""
     if pd.api.types.is_bool_dtype(values):
         return values.map({True: "True", False: "False"}).astype(object)
+    if str(values.name) == VERDICTS_COLUMN:
+        return values.map(_verdicts_text).astype(object)
     return values.astype(object).where(values.notna(), "").map(str)
 
 
@@ -148,6 +203,8 @@ def to_csv_bytes(frame: pd.DataFrame, bom: bool = False) -> bytes:
 
 
 def _json_value(value: object) -> object:
+    if isinstance(value, list | tuple | dict):
+        return value
     if isinstance(value, np.generic):
         value = value.item()
     if value is None or value is pd.NaT or (isinstance(value, float) and value != value):
@@ -203,6 +260,8 @@ def manifest(
             "human_verdict": counts("human_verdict", (*verdicts.VERDICTS, verdicts.CONFLICT)),
         },
     }
+    if VERDICTS_COLUMN in frame.columns:
+        result["human_verdicts"] = VERDICTS_FORMAT
     if data is not None:
         result["export_sha256"] = hashlib.sha256(data).hexdigest()
     return result
@@ -211,39 +270,156 @@ def manifest(
 # --------------------------------------------------------------------------- round trip
 
 
+class _Mark(NamedTuple):
+    """One reviewer's verdict read back from an export."""
+
+    reviewer: str
+    verdict: str
+    reason: str
+    note: str
+    reviewed_at: datetime | None
+
+
 def _parse_time(text: str) -> datetime | None:
     text = text.strip()
     if not text:
         return None
     try:
         stamp = datetime.fromisoformat(text)
-    except ValueError:
+        return stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
+    except (ValueError, OverflowError):
         return None
-    return stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
+
+
+def _where(pos: int, column: str | None = None) -> str:
+    return f"Data row {pos} of the exported file" + (f", column {column!r}" if column else "")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """A repr of untrusted text short enough for an error message."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def _json_kind(value: object) -> str:
+    kinds = {dict: "object", list: "list", str: "string", bool: "true/false", int: "number", float: "number"}
+    return "null" if value is None else kinds.get(type(value), type(value).__name__)
+
+
+def _parse_verdicts_cell(cell: object, pos: int) -> list[_Mark]:
+    """The verdicts in one :data:`VERDICTS_COLUMN` cell (JSON text, or a list from a JSONL record).
+
+    The cell is untrusted text: anything but a list of well-formed verdicts raises
+    :class:`InputError` naming the row and the column, never a traceback.
+    """
+    where = _where(pos, VERDICTS_COLUMN)
+    if isinstance(cell, list | tuple):
+        items: object = list(cell)
+    else:
+        text = "" if cell is None or (isinstance(cell, float) and cell != cell) else str(cell)
+        if not text.strip():
+            return []
+        try:
+            items = json.loads(text)
+        except RecursionError:
+            raise InputError(f"{where}: the JSON is nested too deeply to be a list of verdicts.") from None
+        except ValueError as exc:  # json.JSONDecodeError, or an integer too long to read
+            raise InputError(f"{where}: not valid JSON ({exc}).") from None
+    if not isinstance(items, list):
+        raise InputError(f"{where}: expected a JSON list of verdicts, found a JSON {_json_kind(items)}.")
+    marks: list[_Mark] = []
+    for n, item in enumerate(items, start=1):
+        at = f"{where}, verdict {n}"
+        if not isinstance(item, dict):
+            fields = ", ".join(VERDICT_FIELDS)
+            raise InputError(f"{at}: expected an object with {fields}, found a JSON {_json_kind(item)}.")
+        values: dict[str, str] = {}
+        for field in VERDICT_FIELDS:
+            value = item.get(field)
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"{at}: {field} must be text, found a JSON {_json_kind(value)}.")
+            values[field] = value or ""
+        try:
+            name = verdicts.check_reviewer(values["reviewer"])
+            verdict = verdicts.check_verdict(values["verdict"])
+            reason = verdicts.check_reason(values["reason"])
+        except ValueError as exc:
+            raise InputError(f"{at}: {exc}") from None
+        when = _parse_time(values["reviewed_at"])
+        if when is None and values["reviewed_at"].strip():
+            raise InputError(f"{at}: reviewed_at {_short(values['reviewed_at'])} is not an ISO 8601 time.")
+        if any(m.reviewer == name for m in marks):
+            raise InputError(f"{at}: reviewer {_short(name)} is listed twice.")
+        marks.append(_Mark(name, verdict, reason, values["note"].strip(), when))
+    return marks
+
+
+def _summary_marks(verdict_cell: object, names_cell: object, reason: object, note: object, when: object,
+                   pos: int) -> Sequence[_Mark]:  # fmt: skip
+    """The verdicts of an export without :data:`VERDICTS_COLUMN`, read from its summary columns.
+
+    A ``conflict`` row names its reviewers but not who said what, so it yields nothing.
+    """
+    verdict = str(verdict_cell).strip().lower()
+    if verdict not in verdicts.VERDICTS:
+        if verdict in ("", verdicts.CONFLICT):
+            return ()
+        raise InputError(f"{_where(pos)}: human_verdict {verdict!r} is not one of correct, wrong, conflict or empty.")
+    names = [n.strip() for n in str(names_cell).split(";") if n.strip()]
+    if not names:
+        raise InputError(f"{_where(pos)}: human_verdict is {verdict!r} but no reviewer is named in 'reviewers'.")
+    try:
+        names = [verdicts.check_reviewer(name) for name in names]
+        reasons = verdicts.split_per_reviewer(str(reason), names)
+        notes = verdicts.split_per_reviewer(str(note), names)
+        stamp = _parse_time(str(when))
+        return [_Mark(n, verdict, verdicts.check_reason(reasons[n]), notes[n].strip(), stamp) for n in names]
+    except ValueError as exc:
+        raise InputError(f"{_where(pos)}: {exc}") from None
+
+
+def _exported_marks(exported: pd.DataFrame) -> list[Sequence[_Mark]]:
+    """Per row, the verdicts an upload restores: :data:`VERDICTS_COLUMN` when the file has it,
+    else (older exports) the summary columns."""
+    if VERDICTS_COLUMN in exported.columns:
+        # Most rows of a large run are unreviewed: their empty cells skip the parser.
+        return [
+            () if cell == "" else _parse_verdicts_cell(cell, pos)
+            for pos, cell in enumerate(exported[VERDICTS_COLUMN].tolist(), start=1)
+        ]
+    return [
+        _summary_marks(*cells, pos)
+        for pos, cells in enumerate(
+            zip(*(exported[c].tolist() for c in ("human_verdict", "reviewers", "reason", "note", "reviewed_at"))),
+            start=1,
+        )
+    ]  # fmt: skip
 
 
 def _check_exported(exported: pd.DataFrame) -> None:
-    """Refuse, before anything is stored, verdict cells that could not be restored."""
-    allowed = {"", *verdicts.VERDICTS, verdicts.CONFLICT}
-    for pos, (verdict, names_cell, reason) in enumerate(
-        zip(exported["human_verdict"], exported["reviewers"], exported["reason"]), start=1
+    """Refuse, before anything is stored, verdict cells that could not be restored.
+
+    With :data:`VERDICTS_COLUMN` present it is what is restored; a row whose human_verdict or
+    reviewers say otherwise was edited on one side only, and guessing which side is meant would
+    silently drop an edit, so it is refused.
+    """
+    rows = _exported_marks(exported)
+    if VERDICTS_COLUMN not in exported.columns:
+        return
+    for pos, (marks, shown, names_cell) in enumerate(
+        zip(rows, exported["human_verdict"].tolist(), exported["reviewers"].tolist()), start=1
     ):
-        verdict = str(verdict).strip().lower()
-        where = f"Data row {pos} of the exported file"
-        if verdict not in allowed:
-            raise InputError(f"{where}: human_verdict {verdict!r} is not one of correct, wrong, conflict or empty.")
-        if verdict not in verdicts.VERDICTS:
+        if not marks and shown == "" and names_cell == "":
             continue
-        names = [n.strip() for n in str(names_cell).split(";") if n.strip()]
-        if not names:
-            raise InputError(f"{where}: human_verdict is {verdict!r} but no reviewer is named in 'reviewers'.")
-        try:
-            for name in names:
-                verdicts.check_reviewer(name)
-            for value in verdicts.split_per_reviewer(str(reason), names).values():
-                verdicts.check_reason(value)
-        except ValueError as exc:
-            raise InputError(f"{where}: {exc}") from None
+        found = {m.verdict for m in marks}
+        expected = "" if not found else next(iter(found)) if len(found) == 1 else verdicts.CONFLICT
+        names = {n.strip() for n in str(names_cell).split(";") if n.strip()}
+        if str(shown).strip().lower() != expected or names != {m.reviewer for m in marks}:
+            listed = "; ".join(f"{m.reviewer}: {m.verdict}" for m in marks) or "no verdict"
+            raise InputError(
+                f"{_where(pos)}: human_verdict {_short(str(shown))} and reviewers {_short(str(names_cell))} do not "
+                f"match column {VERDICTS_COLUMN!r} ({_short(listed, 120)}). Edit both to agree, or delete the "
+                f"{VERDICTS_COLUMN!r} column to restore from human_verdict, reviewers, reason and note alone."
+            )
 
 
 def split_exported(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
@@ -251,7 +427,8 @@ def split_exported(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | No
 
     A table is an export when it has every column of :data:`EXPORT_COLUMNS`; then the ``'``
     added by CSV neutralisation is removed from every cell and header, and the verdict cells are
-    checked (:class:`InputError` names the first bad row). Any other table is returned as is.
+    checked (:class:`InputError` names the first bad row and column). Any other table is returned
+    as is.
     """
     if not set(EXPORT_COLUMNS) <= {str(c) for c in frame.columns}:
         return frame, None
@@ -264,43 +441,53 @@ def split_exported(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | No
     return inputs.astype(str), exported
 
 
-def restore_verdicts(engine: Engine, run_id: int, scored: pd.DataFrame, exported_part: pd.DataFrame) -> int:
-    """Record the exported human verdicts (rows aligned with ``scored``) that differ from the
-    database's current ones, for each reviewer named; returns how many marks were recorded.
+def _as_utc(value: object) -> datetime | None:
+    if value is None or value is pd.NaT or (isinstance(value, float) and value != value):
+        return None
+    stamp = pd.Timestamp(value)
+    stamp = stamp.tz_localize(UTC) if stamp.tzinfo is None else stamp.tz_convert(UTC)
+    return stamp.to_pydatetime()
 
-    A verdict equal to the reviewer's current one (verdict, reason and note) is not recorded
-    again, so restoring the same file twice adds nothing. Conflicting rows carry no verdict of
-    their own and are not restored. Restored marks keep the exported ``reviewed_at``.
+
+def restore_verdicts(engine: Engine, run_id: int, scored: pd.DataFrame, exported_part: pd.DataFrame) -> int:
+    """Record the exported human verdicts (rows aligned with ``scored``, which needs ``item_key``)
+    that the database does not hold yet; returns how many marks were recorded.
+
+    With :data:`VERDICTS_COLUMN` every reviewer's verdict is restored with its own reason, note
+    and time, conflicts included. A verdict is skipped when that reviewer's current verdict on the
+    item has the same verdict, reason and note (whatever its time), or is newer than the exported
+    one (work done since the export is not reverted by an older file). So restoring the same
+    file twice, or into the database it came from, adds nothing. Older exports (summary columns
+    only) restore as before: each named reviewer's verdict unless equal to the current one; a
+    ``conflict`` row carries no per-reviewer verdicts and is skipped. Nothing is ever undone.
     """
     if len(exported_part) != len(scored):
         raise InputError(f"The export has {len(exported_part)} rows but the run has {len(scored)}.")
     keys = scored["item_key"].astype(str).tolist()
+    rows = _exported_marks(exported_part)
+    newer_wins = VERDICTS_COLUMN in exported_part.columns
     current = verdicts.current_verdicts(engine, keys)
-    have = {
-        (k, r): (v, re_, n)
-        for k, r, v, re_, n in zip(current["item_key"], current["reviewer"], current["verdict"], current["reason"],
-                                   current["note"])
+    have: dict[tuple[str, str], tuple[str, str, str, datetime | None]] = {
+        (str(k), str(r)): (str(v), str(re_ or ""), str(n or ""), _as_utc(t))
+        for k, r, v, re_, n, t in zip(
+            current["item_key"], current["reviewer"], current["verdict"], current["reason"], current["note"],
+            current["reviewed_at"],
+        )  # fmt: skip
     }
     marks: list[dict] = []
-    for key, verdict, names_cell, reason, note, when in zip(
-        keys, exported_part["human_verdict"], exported_part["reviewers"], exported_part["reason"],
-        exported_part["note"], exported_part["reviewed_at"],
-    ):  # fmt: skip
-        verdict = str(verdict).strip().lower()
-        if verdict not in verdicts.VERDICTS:
-            continue
-        names = [n.strip() for n in str(names_cell).split(";") if n.strip()]
-        reasons = verdicts.split_per_reviewer(str(reason), names)
-        notes = verdicts.split_per_reviewer(str(note), names)
-        for name in names:
-            wanted = (verdict, verdicts.check_reason(reasons[name]), notes[name].strip())
-            if have.get((key, name)) == wanted:
-                continue
-            have[(key, name)] = wanted
+    for key, row in zip(keys, rows):
+        for mark in row:
+            held = have.get((key, mark.reviewer))
+            if held is not None:
+                if held[:3] == (mark.verdict, mark.reason, mark.note):
+                    continue
+                if newer_wins and mark.reviewed_at is not None and held[3] is not None and held[3] > mark.reviewed_at:
+                    continue
+            have[(key, mark.reviewer)] = (mark.verdict, mark.reason, mark.note, mark.reviewed_at)
             marks.append(
                 {
-                    "item_key": key, "run_id": run_id, "reviewer": name, "verdict": wanted[0],
-                    "reason": wanted[1], "note": wanted[2], "reviewed_at": _parse_time(str(when)),
+                    "item_key": key, "run_id": run_id, "reviewer": mark.reviewer, "verdict": mark.verdict,
+                    "reason": mark.reason, "note": mark.note, "reviewed_at": mark.reviewed_at,
                 }  # fmt: skip
             )
     return verdicts.record_marks(engine, marks)

@@ -8,12 +8,14 @@ import io
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sqlalchemy import func, select
 
 import scoring
 from scoring import export as E
@@ -23,6 +25,7 @@ from scoring.cli import main
 from scoring.db import make_engine
 from scoring.errors import InputError
 from scoring.items import item_key
+from scoring.models import VerdictEvent
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = ("question", "answer", "Domain", "response", "note", "source")
@@ -82,10 +85,20 @@ def parse_csv(data: bytes) -> list[list[str]]:
     return list(csv.reader(io.StringIO(text, newline="")))
 
 
-def current_set(engine) -> set[tuple]:
-    cur = V.current_verdicts(engine)
-    cur["reviewed_at"] = cur["reviewed_at"].dt.floor("s")
+CURRENT = ["item_key", "reviewer", "verdict", "reason", "note", "reviewed_at"]  # current_verdicts may add more
+
+
+def current_set(engine, exact: bool = False) -> set[tuple]:
+    """Every reviewer's current verdict; times to the second unless ``exact``."""
+    cur = V.current_verdicts(engine)[CURRENT]
+    if not exact:
+        cur["reviewed_at"] = cur["reviewed_at"].dt.floor("s")
     return set(map(tuple, cur.values.tolist()))
+
+
+def event_count(engine) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(VerdictEvent)).scalar_one())
 
 
 # --------------------------------------------------------------------------- contents
@@ -94,7 +107,7 @@ def current_set(engine) -> set[tuple]:
 def test_export_columns_rows_and_verdicts(engine, reviewed, keys):
     frame = E.build_export(engine, reviewed.id)
     inputs = ["question", "answer", "Domain", "response", "note_input", "source"]
-    assert list(frame.columns) == [*inputs, *E.EXPORT_COLUMNS]
+    assert list(frame.columns) == [*inputs, *E.EXPORT_COLUMNS, E.VERDICTS_COLUMN]
     assert len(frame) == len(ROWS)
     assert frame["question"].tolist() == [r[0] for r in ROWS]  # input order, raw text
     assert frame["response"].tolist() == [r[3] for r in ROWS]
@@ -114,6 +127,16 @@ def test_export_columns_rows_and_verdicts(engine, reviewed, keys):
     assert frame["final_source"].tolist() == ["human", "auto", "pending", "auto", "human", "auto", "human", "pending"]
     assert r0["reviewed_at"].endswith("Z") and len(r0["reviewed_at"]) == 20
     assert frame.iloc[1]["reviewed_at"] == ""
+    # every reviewer's own verdict, reason, note and time (microseconds), the conflict included
+    cur = V.current_verdicts(engine).set_index(["item_key", "reviewer"])
+    stamp = cur.loc[(keys[2], "bob"), "reviewed_at"].strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    assert r2[E.VERDICTS_COLUMN] == [
+        {"reviewer": "alice", "verdict": "correct", "reason": "", "note": "",
+         "reviewed_at": cur.loc[(keys[2], "alice"), "reviewed_at"].strftime("%Y-%m-%dT%H:%M:%S.%fZ")},
+        {"reviewer": "bob", "verdict": "wrong", "reason": "different claim", "note": "", "reviewed_at": stamp},
+    ]  # fmt: skip
+    assert [d["note"] for d in r0[E.VERDICTS_COLUMN]] == ["=fine by me", "ok;\nreally"]
+    assert frame.iloc[1][E.VERDICTS_COLUMN] == []
 
 
 def test_export_judge_label_column_and_settling(engine, reviewed, keys):
@@ -180,6 +203,8 @@ def test_jsonl_keeps_raw_text_and_types(engine, reviewed):
     assert records[0]["matching_words"] == 2
     assert list(records[0]) == [str(c) for c in frame.columns]
     assert records[2]["final_verdict"] == "pending"
+    assert [d["reviewer"] for d in records[2]["human_verdicts"]] == ["alice", "bob"]  # a JSON array, not text
+    assert records[1]["human_verdicts"] == []
 
 
 @given(st.lists(st.text(alphabet=st.sampled_from(list("'=+-@\t\r\n a\"é,;")), max_size=8), max_size=20))
@@ -204,20 +229,48 @@ def test_manifest_counts_and_provenance(engine, reviewed):
     assert "answer.lower() in response.lower()" in info["protocols"]["exact_substring"]
     assert "set(golden_words) <= set(response_words)" in info["protocols"]["word_overlap"]
     assert info["export_sha256"] == store.sha256_bytes(data)
+    assert info["human_verdicts"]["column"] == E.VERDICTS_COLUMN == "human_verdicts"
+    assert info["human_verdicts"]["fields"] == ["reviewer", "verdict", "reason", "note", "reviewed_at"]
     assert info["exported_at"].endswith("Z")
     json.dumps(info)  # serialisable as is
 
 
 # --------------------------------------------------------------------------- round trip
 
+T1 = datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
+T2 = datetime(2026, 2, 3, 4, 5, 6, 654321, tzinfo=UTC)
+
+
+@pytest.fixture
+def conflicted(engine, reviewed, keys):
+    """``reviewed`` plus a conflict on the both_fail row 5, with different reasons, notes and times."""
+    V.record_mark(engine, keys[5], reviewed.id, "alice", "correct", "paraphrase", "=SUM(A1) says so", T1)
+    V.record_mark(engine, keys[5], reviewed.id, "@bob", "wrong", "different claim", "-1 for this\nsecond line", T2)
+    return reviewed
+
+
+def old_format(frame: pd.DataFrame) -> pd.DataFrame:
+    """An export as it was before the per-reviewer column."""
+    return frame.drop(columns=[E.VERDICTS_COLUMN])
+
+
+def jsonl_part(data: bytes) -> pd.DataFrame:
+    """The export-derived columns of a JSONL export, values as JSON gives them (lists stay lists)."""
+    frame = pd.DataFrame.from_records([json.loads(line) for line in data.decode("utf-8").splitlines()])
+    return frame[[c for c in frame.columns if c in E.DERIVED_COLUMNS]]
+
+
+def final_of(engine, run_id: int) -> pd.DataFrame:
+    return E.build_export(engine, run_id)[["human_verdict", "reviewers", "final_verdict", "final_source"]]
+
 
 @pytest.mark.parametrize("bom", [False, True])
-def test_round_trip_restores_verdicts_on_a_fresh_database(tmp_path, engine, reviewed, bom):
-    exported = E.to_csv_bytes(E.build_export(engine, reviewed.id), bom=bom)
+def test_round_trip_restores_verdicts_on_a_fresh_database(tmp_path, engine, conflicted, keys, bom):
+    exported = E.to_csv_bytes(E.build_export(engine, conflicted.id), bom=bom)
     fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
     result = store.save_run(fresh, exported, "run_export.csv")
     assert result.created
-    assert result.restored == 4  # alice+bob on row 0, carol on rows 4 and 6; the conflict is not restorable
+    assert result.restored == 8  # alice+bob on rows 0, 2 and 5 (two conflicts), carol on rows 4 and 6
     assert result.run.extra_columns == ["note_input", "source"]  # no export column stored as an extra
     assert list(result.frame.columns) == ["question", "answer", "Domain", "response", "note_input", "source"]
     scored = store.load_scored(fresh, result.run.id)
@@ -225,29 +278,104 @@ def test_round_trip_restores_verdicts_on_a_fresh_database(tmp_path, engine, revi
     assert scored["response"].tolist() == [r[3] for r in ROWS]
     assert scored["source"].tolist() == [r[5] for r in ROWS]
     assert scored["item_key"].tolist() == [item_key(r[0], r[1], r[3]) for r in ROWS]
-    conflict_free = {row for row in current_set(engine) if row[0] != scored["item_key"][2]}
-    assert current_set(fresh) == conflict_free
-    again = E.build_export(fresh, result.run.id)
-    first = E.build_export(engine, reviewed.id)
-    agreed = first["human_verdict"] != "conflict"
-    pd.testing.assert_frame_equal(again[agreed], first[agreed])
-    assert again.loc[2, "human_verdict"] == ""
+    # every reviewer's verdict, reason, note and time, to the microsecond, conflicts included
+    assert current_set(fresh, exact=True) == current_set(engine, exact=True)
+    cur = V.current_verdicts(fresh).set_index(["item_key", "reviewer"])
+    assert cur.loc[(keys[5], "alice"), ["verdict", "reason", "note"]].tolist() == [
+        "correct", "paraphrase", "=SUM(A1) says so",  # not "'=SUM...": the JSON cell is never neutralised
+    ]  # fmt: skip
+    assert cur.loc[(keys[5], "@bob"), ["verdict", "note"]].tolist() == ["wrong", "-1 for this\nsecond line"]
+    assert cur.loc[(keys[5], "alice"), "reviewed_at"] == T1 and cur.loc[(keys[5], "@bob"), "reviewed_at"] == T2
+    # conflicts stay conflicts: the both_fail row stays pending instead of turning wrong
+    again = final_of(fresh, result.run.id)
+    assert tuple(again.iloc[5]) == ("conflict", "@bob;alice", "pending", "pending")
+    assert tuple(again.iloc[2]) == ("conflict", "alice;bob", "pending", "pending")
+    pd.testing.assert_frame_equal(again, final_of(engine, conflicted.id))
+    assert len(V.conflicts(fresh)) == 2
     # idempotent: restoring the same file again records nothing
+    events = event_count(fresh)
     _, part = E.split_exported(store.load_bytes(exported, "x.csv").frame)
     assert E.restore_verdicts(fresh, result.run.id, scored, part) == 0
+    assert event_count(fresh) == events
 
 
-def test_round_trip_into_the_same_database_adds_nothing(engine, reviewed):
-    before = current_set(engine)
-    exported = E.to_csv_bytes(E.build_export(engine, reviewed.id))
+def test_round_trip_through_jsonl(tmp_path, engine, conflicted):
+    """JSONL carries the verdicts as a JSON array; restoring it gives the same verdicts and conflicts."""
+    data = E.to_jsonl_bytes(E.build_export(engine, conflicted.id))
+    record = json.loads(data.decode("utf-8").splitlines()[5])
+    assert [(d["reviewer"], d["verdict"], d["reviewed_at"]) for d in record[E.VERDICTS_COLUMN]] == [
+        ("@bob", "wrong", "2026-02-03T04:05:06.654321Z"), ("alice", "correct", "2026-01-02T03:04:05.123456Z"),
+    ]  # fmt: skip
+    fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
+    run = store.save_run(fresh, csv_bytes(ROWS), "model_hindi.csv").run
+    scored = store.load_scored(fresh, run.id)
+    assert E.restore_verdicts(fresh, run.id, scored, jsonl_part(data)) == 8
+    assert current_set(fresh, exact=True) == current_set(engine, exact=True)
+    assert tuple(final_of(fresh, run.id).iloc[5]) == ("conflict", "@bob;alice", "pending", "pending")
+    events = event_count(fresh)
+    assert E.restore_verdicts(fresh, run.id, scored, jsonl_part(data)) == 0
+    assert event_count(fresh) == events
+
+
+def test_uploading_the_export_twice_adds_nothing_the_second_time(tmp_path, engine, conflicted):
+    exported = E.to_csv_bytes(E.build_export(engine, conflicted.id))
+    fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
+    assert store.save_run(fresh, exported, "a.csv").restored == 8
+    events, verdicts_before = event_count(fresh), current_set(fresh, exact=True)
+    same = store.save_run(fresh, exported, "a.csv")  # identical bytes: the same run opens
+    assert not same.created and event_count(fresh) == events
+    other_bytes = store.save_run(fresh, codecs.BOM_UTF8 + exported, "b.csv")  # a new run, the same verdicts
+    assert other_bytes.created and other_bytes.restored == 0
+    assert event_count(fresh) == events and current_set(fresh, exact=True) == verdicts_before
+
+
+def test_round_trip_into_the_same_database_adds_nothing(engine, conflicted):
+    before, events = current_set(engine, exact=True), event_count(engine)
+    exported = E.to_csv_bytes(E.build_export(engine, conflicted.id))
     result = store.save_run(engine, exported, "again.csv")
-    assert result.created and result.run.id != reviewed.id
+    assert result.created and result.run.id != conflicted.id
     assert result.restored == 0
-    assert current_set(engine) == before
+    assert event_count(engine) == events
+    assert current_set(engine, exact=True) == before
 
 
-def test_restore_records_a_changed_verdict(engine, reviewed, keys):
-    frame = E.build_export(engine, reviewed.id)
+def test_a_newer_verdict_is_not_reverted_by_an_older_export(tmp_path, engine, conflicted, keys):
+    exported = E.to_csv_bytes(E.build_export(engine, conflicted.id))
+    later = datetime(2026, 3, 1, tzinfo=UTC)
+    V.record_mark(engine, keys[5], conflicted.id, "alice", "wrong", "", "changed my mind", later)
+    V.record_mark(engine, keys[7], conflicted.id, "dave", "correct")  # not in the export: untouched
+    before = current_set(engine, exact=True)
+    assert store.save_run(engine, exported, "older.csv").restored == 0
+    assert current_set(engine, exact=True) == before
+
+
+def test_a_verdict_edited_in_the_export_is_recorded(engine, conflicted, keys):
+    frame = E.build_export(engine, conflicted.id)
+    carol = frame.loc[6, E.VERDICTS_COLUMN][0]
+    carol.update(verdict="correct", reason="Paraphrase")  # same time, other verdict: the file's edit wins
+    frame.loc[6, "human_verdict"] = "correct"
+    result = store.save_run(engine, E.to_csv_bytes(frame), "edited.csv")
+    assert result.restored == 1
+    cur = V.current_verdicts(engine).set_index(["item_key", "reviewer"])
+    assert cur.loc[(keys[6], "carol"), ["verdict", "reason"]].tolist() == ["correct", "paraphrase"]
+
+
+def test_old_format_export_restores_as_before(tmp_path, engine, conflicted, keys):
+    """An export without the per-reviewer column: agreed rows restore, conflicts cannot."""
+    exported = E.to_csv_bytes(old_format(E.build_export(engine, conflicted.id)))
+    fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
+    result = store.save_run(fresh, exported, "old_export.csv")
+    assert result.restored == 4  # alice+bob on row 0, carol on rows 4 and 6; the two conflicts are not restorable
+    conflict_free = {row for row in current_set(engine) if row[0] not in (keys[2], keys[5])}
+    assert current_set(fresh) == conflict_free
+    assert result.run.extra_columns == ["note_input", "source"]
+    events = event_count(fresh)
+    assert store.save_run(fresh, codecs.BOM_UTF8 + exported, "old_again.csv").restored == 0
+    assert event_count(fresh) == events
+
+
+def test_old_format_records_a_changed_verdict(engine, reviewed, keys):
+    frame = old_format(E.build_export(engine, reviewed.id))
     frame.loc[6, "human_verdict"] = "correct"
     frame.loc[6, "reason"] = "Paraphrase"
     frame.loc[1, ["human_verdict", "reviewers"]] = ["wrong", "dave"]
@@ -267,13 +395,83 @@ def test_restore_records_a_changed_verdict(engine, reviewed, keys):
     ],
 )
 def test_bad_verdict_cells_refuse_the_upload(engine, reviewed, column, value, message):
-    frame = E.build_export(engine, reviewed.id)
+    frame = old_format(E.build_export(engine, reviewed.id))
     frame.loc[1, ["human_verdict", "reviewers"]] = ["correct", "dave"]
     frame.loc[1, column] = value
     runs = len(store.list_runs(engine))
     with pytest.raises(InputError, match=message):
         store.save_run(engine, E.to_csv_bytes(frame), "bad.csv")
     assert len(store.list_runs(engine)) == runs  # nothing stored
+
+
+GOOD = {"reviewer": "dave", "verdict": "correct", "reason": "", "note": "", "reviewed_at": "2026-01-01T00:00:00Z"}
+
+
+@pytest.mark.parametrize(
+    ("cell", "message"),
+    [
+        ('[{"reviewer": "dave", "verdict": "correct"', r"not valid JSON \(Expecting"),
+        ("not json at all", "not valid JSON"),
+        ('{"reviewer": "dave"}', "expected a JSON list of verdicts, found a JSON object"),
+        ('"correct"', "found a JSON string"),
+        ("[1]", "verdict 1: expected an object"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply|not valid JSON"),
+        ("1" * 5000, "not valid JSON"),
+        (json.dumps([{**GOOD, "verdict": "maybe"}]), "verdict 1: Unknown verdict 'maybe'"),
+        (json.dumps([{**GOOD, "verdict": None}]), "verdict 1: Unknown verdict"),
+        (json.dumps([{**GOOD, "reviewer": ""}]), "verdict 1: A reviewer name is required"),
+        (json.dumps([{**GOOD, "reviewer": "a;b"}]), "verdict 1: Reviewer name 'a;b' may not contain"),
+        (json.dumps([{**GOOD, "reviewer": 7}]), "verdict 1: reviewer must be text, found a JSON number"),
+        (json.dumps([{**GOOD, "note": ["x"]}]), "verdict 1: note must be text, found a JSON list"),
+        (json.dumps([{**GOOD, "reason": "vibes"}]), "verdict 1: Unknown reason 'vibes'"),
+        (json.dumps([{**GOOD, "reviewed_at": "yesterday"}]), "verdict 1: reviewed_at 'yesterday' is not an ISO"),
+        (json.dumps([GOOD, {**GOOD, "verdict": "wrong"}]), "verdict 2: reviewer 'dave' is listed twice"),
+    ],
+)
+def test_malformed_verdicts_cell_is_a_clear_error(engine, reviewed, cell, message):
+    """The JSON cell is untrusted text: an InputError naming the row and the column, nothing stored."""
+    frame = E.build_export(engine, reviewed.id)
+    frame[E.VERDICTS_COLUMN] = frame[E.VERDICTS_COLUMN].astype(object)
+    frame.loc[1, ["human_verdict", "reviewers"]] = ["correct", "dave"]
+    frame.at[1, E.VERDICTS_COLUMN] = cell
+    runs, events = len(store.list_runs(engine)), event_count(engine)
+    with pytest.raises(InputError, match=f"^Data row 2 of the exported file, column 'human_verdicts'.*({message})"):
+        store.save_run(engine, E.to_csv_bytes(frame), "bad.csv")
+    assert len(store.list_runs(engine)) == runs and event_count(engine) == events
+
+
+@pytest.mark.parametrize(
+    ("human_verdict", "reviewers"),
+    [("wrong", "carol"), ("correct", "carol;dave"), ("", ""), ("conflict", "carol")],
+)
+def test_summary_columns_that_disagree_with_the_verdicts_column_are_refused(engine, reviewed, human_verdict,
+                                                                            reviewers):  # fmt: skip
+    frame = E.build_export(engine, reviewed.id)
+    frame.loc[4, ["human_verdict", "reviewers"]] = [human_verdict, reviewers]  # row 4: carol, correct
+    with pytest.raises(InputError, match="Data row 5 .*do not match column 'human_verdicts'.*carol: correct"):
+        store.save_run(engine, E.to_csv_bytes(frame), "edited.csv")
+
+
+def test_verdicts_column_survives_csv_neutralisation(tmp_path, engine, run, keys):
+    """Notes and names a spreadsheet could run stay raw inside the JSON cell; the cell itself is safe."""
+    tricky = ["=HYPERLINK(\"x\")", "+1", "-2", "@SUM(A1)", "'=already quoted", "\u2028line\tsep\"", "नोट"]
+    for i, note in enumerate(tricky):
+        V.record_mark(engine, keys[i], run.id, f"={i}", "correct", "", note)
+        V.record_mark(engine, keys[i], run.id, "-x", "wrong", "other", note)
+    data = E.to_csv_bytes(E.build_export(engine, run.id))
+    table = parse_csv(data)
+    col = table[0].index(E.VERDICTS_COLUMN)
+    for row in table[1 : 1 + len(tricky)]:
+        assert row[col].startswith('[{"reviewer":'), row[col]  # never neutralised
+        assert "\n" not in row[col] and "\r" not in row[col]  # one line: JSON escapes them
+    for row in table[1:]:
+        for cell in row:
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
+    fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
+    assert store.save_run(fresh, data, "tricky.csv").restored == 2 * len(tricky)
+    assert current_set(fresh, exact=True) == current_set(engine, exact=True)
+    notes = V.current_verdicts(fresh).set_index(["item_key", "reviewer"])["note"]
+    assert [notes[(keys[i], f"={i}")] for i in range(len(tricky))] == [n.strip() for n in tricky]
 
 
 def test_formula_like_header_is_neutralised_and_restored(tmp_path, engine):

@@ -15,10 +15,12 @@ engine = state.engine()
 url_run = run.id
 st.title(f"Export: {run.name}")
 st.write(
-    "Every row with both metrics, the human verdicts and the final verdict. Cells that start "
-    "with `=`, `+`, `-`, `@`, tab or carriage return are prefixed with `'` in the CSV so a "
-    "spreadsheet never runs them; JSONL keeps the raw text. Uploading an exported CSV restores "
-    "its human verdicts."
+    "Every row with both metrics, the human verdicts and the final verdict. The column "
+    "`human_verdicts` holds every reviewer's own verdict, reason, note and time as a JSON list "
+    "(a JSON array in JSONL), conflicts included. Cells that start with `=`, `+`, `-`, `@`, tab "
+    "or carriage return are prefixed with `'` in the CSV so a spreadsheet never runs them; JSONL "
+    "keeps the raw text. Uploading an exported CSV (on the Upload page) restores every reviewer's "
+    "verdict; uploading it again adds nothing."
 )
 bom = st.checkbox("UTF-8 BOM (for Excel)", key="export_bom")
 judge_settles = state.judge_settles()
