@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from apptest_support import walk
 from sqlalchemy import Engine
@@ -459,9 +460,17 @@ def column_config(at: AppTest, column: str) -> dict[str, dict]:
     return json.loads(found[0].proto.columns or "{}")
 
 
-def number_formats(at: AppTest, column: str) -> dict[str, str]:
-    """Column name -> number format, for the first dataframe that has ``column``."""
-    return {col: cfg.get("type_config", {}).get("format", "") for col, cfg in column_config(at, column).items()}
+def displayed(at: AppTest, column: str) -> pd.DataFrame:
+    """What the browser shows in the cells of the first dataframe that has ``column``: the Styler's
+    display values when the page formats them, else the values themselves as text."""
+    found = [d for d in at.dataframe if column in d.value.columns]
+    assert found, f"no dataframe with a {column!r} column"
+    styler = found[0].proto.arrow_data.styler
+    if not styler.display_values:
+        return found[0].value.astype(str)
+    shown = pa.ipc.open_stream(styler.display_values).read_pandas()
+    shown.columns = found[0].value.columns
+    return shown
 
 
 def page_texts(at: AppTest) -> list[str]:
@@ -480,13 +489,15 @@ def row_cards(at: AppTest) -> list[int]:
 
 def test_overview_accuracy_reads_as_percentages(db_url: str) -> None:
     at = open_app()
-    formats = number_formats(at, "Exact substring accuracy")
     table = frame_with(at, "Exact substring accuracy")
+    shown = displayed(at, "Exact substring accuracy")
     accuracy_cols = [c for c in table.columns if c.endswith("accuracy")] + ["Adjudicated if pending right"]
     assert len(accuracy_cols) >= 4
     for col in accuracy_cols:
-        assert formats.get(col) == "percent", (col, formats)
-        assert table[col].between(0, 1).all()  # values stay numbers (shown as 64.6%)
+        assert table[col].between(0, 1).all()  # values stay numbers (sorting), shown as percentages
+        assert shown[col].tolist() == [f"{v:.1%}" for v in table[col]], col
+    art = table["domain"].tolist().index("Art")
+    assert shown.loc[art, "Exact substring accuracy"] == "66.7%"  # 8 of 12, rounded as the CLI does
     assert all(str(v).endswith("%") for v in table["Exact substring 95% CI"])
     for metric in at.metric:
         assert re.fullmatch(r"\d{1,3}\.\d%", metric.value), metric.value

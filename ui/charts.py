@@ -7,9 +7,9 @@ from collections.abc import Iterable
 
 import pandas as pd
 import plotly.graph_objects as go
-import streamlit as st
+from pandas.io.formats.style import Styler
 
-from scoring.formatting import interval
+from scoring.formatting import interval, percent
 from scoring.report import AccuracyRow
 from scoring.stats import wilson_interval
 from scoring.verdicts import AdjudicatedRow
@@ -116,15 +116,16 @@ def accuracy_frame(series: dict[str, list[AccuracyRow]]) -> pd.DataFrame:
     return frame
 
 
-def percent_columns(frame: pd.DataFrame, columns: Iterable[str] | None = None) -> dict[str, object]:
-    """Column config that shows shares in [0, 1] as percentages with one decimal ("64.6%").
+def percent_style(frame: pd.DataFrame, columns: Iterable[str] | None = None) -> Styler:
+    """``frame`` for ``st.dataframe`` with shares in [0, 1] displayed as percentages ("64.6%", "—").
 
-    The cells stay numbers (sorting works, tests read the values); only the display changes, to
-    match the intervals printed beside them. ``columns`` defaults to every "... accuracy" column.
+    The cells stay numbers (sorting works, tests read the values); only what is displayed is
+    formatted, by :func:`scoring.formatting.percent`, the same rounding as the intervals beside
+    them. (A ``NumberColumn(format="percent")`` truncates to its step instead: 0.6667 read
+    "66.6%".) ``columns`` defaults to every "... accuracy" column.
     """
     names = [c for c in frame.columns if str(c).endswith("accuracy")] if columns is None else list(columns)
-    # step 0.001 = three decimals of the fraction, which the percent format shows as one ("64.6%").
-    return {c: st.column_config.NumberColumn(format="percent", step=0.001) for c in names if c in frame.columns}
+    return frame.style.format({c: percent for c in names if c in frame.columns})
 
 
 def bucket_figure(buckets: dict[str, dict[str, int]]) -> go.Figure:

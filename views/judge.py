@@ -116,5 +116,5 @@ if "judge_last" in st.session_state:
 
 st.subheader("Judge accuracy per domain (this model and prompt)")
 judge_table = state.judge_table(run.id, settings.model)
-st.dataframe(judge_table, hide_index=True, key="judge_accuracy",
-             column_config=charts.percent_columns(judge_table, ["accuracy", "ci_low", "ci_high"]))
+st.dataframe(charts.percent_style(judge_table, ["accuracy", "ci_low", "ci_high"]), hide_index=True,
+             key="judge_accuracy")

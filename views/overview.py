@@ -34,4 +34,4 @@ table = charts.accuracy_frame(series)
 table["Adjudicated pending"] = [r.pending for r in adjudicated]
 table["Adjudicated if pending right"] = [round(r.accuracy_high, 4) for r in adjudicated]
 columns = [c for c in table.columns if c.endswith("accuracy")] + ["Adjudicated if pending right"]
-st.dataframe(table, hide_index=True, key="accuracy_table", column_config=charts.percent_columns(table, columns))
+st.dataframe(charts.percent_style(table, columns), hide_index=True, key="accuracy_table")
