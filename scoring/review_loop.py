@@ -71,6 +71,8 @@ class ReviewLoop:
     #: A row to show instead of the queue's next one: opened on purpose, or reopened by an undo.
     opened: int | None = None
     feedback: list[Feedback] = field(default_factory=list)
+    #: Presses dropped as too fast since the queue was opened in this tab (shown until it closes).
+    dropped: int = 0
 
     # ------------------------------------------------------------------ what is on screen
 
@@ -114,8 +116,13 @@ class ReviewLoop:
         """
         if action not in ACTIONS:
             raise ValueError(f"Unknown action {action!r}: expected one of {', '.join(ACTIONS)}.")
+        if not reviewer:
+            return self._say("error", "Type your name in the sidebar first: nothing was saved.")
         current = self.screen
-        if current is None or screen != current.number or screen in self.consumed:
+        if current is None:
+            return self._say("info", "There is no row to mark here: the press was not applied.")
+        if screen != current.number or screen in self.consumed:
+            self.dropped += 1
             return self._say("dropped", "Too fast: a press arrived before the next row was shown and was not applied. "
                                         "Press again.")  # fmt: skip
         row = current.row_idx + 1
@@ -172,6 +179,7 @@ class ReviewLoop:
                 continue
             if failed:
                 dropped += 1
+                self.dropped += 1
                 continue
             reason, note = details(press.screen)
             before = len(self.feedback)
@@ -186,5 +194,6 @@ class ReviewLoop:
 
     def _say(self, kind: str, text: str) -> Feedback:
         feedback = Feedback(kind, text)
-        self.feedback.append(feedback)
+        if not self.feedback or self.feedback[-1] != feedback:  # one box for a repeated message
+            self.feedback.append(feedback)
         return feedback

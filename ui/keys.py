@@ -18,10 +18,15 @@ _component = st.components.v2.component("review_keys", js=_JS)
 KEY = "q_keys"
 
 
-def keyboard(screen: int | None, acked: int, on_press: Callable[[], None]) -> None:
-    """Mount the keyboard; ``screen`` None disables marking keys. Place it after the row it
-    belongs to, so the browser switches to the new screen number only once that row is drawn."""
-    _component(key=KEY, data={"screen": screen, "acked": acked}, on_presses_change=on_press, height=0)
+def screen_marker(screen: int) -> str:
+    """Key of the container that tells the browser which screen is shown (the script reads it at
+    each press). Wrap what is drawn *after* the row in it, so it changes only once the row has."""
+    return f"q_screen_{screen}"
+
+
+def keyboard(acked: int, on_press: Callable[[], None]) -> None:
+    """Mount the keyboard; keys mark only while a :func:`screen_marker` container is on the page."""
+    _component(key=KEY, data={"acked": acked}, on_presses_change=on_press, height=0)
 
 
 def presses() -> list[dict]:

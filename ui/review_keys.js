@@ -12,10 +12,19 @@ function inField(target) {
   return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || target.isContentEditable === true;
 }
 
+// The screen a press belongs to is read from the page at the moment of the press: the page wraps
+// the row's buttons, drawn after the row itself, in a container keyed "q_screen_<n>". (The
+// component's own data reaches the browser later than the row does, so it cannot tell.)
+function screenShown() {
+  const marker = document.querySelector('[class*="st-key-q_screen_"]');
+  if (!marker) return null;
+  const found = /(?:^|\s)st-key-q_screen_(\d+)(?:\s|$)/.exec(marker.className);
+  return found ? Number(found[1]) : null;
+}
+
 export default function (component) {
   const { data, setStateValue } = component;
   const keys = window.__reviewKeys || (window.__reviewKeys = { seq: 0, pending: [], handler: null });
-  keys.screen = data && Number.isInteger(data.screen) ? data.screen : null;
   keys.send = setStateValue;
   const acked = data && Number.isInteger(data.acked) ? data.acked : 0;
   keys.pending = keys.pending.filter((p) => p.seq > acked);
@@ -28,10 +37,13 @@ export default function (component) {
         return;
       }
       const key = (event.key || "").toLowerCase();
-      if (!KEYS.includes(key) || keys.screen === null) return;
+      if (!KEYS.includes(key)) return;
+      // Between two screens (the page is being redrawn) there may be no marker: the press is
+      // still sent, as screen 0, so the page reports it instead of it vanishing.
+      const screen = screenShown() ?? 0;
       event.preventDefault();
       keys.seq += 1;
-      keys.pending.push({ seq: keys.seq, key: key, screen: keys.screen });
+      keys.pending.push({ seq: keys.seq, key: key, screen: screen });
       keys.send("presses", keys.pending.slice());
     };
     document.addEventListener("keydown", keys.handler, true);

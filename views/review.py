@@ -133,7 +133,9 @@ def _card(row: pd.Series, screen: int) -> None:
     r1, r2 = st.columns([1, 2])
     r1.selectbox("Reason (optional)", ["", *verdicts.REASONS], key=f"q_reason_{screen}")
     r2.text_input("Note (optional)", key=f"q_note_{screen}")
-    b1, b2, b3, b4 = st.columns(4)
+    # The marker container is drawn after the row: a press reads its screen number from it.
+    actions = st.container(key=keys.screen_marker(screen)) if reviewer else st.container()
+    b1, b2, b3, b4 = actions.columns(4)
     disabled = not reviewer
     for col, (label, action, key, kind) in zip(
         (b1, b2, b3, b4),
@@ -159,6 +161,9 @@ def queue_view() -> None:
     with st.expander("Progress per domain"):
         st.dataframe(prog, hide_index=True)
     _show_feedback()
+    if loop.dropped:
+        st.text(f"Presses not applied because they came before the next row was shown: {loop.dropped} "
+                "(since this tab opened the queue).")  # fmt: skip
     pos = loop.opened if loop.opened is not None else verdicts.next_in_queue(scope, engine, reviewer)
     if pos is None:
         loop.show_nothing()
@@ -166,13 +171,12 @@ def queue_view() -> None:
             _finished(scope)
         else:
             st.info("No rows in this scope.")
-        keys.keyboard(None, loop.last_seq, _on_press)
+        keys.keyboard(loop.last_seq, _on_press)
         return
     row = frame.iloc[pos]
     screen = loop.show(pos, str(row["item_key"]))
     _card(row, screen.number)
-    # After the row: the browser takes the new screen number only once the row above is drawn.
-    keys.keyboard(screen.number if reviewer else None, loop.last_seq, _on_press)
+    keys.keyboard(loop.last_seq, _on_press)
 
 
 def my_verdicts_view() -> None:
@@ -194,12 +198,12 @@ def my_verdicts_view() -> None:
         lambda r: "" if r is None or r == run.id else f"#{r}"))  # fmt: skip
     event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key="q_my_table")
     picked = event.selection.rows if event is not None else []
-    if picked and picked[0] < len(shown):
-        chosen = shown.iloc[picked[0]]
+    if len(shown) == 1 or (picked and picked[0] < len(shown)):
+        chosen = shown.iloc[picked[0] if picked else 0]
         st.button(f"Open row {int(chosen['row'])} in the queue", key="q_my_open", type="primary",
                   on_click=_open, args=(int(chosen["row_idx"]),))  # fmt: skip
     else:
-        st.caption("Select a row to open it in the queue.")
+        st.caption("Select a row (or narrow the list to one) to open it in the queue.")
 
 
 if view == "My verdicts":

@@ -1,0 +1,351 @@
+"""Real-browser tests of the review loop as a reviewer uses it (issue 8): the name typed once
+stays in force across sidebar links, uploads and refreshes; fast key presses never mark the wrong
+row or a row twice; a finished scope ends; a note field takes letters; a moment of an unwritable
+database loses nothing.
+
+`streamlit run app.py` on a free port with its own SQLite file, driven by Debian chromium through
+Playwright. Navigation is by the sidebar links; every mark is checked in the server's database.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from browser import EXCEPTION, AppServer, exception_count, settle
+from playwright.sync_api import Browser, Page, expect
+from sqlalchemy import select
+
+from scoring import store, verdicts
+from scoring.db import make_engine
+from scoring.models import VerdictEvent
+
+TIMEOUT_MS = 60_000
+MAIN = "[data-testid='stMain']"
+ROW_TEXT = re.compile(r"Row (\d+) of the run")
+
+
+def queue_csv(tag: str, n: int, domains: tuple[str, ...] = ("Art", "History")) -> bytes:
+    """``n`` overlap_only rows (golden words present, not as a substring) plus two both_pass rows."""
+    lines = ["question,answer,Domain,response"]
+    for i in range(n):
+        lines.append(f"{tag} question {i}?,{tag}{i} beta,{domains[i % len(domains)]},beta {tag}{i}")
+    lines += [f"{tag} easy 1?,gamma,Art,gamma", f"{tag} easy 2?,delta,History,delta"]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def no_exception(page: Page, where: str) -> None:
+    count = exception_count(page)
+    if count:
+        raise AssertionError(f"{count} exception(s) on {where}: {page.locator(EXCEPTION).first.inner_text()[:2000]}")
+
+
+def nav(page: Page, label: str, title_prefix: str) -> None:
+    """Click a sidebar link, as a person does, and wait for the page."""
+    page.locator("[data-testid='stSidebarNavLink']", has_text=label).first.click()
+    expect(page.locator("h1").first).to_contain_text(title_prefix, timeout=TIMEOUT_MS)
+    settle(page)
+
+
+def type_reviewer(page: Page, name: str) -> None:
+    field = page.locator(".st-key-reviewer_name input")
+    field.click()
+    field.fill("")
+    field.type(name, delay=20)
+    field.press("Enter")
+    settle(page)
+
+
+def upload(page: Page, name: str, data: bytes) -> None:
+    nav(page, "Upload", "Upload a model run")
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
+        files=[{"name": name, "mimeType": "text/csv", "buffer": data}]
+    )
+    expect(page.locator("h1").first).to_contain_text(f"Overview: {Path(name).stem}", timeout=TIMEOUT_MS)
+    settle(page)
+
+
+def shown_row(page: Page) -> int:
+    """The 1-based row number the queue shows."""
+    found = ROW_TEXT.search(page.locator(MAIN).inner_text())
+    assert found, page.locator(MAIN).inner_text()[:2000]
+    return int(found.group(1))
+
+
+def focus_page(page: Page) -> None:
+    page.locator("h1").first.click()
+    focused = page.evaluate("() => document.activeElement ? document.activeElement.tagName : ''")
+    assert focused not in ("INPUT", "TEXTAREA"), focused
+
+
+def events_of(db_url: str, reviewer: str) -> list[tuple[str, str, str | None]]:
+    """(action, item key, verdict) of the reviewer's events, oldest first."""
+    engine = make_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            stmt = select(VerdictEvent.action, VerdictEvent.item_key, VerdictEvent.verdict).where(
+                VerdictEvent.reviewer == reviewer).order_by(VerdictEvent.id)  # fmt: skip
+            return [tuple(r) for r in conn.execute(stmt)]
+    finally:
+        engine.dispose()
+
+
+def run_frame(db_url: str, data: bytes) -> tuple[int, pd.DataFrame]:
+    engine = make_engine(db_url)
+    try:
+        run = store.find_run_by_sha(engine, store.sha256_bytes(data))
+        assert run is not None, "the upload was not stored"
+        return run.id, store.load_scored(engine, run.id)
+    finally:
+        engine.dispose()
+
+
+def reviewer_in_force(page: Page, name: str) -> None:
+    """The sidebar shows ``name``, the URL carries it, and the queue's buttons are enabled."""
+    expect(page.locator(".st-key-reviewer_name input")).to_have_value(name, timeout=TIMEOUT_MS)
+    assert re.search(rf"[?&]reviewer={re.escape(name)}(&|$)", page.url), page.url
+
+
+def test_the_reviewer_typed_once_stays_across_links_uploads_and_refreshes(server: AppServer, page: Page) -> None:
+    page.goto(server.url, timeout=TIMEOUT_MS)
+    settle(page)
+    type_reviewer(page, "asha")
+    reviewer_in_force(page, "asha")
+
+    nav(page, "Review queue", "Review queue")
+    reviewer_in_force(page, "asha")
+    main = page.locator(MAIN)
+    expect(main).not_to_contain_text("Type your name in the sidebar")
+    expect(page.locator(".st-key-q_yes button")).to_be_enabled()
+    row = shown_row(page)
+    focus_page(page)
+    page.keyboard.press("y")
+    expect(main).to_contain_text(f"Saved: row {row} marked correct.")
+    settle(page)
+    assert events_of(server.db_url, "asha")[-1][0::2] == ("mark", "correct")
+
+    # Another page and back, an upload (which switches page itself), then a refresh.
+    nav(page, "Overview", "Overview")
+    reviewer_in_force(page, "asha")
+    data = queue_csv("ident", 4)
+    upload(page, "ident_model_hindi.csv", data)
+    reviewer_in_force(page, "asha")
+    nav(page, "Review queue", "Review queue")
+    reviewer_in_force(page, "asha")
+    page.reload(timeout=TIMEOUT_MS)
+    settle(page)
+    reviewer_in_force(page, "asha")
+    expect(page.locator(".st-key-q_yes button")).to_be_enabled()
+    row = shown_row(page)
+    focus_page(page)
+    page.keyboard.press("n")
+    expect(main).to_contain_text(f"Saved: row {row} marked wrong.")
+    settle(page)
+    run_id, frame = run_frame(server.db_url, data)
+    assert events_of(server.db_url, "asha")[-1] == ("mark", frame["item_key"].iloc[row - 1], "wrong")
+
+    # A name that cannot be saved is refused with the reason; the field keeps the name in force.
+    type_reviewer(page, "a;b")
+    expect(page.locator("[data-testid='stSidebar']")).to_contain_text("may not contain")
+    reviewer_in_force(page, "asha")
+    # A new name is in force at once, on this page and the next.
+    type_reviewer(page, "bina")
+    nav(page, "Agreement", "Agreement")
+    reviewer_in_force(page, "bina")
+    nav(page, "Review queue", "Review queue")
+    reviewer_in_force(page, "bina")
+    no_exception(page, "the queue after renaming")
+
+
+def test_fast_presses_never_mark_the_wrong_row_or_a_row_twice(server: AppServer, page: Page) -> None:
+    data = queue_csv("fast", 40)
+    page.goto(server.url, timeout=TIMEOUT_MS)
+    settle(page)
+    upload(page, "fast_model_tamil.csv", data)
+    run_id, frame = run_frame(server.db_url, data)
+    type_reviewer(page, "fastfingers")
+    nav(page, "Review queue", "Review queue")
+    assert shown_row(page) == 1
+    # Record, at each key press, the row the reviewer saw (same event, before the app's listener).
+    page.evaluate("""() => {
+        window.__seen = [];
+        window.addEventListener('keydown', (e) => {
+            const m = /Row (\\d+) of the run/.exec(document.querySelector("[data-testid='stMain']").innerText);
+            window.__seen.push([e.key, m ? Number(m[1]) : null]);
+        }, true);
+    }""")
+    focus_page(page)
+    keys = list("nyynyynyynyynyynyyny")
+    for key in keys:
+        page.keyboard.press(key)
+        page.wait_for_timeout(50)
+    settle(page)
+    page.wait_for_timeout(1500)
+    settle(page)
+    no_exception(page, "the queue after fast presses")
+
+    seen = page.evaluate("() => window.__seen")
+    assert [k for k, _ in seen] == keys
+    events = events_of(server.db_url, "fastfingers")
+    assert events and all(action == "mark" for action, _, _ in events)
+    rows = {key: int(i) + 1 for i, key in zip(frame["row_idx"], frame["item_key"], strict=True)}
+    marked = [(rows[key], verdict) for _, key, verdict in events]
+    # No row got two marks, and the rows were marked in queue order.
+    assert [r for r, _ in marked] == list(range(1, len(marked) + 1)), marked
+    # Every mark matches a press made while that row was on screen, in press order.
+    wanted = {"y": "correct", "n": "wrong"}
+    j = 0
+    for key, row in seen:
+        if j < len(marked) and marked[j] == (row, wanted[key]):
+            j += 1
+    assert j == len(marked), f"marks {marked} do not follow the presses {seen}"
+    # Every press not applied is reported.
+    text = page.locator(MAIN).inner_text()
+    dropped = re.search(r"Presses not applied because they came before the next row was shown: (\d+)", text)
+    n_dropped = int(dropped.group(1)) if dropped else 0
+    print(f"fast presses: {len(keys)} pressed, {len(marked)} applied, {n_dropped} dropped")
+    assert len(marked) + n_dropped == len(keys), (marked, n_dropped, text[:1500])
+    assert shown_row(page) == len(marked) + 1
+
+    # At a person's pace (look at the row, then press) every press lands.
+    before = len(marked)
+    for i in range(6):
+        row = shown_row(page)
+        page.keyboard.press("y" if i % 2 else "n")
+        expect(page.locator(MAIN)).to_contain_text(f"Saved: row {row} marked {'correct' if i % 2 else 'wrong'}.")
+        expect(page.locator(MAIN)).to_contain_text(f"Row {row + 1} of the run")
+        settle(page)
+    assert len(events_of(server.db_url, "fastfingers")) == before + 6
+    text = page.locator(MAIN).inner_text()
+    again = re.search(r"Presses not applied because they came before the next row was shown: (\d+)", text)
+    assert (int(again.group(1)) if again else 0) == n_dropped
+
+
+def test_a_finished_scope_ends_and_my_verdicts_reopens_a_row(server: AppServer, page: Page) -> None:
+    data = queue_csv("done", 12, domains=("Art", "History", "Music"))
+    page.goto(server.url, timeout=TIMEOUT_MS)
+    settle(page)
+    upload(page, "done_model_bengali.csv", data)
+    run_id, frame = run_frame(server.db_url, data)
+    type_reviewer(page, "finisher")
+    nav(page, "Review queue", "Review queue")
+    page.locator(".st-key-q_domain").click()
+    page.get_by_role("option", name="Music", exact=True).click()
+    settle(page)
+    main = page.locator(MAIN)
+    expect(main).to_contain_text("Reviewed 0 of 4 in this scope")
+    focus_page(page)
+    for _ in range(4):
+        row = shown_row(page)
+        page.keyboard.press("y")
+        expect(main).to_contain_text(f"Saved: row {row} marked correct.")
+        settle(page)
+    expect(main).to_contain_text("Done: every row of this scope has your verdict (4 rows: 4 correct, 0 wrong).")
+    assert not ROW_TEXT.search(main.inner_text())
+    marks = len(events_of(server.db_url, "finisher"))
+    assert marks == 4
+    focus_page(page)
+    for key in "yyny":
+        page.keyboard.press(key)
+        page.wait_for_timeout(100)
+    settle(page)
+    assert len(events_of(server.db_url, "finisher")) == marks, "a finished scope must mark nothing"
+    # A link to a scope with work left.
+    link = page.locator(".st-key-q_todo_d0 button")
+    expect(link).to_contain_text("overlap_only, Art: 4 rows left")
+    link.click()
+    settle(page)
+    expect(main).to_contain_text("Reviewed 0 of 4 in this scope")
+
+    # "My verdicts" in the Music scope: search a row, open it, change the verdict.
+    page.locator(".st-key-q_domain").click()
+    page.get_by_role("option", name="Music", exact=True).click()
+    settle(page)
+    page.locator(".st-key-q_view").get_by_text("My verdicts").click()
+    settle(page)
+    expect(main).to_contain_text("4 of the 4 rows of this scope with your verdict")
+    target = int(frame.index[frame["Domain"] == "Music"][1]) + 1
+    search = page.locator(".st-key-q_my_search input")
+    search.click()
+    search.type(f"#{target}", delay=30)
+    search.press("Enter")
+    settle(page)
+    expect(main).to_contain_text("1 of the 4 rows of this scope with your verdict")
+    page.locator(".st-key-q_my_open button").click()
+    settle(page)
+    assert shown_row(page) == target
+    expect(main).to_contain_text("Your current verdict: correct.")
+    focus_page(page)
+    page.keyboard.press("n")
+    expect(main).to_contain_text(f"Saved: row {target} marked wrong.")
+    settle(page)
+    expect(main).to_contain_text("Done: every row of this scope has your verdict (4 rows: 3 correct, 1 wrong).")
+    assert events_of(server.db_url, "finisher")[-1] == ("mark", frame["item_key"].iloc[target - 1], "wrong")
+    no_exception(page, "the finished queue")
+
+
+def test_letters_type_into_the_note_and_a_busy_database_loses_nothing(server: AppServer, page: Page) -> None:
+    data = queue_csv("note", 6)
+    page.goto(server.url, timeout=TIMEOUT_MS)
+    settle(page)
+    upload(page, "note_model_hindi.csv", data)
+    run_id, frame = run_frame(server.db_url, data)
+    type_reviewer(page, "noter")
+    nav(page, "Review queue", "Review queue")
+    main = page.locator(MAIN)
+    row = shown_row(page)
+    note = page.locator("[class*='st-key-q_note_'] input")
+    note.click()
+    note.type("still correct y", delay=60)
+    assert note.input_value() == "still correct y"
+    assert events_of(server.db_url, "noter") == [], "letters typed in the note must not mark"
+    expect(main).to_contain_text("In the note field letters type: press Esc to leave it")
+    note.press("Escape")
+    page.keyboard.press("y")
+    expect(main).to_contain_text(f"Saved: row {row} marked correct.")
+    settle(page)
+    engine = make_engine(server.db_url)
+    try:
+        current = verdicts.current_verdicts(engine, reviewer="noter")
+    finally:
+        engine.dispose()
+    assert current[["item_key", "verdict", "note"]].values.tolist() == [
+        [frame["item_key"].iloc[row - 1], "correct", "still correct y"]
+    ]
+
+    # The database cannot be written for a moment (another process holds its write lock).
+    row = shown_row(page)
+    blocker = sqlite3.connect(server.db_url.removeprefix("sqlite:///"), isolation_level=None, timeout=30)
+    try:
+        blocker.execute("BEGIN EXCLUSIVE")
+        focus_page(page)
+        page.keyboard.press("n")
+        expect(main).to_contain_text(f"Row {row} was NOT saved.", timeout=15_000)
+        settle(page)
+        assert shown_row(page) == row, "the unsaved row stays on screen"
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    no_exception(page, "the queue after a failed write")
+    assert len(events_of(server.db_url, "noter")) == 1
+    focus_page(page)
+    page.keyboard.press("n")
+    expect(main).to_contain_text(f"Saved: row {row} marked wrong.")
+    settle(page)
+    assert events_of(server.db_url, "noter")[-1] == ("mark", frame["item_key"].iloc[row - 1], "wrong")
+    assert len(events_of(server.db_url, "noter")) == 2
+    no_exception(page, "the queue after recovering")
