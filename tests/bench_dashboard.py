@@ -15,6 +15,7 @@ import argparse
 import builtins
 import cProfile
 import io
+import itertools
 import os
 import pstats
 import random
@@ -147,6 +148,24 @@ def review_mark(page: str) -> Action:
     return Action("Review queue: mark Correct", prepare, act, goal=MARK_GOAL)
 
 
+def agreement_search(page: str) -> Action:
+    """Submit a new text search in the Agreement page's row browser (a query not searched before,
+    so the search itself runs, over all buckets; the run's search index is built in prepare)."""
+    queries = itertools.count()
+
+    def prepare(at: AppTest) -> None:
+        at.switch_page(page)
+        at.run()
+        at.selectbox(key="agree_bucket").set_value("All buckets").run()
+        at.text_input(key="agree_search").set_value("q1:").run()  # builds the run's index once
+        check(at, "search the agreement rows")
+
+    def act(at: AppTest) -> None:
+        at.text_input(key="agree_search").set_value(f"q{next(queries) % 997}: which").run()
+
+    return Action("Agreement: search (new query)", prepare, act)
+
+
 def actions() -> list[Action]:
     """Every measured action, in the order printed: a rerun of each page in app.py, then marks."""
     pages = re.findall(
@@ -154,6 +173,7 @@ def actions() -> list[Action]:
     )
     found = [page_rerun(path, title) for path, title in pages]
     found += [review_mark(path) for path, _ in pages if Path(path).stem == "review"]
+    found += [agreement_search(path) for path, _ in pages if Path(path).stem == "agreement"]
     return found
 
 
