@@ -40,3 +40,4 @@ bench: install-dev
 	$(PY) tests/bench_scoring.py
 	$(PY) tests/bench_dashboard.py
 	$(PY) tests/bench_judge.py
+	$(PY) tests/bench_review_browser.py

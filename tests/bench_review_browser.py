@@ -37,7 +37,9 @@ WATCH = """() => {
   new MutationObserver(() => {
     if (window.__t0 == null) return;
     const now = shown();
-    if (now !== null && now !== window.__from) { window.__lat.push(performance.now() - window.__t0); window.__t0 = null; }
+    if (now === null || now === window.__from) return;
+    window.__lat.push(performance.now() - window.__t0);
+    window.__t0 = null;
   }).observe(main, { childList: true, subtree: true, characterData: true });
 }"""
 
