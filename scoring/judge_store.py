@@ -17,13 +17,17 @@ from datetime import datetime
 from sqlalchemy import DateTime, Engine, Index, Integer, String, Text, func, insert, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from scoring.db import Base, writer
+from scoring.chunked import write_in_chunks
+from scoring.db import Base
 from scoring.models import utcnow
 
 #: Labels that are a reply from the model; ERROR rows are kept for the record but never reused.
 REUSABLE = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED", "UNPARSED")
 ERROR = "ERROR"
 _CHUNK = 500  # keys per IN (...) query, well under every backend's bound-parameter limit
+#: Verdicts in the first write transaction: a verdict costs 0.2-0.3 ms inside the lock (two
+#: random-hash indexes), so this is well under the target; later chunks adapt to it.
+FIRST_CHUNK = 100
 
 
 class JudgeVerdict(Base):
@@ -109,7 +113,12 @@ def lookup(engine: Engine, cache_keys: Iterable[str]) -> dict[str, StoredVerdict
 
 
 def save(engine: Engine, rows: Sequence[Mapping[str, object]]) -> None:
-    """Insert verdict rows (dicts with JudgeVerdict's column names) in one transaction."""
+    """Insert verdict rows (dicts with JudgeVerdict's column names) in short transactions.
+
+    Each transaction holds the write lock for about 50 ms (:mod:`scoring.chunked`), so a
+    reviewer's mark never waits behind a judge run. Rows are independent cache entries, so a
+    failure part-way keeps the chunks already written (they are valid verdicts).
+    """
     if not rows:
         return
     allowed = set(JudgeVerdict.__table__.columns.keys()) - {"id"}
@@ -121,8 +130,7 @@ def save(engine: Engine, rows: Sequence[Mapping[str, object]]) -> None:
         values = dict(row)
         values.setdefault("created_at", utcnow())
         clean.append(values)
-    with writer(engine).begin() as conn:
-        conn.execute(insert(JudgeVerdict), clean)
+    write_in_chunks(engine, clean, lambda conn, chunk: conn.execute(insert(JudgeVerdict), chunk), FIRST_CHUNK)
 
 
 def latest_by_item(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String, Text, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from scoring.db import Base
@@ -18,7 +18,12 @@ def utcnow() -> datetime:
 
 
 class Run(Base):
-    """One uploaded responses file; re-uploading the same bytes finds it by sha256."""
+    """One uploaded responses file; re-uploading the same bytes finds it by sha256.
+
+    ``complete`` is False while an upload is still writing its rows (in short transactions, see
+    :func:`scoring.store.save_run`); such a run is invisible to every reader until its last row
+    is in. Runs that existed before the column get True (the server default).
+    """
 
     __tablename__ = "runs"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -30,6 +35,7 @@ class Run(Base):
     uploaded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     n_rows: Mapped[int] = mapped_column(Integer, default=0)
     extra_columns: Mapped[str] = mapped_column(Text, default="[]")  # JSON list, input order
+    complete: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
 
 class RunRow(Base):

@@ -2,6 +2,11 @@
 
 Scoring at upload and storing the verdicts beside the rows is what keeps every dashboard click
 independent of the run's size: pages read stored columns, they never re-score.
+
+A large upload never makes a reviewer wait: its rows are written in short transactions (each
+holds SQLite's write lock for about 50 ms, see :mod:`scoring.chunked`), with a pause between
+them so a waiting mark gets the lock. The run stays hidden (``Run.complete`` False) until its last row is
+in, and an upload that fails half-way is removed again, also in short transactions.
 """
 
 from __future__ import annotations
@@ -9,19 +14,22 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
-from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from scoring.chunked import WriteStats, next_size, pause, write_in_chunks
 from scoring.db import writer
 from scoring.items import item_key
 from scoring.loader import load_bytes
-from scoring.models import Run, RunRow
+from scoring.models import Run, RunRow, utcnow
 from scoring.report import score_frame
 
 LANGUAGES = (
@@ -31,6 +39,15 @@ LANGUAGES = (
 )  # fmt: skip
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "sample_run.csv"
 ROW_COLUMNS = ["question", "answer", "Domain", "response"]
+
+FIRST_CHUNK = 1_000  #: rows in an upload's first transaction (see :mod:`scoring.chunked`)
+#: An incomplete run of the same bytes whose rows do not change for this long is taken to be
+#: left by a crashed process: it is removed and the save retried.
+STALE_AFTER_S = 60.0
+WAIT_POLL_S = 0.25  #: how often a save waiting for another save of the same bytes looks again
+#: Incomplete runs of any bytes older than this are removed at the next upload (a crashed
+#: process's leftovers nobody uploads again); no real upload takes this long.
+ABANDONED_AFTER = timedelta(hours=6)
 
 
 @dataclass(frozen=True)
@@ -86,9 +103,14 @@ def _info(run: Run) -> RunInfo:
     )
 
 
+def _visible():
+    """Only complete runs: an upload still writing its rows (or being removed) is not shown."""
+    return select(Run).where(Run.complete.is_(True))
+
+
 def find_run_by_sha(engine: Engine, sha: str) -> RunInfo | None:
     with Session(engine) as session:
-        run = session.scalars(select(Run).where(Run.sha256 == sha)).first()
+        run = session.scalars(_visible().where(Run.sha256 == sha)).first()
         return _info(run) if run else None
 
 
@@ -129,7 +151,10 @@ def save_run(
 ) -> SaveResult:
     """Parse, score and store an upload; identical bytes open the existing run instead.
 
-    Raises :class:`scoring.errors.InputError` for bad input, before anything is written.
+    Raises :class:`scoring.errors.InputError` for bad input, before anything is written. The
+    rows go in short transactions and the run appears only once all of them are in; on any
+    failure (an interrupt included) what was written is removed and the exception re-raised.
+    A concurrent save of the same bytes waits for this one and opens its run.
     """
     sha = sha256_bytes(data)
     existing = find_run_by_sha(engine, sha)
@@ -142,31 +167,23 @@ def save_run(
     frame, exported = split_exported(loaded.frame)
     extra_columns = [c for c in frame.columns if c not in ROW_COLUMNS]
     guessed_model, guessed_language = guess_model_language(filename)
-    # Scored before the write transaction: the write lock is held for the inserts only, so
-    # reviewers marking rows elsewhere never wait for a large upload to be scored.
+    # Scored before any write: the write lock is held for the inserts only, so reviewers
+    # marking rows elsewhere never wait for a large upload to be scored.
     records = _row_records(frame, extra_columns)
-    try:
-        with writer(engine).begin() as conn:
-            run_id = conn.execute(
-                insert(Run).values(
-                    name=name or Path(filename).stem,
-                    model=guessed_model if model is None else model,
-                    language=guessed_language if language is None else language,
-                    filename=filename,
-                    sha256=sha,
-                    n_rows=len(frame),
-                    extra_columns=json.dumps(extra_columns, ensure_ascii=False),
-                )
-            ).inserted_primary_key[0]
-            for record in records:
-                record["run_id"] = run_id
-            for start in range(0, len(records), 20_000):
-                conn.execute(insert(RunRow), records[start : start + 20_000])
-    except IntegrityError:
-        # The same bytes were saved by someone else meanwhile (two first starts, two uploads).
-        existing = find_run_by_sha(engine, sha)
-        if existing is None:
-            raise
+    values = {
+        "name": name or Path(filename).stem,
+        "model": guessed_model if model is None else model,
+        "language": guessed_language if language is None else language,
+        "filename": filename,
+        "sha256": sha,
+        "n_rows": len(frame),
+        "extra_columns": json.dumps(extra_columns, ensure_ascii=False),
+        "complete": False,
+    }
+    run_id, created = _store(engine, values, records)
+    if not created:
+        existing = get_run(engine, run_id)
+        assert existing is not None
         return SaveResult(existing, False, [])
     restored = 0
     if exported is not None:
@@ -177,15 +194,149 @@ def save_run(
     return SaveResult(info, True, loaded.warnings, frame, restored)
 
 
+class _TakenOver(Exception):
+    """Our incomplete run was declared stale and claimed by another save (we were too slow)."""
+
+
+def _store(engine: Engine, values: dict, records: list[dict]) -> tuple[int, bool]:
+    """Create the run and write its rows, or find the same bytes' run: ``(run_id, created)``.
+
+    The sha256 is unique, so of two saves of the same bytes one creates the run. The other
+    waits until that run is complete (then opens it), is removed after a failure (then tries
+    again), or makes no progress for :data:`STALE_AFTER_S` (a crashed process: it is removed
+    and this save tries again).
+    """
+    sha = values["sha256"]
+    _remove_abandoned(engine)
+    seen: tuple[int, int | None] | None = None
+    seen_at = time.monotonic()
+    while True:
+        other = _progress(engine, sha)
+        if other is None:
+            try:
+                with writer(engine).begin() as conn:
+                    run_id = int(conn.execute(insert(Run).values(**values)).inserted_primary_key[0])
+            except IntegrityError:
+                if _progress(engine, sha) is None:
+                    raise  # not the sha256: a real constraint failure
+                continue  # another save of the same bytes got there first
+            try:
+                _write_rows(engine, run_id, sha, records)
+                _mark_complete(engine, run_id, sha)
+            except _TakenOver:
+                _remove_run(engine, run_id)
+                continue
+            except BaseException:
+                try:
+                    _abandon(engine, run_id)
+                except Exception:  # noqa: BLE001
+                    # The original failure is what the caller must see. If the database cannot
+                    # be written now, the hidden leftover is removed later: by the next save of
+                    # the same bytes (no progress) or by any upload after ABANDONED_AFTER.
+                    pass
+                raise
+            return run_id, True
+        run_id, complete, rows = other
+        if complete:
+            return run_id, False
+        if (run_id, rows) != seen:
+            seen, seen_at = (run_id, rows), time.monotonic()
+        elif time.monotonic() - seen_at > STALE_AFTER_S:
+            _abandon(engine, run_id)
+            continue
+        time.sleep(WAIT_POLL_S)
+
+
+def _progress(engine: Engine, sha: str) -> tuple[int, bool, int | None] | None:
+    """The run holding ``sha`` (complete or not) as ``(id, complete, highest row written)``."""
+    with engine.connect() as conn:
+        found = conn.execute(select(Run.id, Run.complete).where(Run.sha256 == sha)).first()
+        if found is None:
+            return None
+        top = conn.execute(select(func.max(RunRow.row_idx)).where(RunRow.run_id == found.id)).scalar()
+    return int(found.id), bool(found.complete), top
+
+
+def _insert_rows(conn: Connection, rows: Sequence[dict]) -> None:
+    """One chunk's INSERT (its own function so a test can make a chunk fail)."""
+    conn.execute(insert(RunRow), rows)
+
+
+def _write_rows(engine: Engine, run_id: int, sha: str, records: list[dict]) -> WriteStats:
+    """Insert ``records`` as rows of ``run_id`` in short transactions.
+
+    Each transaction first checks, under the same lock, that the run is still ours
+    (:func:`_abandon` renames a stale run's sha256), so a save declared stale stops at once.
+    """
+
+    def write(conn: Connection, chunk: Sequence[dict]) -> None:
+        if conn.execute(select(Run.sha256).where(Run.id == run_id)).scalar() != sha:
+            raise _TakenOver(run_id)
+        for record in chunk:
+            record["run_id"] = run_id
+        _insert_rows(conn, chunk)
+
+    return write_in_chunks(engine, records, write, FIRST_CHUNK)
+
+
+def _mark_complete(engine: Engine, run_id: int, sha: str) -> None:
+    """Show the run: its rows are all in. Fails with :class:`_TakenOver` if it was claimed."""
+    with writer(engine).begin() as conn:
+        done = conn.execute(
+            update(Run)
+            .where(Run.id == run_id, Run.sha256 == sha, Run.complete.is_(False))
+            .values(complete=True, uploaded_at=utcnow())
+        )
+        if done.rowcount != 1:
+            raise _TakenOver(run_id)
+
+
+def _abandon(engine: Engine, run_id: int) -> None:
+    """Remove an incomplete run: first free its sha256 (so its owner, if still alive, stops and
+    a retry of the same bytes can start at once), then delete its rows in short transactions."""
+    with writer(engine).begin() as conn:
+        claimed = conn.execute(
+            update(Run).where(Run.id == run_id, Run.complete.is_(False)).values(sha256=f"abandoned-{run_id}")
+        ).rowcount
+    if claimed:
+        _remove_run(engine, run_id)
+
+
+def _remove_run(engine: Engine, run_id: int) -> None:
+    """Delete an incomplete run's rows, newest first, in short transactions, then the run."""
+    size = FIRST_CHUNK
+    while True:
+        with writer(engine).begin() as conn:
+            began = time.perf_counter()
+            top = conn.execute(select(func.max(RunRow.row_idx)).where(RunRow.run_id == run_id)).scalar()
+            if top is None:
+                conn.execute(delete(Run).where(Run.id == run_id, Run.complete.is_(False)))
+                return
+            low = max(0, top + 1 - size)
+            removed = conn.execute(delete(RunRow).where(RunRow.run_id == run_id, RunRow.row_idx >= low)).rowcount
+        size = next_size(size, max(removed, 1), time.perf_counter() - began)
+        pause()
+
+
+def _remove_abandoned(engine: Engine) -> None:
+    """Remove incomplete runs older than :data:`ABANDONED_AFTER` (left by a crashed process)."""
+    cutoff = utcnow() - ABANDONED_AFTER
+    with engine.connect() as conn:
+        stale = conn.execute(select(Run.id).where(Run.complete.is_(False), Run.uploaded_at < cutoff)).scalars().all()
+    for run_id in stale:
+        _abandon(engine, run_id)
+
+
 def list_runs(engine: Engine) -> list[RunInfo]:
-    """All runs, newest first."""
+    """All complete runs, newest first."""
     with Session(engine) as session:
-        return [_info(r) for r in session.scalars(select(Run).order_by(Run.uploaded_at.desc(), Run.id.desc()))]
+        return [_info(r) for r in session.scalars(_visible().order_by(Run.uploaded_at.desc(), Run.id.desc()))]
 
 
 def get_run(engine: Engine, run_id: int) -> RunInfo | None:
+    """A complete run by id (None for an upload still writing its rows)."""
     with Session(engine) as session:
-        run = session.get(Run, run_id)
+        run = session.scalars(_visible().where(Run.id == run_id)).first()
         return _info(run) if run else None
 
 
@@ -196,8 +347,9 @@ def update_run_meta(engine: Engine, run_id: int, name: str, model: str, language
 
 
 def count_runs(engine: Engine) -> int:
+    """Number of complete runs."""
     with engine.connect() as conn:
-        return int(conn.execute(select(func.count()).select_from(Run)).scalar_one())
+        return int(conn.execute(select(func.count()).select_from(Run).where(Run.complete.is_(True))).scalar_one())
 
 
 def load_scored(engine: Engine, run_id: int) -> pd.DataFrame:

@@ -1,20 +1,24 @@
-"""No mark is ever lost: concurrent threads and processes on one SQLite file, and a killed process."""
+"""No mark is ever lost: concurrent threads and processes on one SQLite file, a killed process,
+and a large upload being saved at the same time."""
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
 import signal
+import statistics
 import sys
 import threading
+import time
 import types
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
+from scoring import store
 from scoring import verdicts as V
 from scoring.db import make_engine
-from scoring.models import VerdictEvent
+from scoring.models import Run, RunRow, VerdictEvent
 
 MARKS = 500
 
@@ -156,3 +160,89 @@ def test_concurrent_undos_retract_each_mark_once(tmp_path):
     with engine.connect() as conn:
         undos = conn.execute(select(VerdictEvent.undoes).where(VerdictEvent.action == "undo")).scalars().all()
     assert len(undos) == len(set(undos)) == 40
+
+
+# --- a large upload beside a reviewer ----------------------------------------------------------
+
+UPLOAD_ROWS = 200_000
+UPLOAD_MARKS = 50
+
+
+def _upload_csv(n_rows: int) -> bytes:
+    """``n_rows`` distinct rows (every bucket occurs), built in memory."""
+    lines = ["question,answer,Domain,response"]
+    for i in range(n_rows):
+        kind = i % 4
+        answer = f"river temple {i}"
+        response = (
+            f"It is the river temple {i}.", f"temple {i} by the river", f"river templeness {i}", f"the fort {i}",
+        )[kind]  # fmt: skip
+        lines.append(f"Which place is number {i}?,{answer},D{i % 8},{response}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _incomplete_runs(engine) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(Run).where(Run.complete.is_(False))).scalar_one())
+
+
+def test_marks_commit_within_a_second_while_a_large_upload_is_saved(tmp_path):
+    """Issue 8 section 4: an upload writes its rows in short transactions, so 50 marks made
+    during a 200,000-row save all commit, p99 under 1 s; the run is hidden until complete."""
+    engine = make_engine(f"sqlite:///{tmp_path}/r.db")
+    sample = store.ensure_sample(engine)
+    assert sample is not None
+    key = store.load_scored(engine, sample.id)["item_key"].iloc[0]
+    data = _upload_csv(UPLOAD_ROWS)
+    saved: list[store.SaveResult] = []
+    errors: list[BaseException] = []
+    latencies: list[float] = []
+    during: list[bool] = []  # was the upload still being written when the mark committed?
+    listed: list[list[int]] = []  # run ids listed while the upload was being written
+
+    def upload() -> None:
+        try:
+            saved.append(store.save_run(engine, data, "big_hindi.csv"))
+        except BaseException as exc:  # noqa: BLE001  (reported below)
+            errors.append(exc)
+
+    def review() -> None:
+        try:
+            deadline = time.monotonic() + 120
+            while not _incomplete_runs(engine):  # the upload has parsed and scored: rows go in now
+                assert time.monotonic() < deadline and not saved and not errors, "the upload never started writing"
+                time.sleep(0.01)
+            for j in range(UPLOAD_MARKS):
+                start = time.perf_counter()
+                V.record_mark(engine, key, sample.id, "alice", "correct" if j % 2 else "wrong")
+                latencies.append(time.perf_counter() - start)
+                writing = bool(_incomplete_runs(engine))
+                during.append(writing)
+                if writing:
+                    listed.append([r.id for r in store.list_runs(engine)])
+                time.sleep(0.1)
+        except BaseException as exc:  # noqa: BLE001  (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=upload), threading.Thread(target=review)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not errors, errors[:3]
+    assert len(latencies) == UPLOAD_MARKS
+    p99 = statistics.quantiles(latencies, n=100, method="inclusive")[98]
+    assert p99 < 1.0, f"mark latency p99 {p99:.3f} s (max {max(latencies):.3f} s)"
+    # The marks really were made beside the upload (most of them; the write takes several seconds).
+    assert sum(during) >= UPLOAD_MARKS // 2, f"only {sum(during)} marks overlapped the upload"
+    assert listed and all(ids == [sample.id] for ids in listed)  # the partial run is never listed
+    (result,) = saved
+    assert result.created and result.run.n_rows == UPLOAD_ROWS
+    assert [r.id for r in store.list_runs(engine)] == [result.run.id, sample.id]
+    with engine.connect() as conn:
+        rows = conn.execute(select(func.count()).select_from(RunRow).where(RunRow.run_id == result.run.id)).scalar()
+        marks = conn.execute(select(func.count()).select_from(VerdictEvent).where(VerdictEvent.reviewer == "alice"))
+        assert rows == UPLOAD_ROWS
+        assert marks.scalar() == UPLOAD_MARKS
+    current = V.current_verdicts(engine, [key])
+    assert current["verdict"].tolist() == ["correct"]  # the last mark (j = 49) is the one in force

@@ -31,7 +31,7 @@ from openai_stub import (
 )
 from sqlalchemy import Engine, inspect, select, text
 
-from scoring import judge_store
+from scoring import chunked, judge_store
 from scoring.db import make_engine
 from scoring.judge import (
     BLOCKS,
@@ -551,6 +551,26 @@ def test_stored_labels_latest_wins_and_reply_beats_error(engine: Engine) -> None
     assert stored_labels(engine, ["a"])["a"] == NOT_ATTEMPTED  # any model: the latest row
     assert stored_labels(engine, ["e"], prompt_version=None) == {"e": CORRECT}
     assert judge_store.lookup(engine, ["c-bm"])["c-bm"].label == CORRECT  # errors never reused
+
+
+def test_save_writes_in_short_transactions(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large batch of verdicts goes in several transactions (issue 8: no write holds the lock
+    for long while reviewers mark rows), and every row arrives."""
+    monkeypatch.setattr(chunked, "MAX_CHUNK", 10)
+    monkeypatch.setattr(chunked, "YIELD_S", 0.0)
+    transactions = []
+    real = chunked.write_in_chunks
+
+    def spy(*args, **kwargs):
+        transactions.append(real(*args, **kwargs).rows)
+
+    monkeypatch.setattr(judge_store, "write_in_chunks", spy)
+    rows = [{"cache_key": f"c{i}", "item_key": f"i{i}", "model": "m", "prompt_version": "v", "label": CORRECT}
+            for i in range(35)]  # fmt: skip
+    judge_store.save(engine, rows)
+    assert transactions == [[10, 10, 10, 5]]
+    assert judge_store.count_rows(engine) == 35
+    assert set(judge_store.lookup(engine, [f"c{i}" for i in range(35)])) == {f"c{i}" for i in range(35)}
 
 
 def test_attach_judge_labels_and_accuracy(stub: StubOpenAI, engine: Engine) -> None:

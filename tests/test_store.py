@@ -5,18 +5,22 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+import sqlite3
+import threading
+import time
+from datetime import timedelta
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, insert, inspect, select
 
-from scoring import store
+from scoring import chunked, store
 from scoring.db import ENV_VAR, database_url, default_sqlite_path, make_engine
 from scoring.errors import InputError
 from scoring.highlight import highlight_golden, highlight_response, text_block
 from scoring.items import item_key
-from scoring.models import RunRow
+from scoring.models import Run, RunRow, utcnow
 from scoring.report import score_frame
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -339,3 +343,205 @@ def test_concurrent_save_of_identical_bytes_keeps_one_run(tmp_path: Path, monkey
     assert first.created and not second.created
     assert second.run.id == first.run.id
     assert len(store.list_runs(engine)) == 1
+
+
+# --- uploads in short transactions (issue 8, section 4) ----------------------------------------
+
+
+def _all_runs_and_rows(engine: Engine) -> tuple[int, int]:
+    """Every run row (complete or not) and every run_rows row: what a failed upload must not leave."""
+    with engine.connect() as conn:
+        runs = conn.execute(select(func.count()).select_from(Run)).scalar_one()
+    return int(runs), _row_count(engine)
+
+
+@pytest.fixture
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Transactions of exactly 10 rows and no pause, so a few dozen rows make several chunks."""
+    monkeypatch.setattr(store, "FIRST_CHUNK", 10)
+    monkeypatch.setattr(chunked, "MAX_CHUNK", 10)
+    monkeypatch.setattr(chunked, "YIELD_S", 0.0)
+    return 10
+
+
+def _rows_csv(n: int, tag: str = "") -> bytes:
+    lines = ["question,answer,Domain,response"] + [f"q{i}{tag},a{i},D,a{i} it is" for i in range(n)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("failure", [RuntimeError("disk on fire"), KeyboardInterrupt()])
+def test_upload_failing_half_way_leaves_no_run_and_no_rows(
+    engine: Engine, small_chunks: int, monkeypatch: pytest.MonkeyPatch, failure: BaseException
+) -> None:
+    """The 3rd chunk fails (an error or an interrupt): the partial run was never visible, and
+    its run row and the rows already written are removed; the exception reaches the caller."""
+    good = store.save_run(engine, BASE_CSV.encode(), "good.csv").run
+    real_insert = store._insert_rows
+    seen: list[tuple[list[int], int]] = []
+
+    def third_fails(conn, rows):
+        if len(seen) == 2:
+            raise failure
+        real_insert(conn, rows)
+        seen.append(([r.id for r in store.list_runs(engine)], store.count_runs(engine)))
+
+    monkeypatch.setattr(store, "_insert_rows", third_fails)
+    with pytest.raises(type(failure)):
+        store.save_run(engine, _rows_csv(55), "half.csv")
+    assert seen == [([good.id], 1), ([good.id], 1)]  # hidden while its first chunks went in
+    assert _all_runs_and_rows(engine) == (1, 4)  # only the good run and its rows are left
+    assert [r.id for r in store.list_runs(engine)] == [good.id]
+    monkeypatch.setattr(store, "_insert_rows", real_insert)
+    again = store.save_run(engine, _rows_csv(55), "half.csv")  # the same bytes save cleanly later
+    assert again.created and again.run.n_rows == 55
+    assert len(store.load_scored(engine, again.run.id)) == 55
+
+
+def test_rows_go_in_several_short_transactions(
+    engine: Engine, small_chunks: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 55-row upload with 10-row chunks is six transactions, and every row arrives in order."""
+    stats: list[chunked.WriteStats] = []
+    real = store._write_rows
+
+    def spy(*args, **kwargs):
+        stats.append(real(*args, **kwargs))
+        return stats[-1]
+
+    monkeypatch.setattr(store, "_write_rows", spy)
+    run = store.save_run(engine, _rows_csv(55), "chunks.csv").run
+    assert stats[0].rows == [10, 10, 10, 10, 10, 5]
+    assert store.load_scored(engine, run.id)["question"].tolist() == [f"q{i}" for i in range(55)]
+
+
+def test_next_size_aims_at_the_lock_target() -> None:
+    """Chunks grow at most twofold, shrink to what fits the target, and stay within bounds."""
+    target = chunked.LOCK_TARGET_S
+    assert chunked.next_size(1_000, 1_000, target / 4) == 2_000  # fast: doubles, no more
+    assert chunked.next_size(1_000, 1_000, target * 2) == 500  # slow: halves
+    assert chunked.next_size(1_000, 1_000, 100.0) == chunked.MIN_CHUNK
+    assert chunked.next_size(chunked.MAX_CHUNK, chunked.MAX_CHUNK, 0.0) == chunked.MAX_CHUNK
+
+
+def _hold_back(monkeypatch: pytest.MonkeyPatch, delay: float) -> threading.Event:
+    """Slow every chunk by ``delay`` seconds; the event is set once the first chunk is in."""
+    real_insert = store._insert_rows
+    started = threading.Event()
+
+    def slow(conn, rows):
+        real_insert(conn, rows)
+        started.set()
+        time.sleep(delay)
+
+    monkeypatch.setattr(store, "_insert_rows", slow)
+    return started
+
+
+def test_second_save_of_same_bytes_waits_for_the_first(
+    engine: Engine, small_chunks: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two uploads of the same bytes: the second waits while the first writes (its progress is
+    not mistaken for a crash), then opens the first's run; one run, its rows once."""
+    monkeypatch.setattr(store, "WAIT_POLL_S", 0.02)
+    monkeypatch.setattr(store, "STALE_AFTER_S", 0.6)  # longer than one chunk, shorter than the save
+    started = _hold_back(monkeypatch, 0.25)
+    data = _rows_csv(40)
+    results: dict[str, store.SaveResult] = {}
+    first = threading.Thread(target=lambda: results.setdefault("first", store.save_run(engine, data, "a.csv")))
+    first.start()
+    assert started.wait(30)
+    waited = time.monotonic()
+    second = store.save_run(engine, data, "b.csv")
+    waited = time.monotonic() - waited
+    first.join(30)
+    assert waited >= 0.5  # three more slowed chunks of the first went in meanwhile
+    assert results["first"].created and not second.created
+    assert second.run.id == results["first"].run.id
+    assert second.run.name == "a"
+    assert _all_runs_and_rows(engine) == (1, 40)
+
+
+def test_stale_incomplete_run_of_same_bytes_is_replaced(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crashed process left an incomplete run of these bytes: after it shows no progress for
+    STALE_AFTER_S it is removed and the upload is saved anew."""
+    monkeypatch.setattr(store, "WAIT_POLL_S", 0.02)
+    monkeypatch.setattr(store, "STALE_AFTER_S", 0.3)
+    data = _rows_csv(30)
+    _leave_incomplete_run(engine, store.sha256_bytes(data), rows=12)
+    assert store.list_runs(engine) == [] and store.find_run_by_sha(engine, store.sha256_bytes(data)) is None
+    start = time.monotonic()
+    result = store.save_run(engine, data, "retry.csv")
+    assert time.monotonic() - start >= 0.3  # it waited for the leftover to prove stale
+    assert result.created and result.run.name == "retry"  # (SQLite may reuse the freed id)
+    assert _all_runs_and_rows(engine) == (1, 30)  # the leftover's 12 rows are gone
+    assert store.load_scored(engine, result.run.id)["question"].tolist() == [f"q{i}" for i in range(30)]
+
+
+def test_old_abandoned_runs_are_removed_by_the_next_upload(engine: Engine) -> None:
+    """An incomplete run of other bytes older than ABANDONED_AFTER is cleared by any upload."""
+    old = _leave_incomplete_run(engine, "0" * 64, rows=5, age=store.ABANDONED_AFTER + timedelta(minutes=1))
+    recent = _leave_incomplete_run(engine, "1" * 64, rows=3)
+    store.save_run(engine, BASE_CSV.encode(), "base.csv")
+    with engine.connect() as conn:
+        left = set(conn.execute(select(Run.id)).scalars())
+    assert old not in left and recent in left  # a recent one may be a live upload elsewhere
+    assert _row_count(engine) == 3 + 4
+
+
+def test_a_save_declared_stale_stops_and_saves_again(
+    engine: Engine, small_chunks: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If another save declares ours stale (e.g. we were suspended) and removes it, we notice at
+    the next chunk, and start over instead of completing a run with missing rows."""
+    started = _hold_back(monkeypatch, 0.1)
+    data = _rows_csv(50)
+    results: list[store.SaveResult] = []
+    saver = threading.Thread(target=lambda: results.append(store.save_run(engine, data, "x.csv")))
+    saver.start()
+    assert started.wait(30)
+    with engine.connect() as conn:
+        (first_id,) = conn.execute(select(Run.id)).scalars().all()
+    store._abandon(engine, first_id)  # what a concurrent save does to a run it finds stale
+    saver.join(30)
+    (result,) = results
+    assert result.created and result.run.n_rows == 50
+    assert _all_runs_and_rows(engine) == (1, 50)
+    assert store.load_scored(engine, result.run.id)["row_idx"].tolist() == list(range(50))
+
+
+def _leave_incomplete_run(engine: Engine, sha: str, rows: int, age: timedelta = timedelta(0)) -> int:
+    """What a process killed half-way through an upload leaves: a hidden run and some rows."""
+    frame = pd.DataFrame({"question": [f"left{i}" for i in range(rows)], "answer": "a", "Domain": "D", "response": "a"})
+    records = store._row_records(frame, [])
+    with engine.begin() as conn:
+        run_id = conn.execute(
+            insert(Run).values(
+                name="left", sha256=sha, n_rows=rows * 2, complete=False, uploaded_at=utcnow() - age
+            )
+        ).inserted_primary_key[0]
+        conn.execute(insert(RunRow), [{**r, "run_id": run_id} for r in records])
+    return int(run_id)
+
+
+def test_old_database_gets_the_complete_column_and_keeps_its_runs(tmp_path: Path) -> None:
+    """A database made before ``runs.complete`` existed: opening it adds the column (existing
+    runs complete), its runs stay listed, and new uploads work."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = make_engine(url)
+    old = store.save_run(engine, BASE_CSV.encode(), "old.csv").run
+    engine.dispose()
+    with sqlite3.connect(tmp_path / "old.db") as raw:
+        raw.execute("ALTER TABLE runs DROP COLUMN complete")  # the table as it was created before
+        assert "complete" not in {row[1] for row in raw.execute("PRAGMA table_info(runs)")}
+    raw.close()
+    engine = make_engine(url)
+    assert "complete" in {c["name"] for c in inspect(engine).get_columns("runs")}
+    assert [r.id for r in store.list_runs(engine)] == [old.id]
+    assert store.get_run(engine, old.id) == old
+    assert store.count_runs(engine) == 1 and store.ensure_sample(engine) is None
+    assert store.find_run_by_sha(engine, old.sha256) == old
+    new = store.save_run(engine, CORRECTED_CSV.encode(), "new.csv").run
+    assert [r.id for r in store.list_runs(engine)] == [new.id, old.id]
+    make_engine(url).dispose()  # opening it again changes nothing
