@@ -567,7 +567,7 @@ def test_agreement_search_narrows_the_row_browser(db_url: str) -> None:
     _search(at, "delhi")
     assert row_cards(at) == []
     notes = [t for t in page_texts(at) if "match the search" in t]
-    assert notes and "1 rows of the whole run match" in notes[0], notes
+    assert notes and "1 rows of the whole run match (choose All buckets to see them)" in notes[0], notes
 
 
 def test_agreement_opens_a_found_row_in_the_review_queue(db_url: str, engine: Engine) -> None:

@@ -111,7 +111,8 @@ if query:
     where = "in this bucket and domain" if len(scope) < len(frame) else "in the run"
     note = f"{len(positions)} of {len(scope)} rows {where} match the search"
     if len(positions) < len(hits):
-        note += f"; {len(hits)} rows of the whole run match (choose {ALL_BUCKETS} and {ALL_DOMAINS} to see them)"
+        widen = " and ".join(a for a, chosen in ((ALL_BUCKETS, bucket), (ALL_DOMAINS, domain)) if a != chosen)
+        note += f"; {len(hits)} rows of the whole run match (choose {widen} to see them)"
     st.text(note + ".")
 
 pages = max(1, -(-len(positions) // PAGE_SIZE))
