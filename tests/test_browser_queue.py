@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import statistics
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -349,3 +351,76 @@ def test_letters_type_into_the_note_and_a_busy_database_loses_nothing(server: Ap
     assert events_of(server.db_url, "noter")[-1] == ("mark", frame["item_key"].iloc[row - 1], "wrong")
     assert len(events_of(server.db_url, "noter")) == 2
     no_exception(page, "the queue after recovering")
+
+
+def _mark_in_pace(page: Page, key: str) -> tuple[int, float]:
+    """A person's press: look at the row, press, wait for the confirmation. (row, seconds)"""
+    row = shown_row(page)
+    focus_page(page)
+    start = time.perf_counter()
+    page.keyboard.press(key)
+    verdict = "correct" if key == "y" else "wrong"
+    expect(page.locator(MAIN)).to_contain_text(f"Saved: row {row} marked {verdict}.", timeout=TIMEOUT_MS)
+    took = time.perf_counter() - start
+    expect(page.locator(MAIN)).to_contain_text(f"Row {row + 1} of the run", timeout=TIMEOUT_MS)
+    settle(page)
+    return row, took
+
+
+def test_two_reviewers_mark_while_someone_uploads_a_large_file(server: AppServer, browser: Browser) -> None:
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1100}) for _ in range(3)]
+    try:
+        alice, bob, uploader = (c.new_page() for c in contexts)
+        for p in (alice, bob, uploader):
+            p.set_default_timeout(TIMEOUT_MS)
+        data = queue_csv("duo", 30)
+        alice.goto(server.url, timeout=TIMEOUT_MS)
+        settle(alice)
+        upload(alice, "duo_model_tamil.csv", data)
+        run_id, frame = run_frame(server.db_url, data)
+        type_reviewer(alice, "alice2")
+        nav(alice, "Review queue", "Review queue: duo_model_tamil")
+        bob.goto(server.url, timeout=TIMEOUT_MS)
+        settle(bob)
+        type_reviewer(bob, "bob2")
+        nav(bob, "Review queue", "Review queue: duo_model_tamil")
+
+        big = ["question,answer,Domain,response"] + [
+            f"big question {i}?,big{i} beta,{('Art', 'History')[i % 2]},beta big{i} and more" for i in range(200_000)
+        ]
+        big_bytes = ("\n".join(big) + "\n").encode()
+        uploader.goto(server.url, timeout=TIMEOUT_MS)
+        settle(uploader)
+        nav(uploader, "Upload", "Upload a model run")
+        uploader.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
+            files=[{"name": "big_model_hindi.csv", "mimeType": "text/csv", "buffer": big_bytes}]
+        )
+        # While the large upload is read, scored and saved, both reviewers keep marking.
+        keys = "ynyyn nyny".replace(" ", "")
+        took: list[float] = []
+        marked: dict[str, list[tuple[int, str]]] = {"alice2": [], "bob2": []}
+        for key in keys:
+            for name, page in (("alice2", alice), ("bob2", bob)):
+                row, seconds = _mark_in_pace(page, key)
+                marked[name].append((row, "correct" if key == "y" else "wrong"))
+                took.append(seconds)
+        expect(uploader.locator("h1").first).to_contain_text("Overview: big_model_hindi", timeout=300_000)
+        print(f"press to saved while uploading 200k rows: median {statistics.median(took):.3f} s, "
+              f"max {max(took):.3f} s over {len(took)} marks")  # fmt: skip
+        for name, page in (("alice2", alice), ("bob2", bob)):
+            no_exception(page, f"{name}'s queue")
+            events = events_of(server.db_url, name)
+            rows = {k: int(i) + 1 for i, k in zip(frame["row_idx"], frame["item_key"], strict=True)}
+            assert [(rows[k], v) for _, k, v in events] == marked[name]
+            assert [r for r, _ in marked[name]] == list(range(1, len(keys) + 1))
+        engine = make_engine(server.db_url)
+        try:
+            big_run = store.find_run_by_sha(engine, store.sha256_bytes(big_bytes))
+            assert big_run is not None and big_run.n_rows == 200_000
+            assert len(store.load_scored(engine, big_run.id)) == 200_000
+        finally:
+            engine.dispose()
+        assert max(took) < 5.0, took
+    finally:
+        for c in contexts:
+            c.close()
