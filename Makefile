@@ -41,3 +41,4 @@ bench: install-dev
 	$(PY) tests/bench_dashboard.py
 	$(PY) tests/bench_judge.py
 	$(PY) tests/bench_review_browser.py
+	$(PY) tests/bench_upload.py

@@ -5,11 +5,13 @@ commit within a second (issue 8), so no bulk writer (an upload's rows, a judge r
 may hold the lock for long: rows go in transactions of about :data:`LOCK_TARGET_S` each, and
 the writer pauses after each commit so a waiting mark gets its turn.
 
-Measured on the 2-core machine this was built on (``tests/bench_upload.py``): an upload's row
-costs 40-65 µs inside the lock (insert plus commit; the random ``item_key`` index dirties about
-one page per row), a judge verdict's 0.2-0.3 ms (two random-hash indexes), so the first chunks
-are 1,000 and 100 rows; later chunks are sized from the time the previous ones took, which keeps
-long responses or a loaded machine under the target too.
+Measured on the 2-core machine this was built on (``tests/bench_upload.py``, 200,000 rows): an
+upload's row costs 45-70 µs inside the lock (insert plus commit), so the first chunk is 1,000
+rows; a judge verdict 0.07-0.3 ms (two random-hash indexes), so 100. Later chunks are sized from
+the time the previous ones took, which keeps long responses or a loaded machine near the target.
+The price is throughput: the write phase takes about 2.5x as long as one big transaction, mostly
+because the random ``item_key`` index dirties about one page per row in every commit (without
+that index the same chunked write took 40% of the time).
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ MIN_CHUNK, MAX_CHUNK = 10, 20_000  #: bounds of the adaptive chunk size (rows)
 #: Pause after each commit. SQLite's busy handler polls for the lock (every few ms at first,
 #: every 100 ms after 0.2 s), so a writer that commits and at once begins again can starve a
 #: waiting mark for seconds; a gap of 5-15 ms (jittered, so a poller cannot stay out of phase)
-#: lets it in within a few polls. Measured: without it mark latency p99 was 1.0-1.3 s during a
-#: 200,000-row save; with it about 0.1 s.
+#: lets it in within a few polls. Measured during a 200,000-row save: mark latency p99 1.0-1.3 s
+#: without the pause, 0.1-0.3 s with it.
 YIELD_S = 0.010
 
 
