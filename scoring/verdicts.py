@@ -13,7 +13,9 @@ filtered with pandas), so a queue of 100,000 rows costs one query and a few vect
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from itertools import combinations
@@ -115,6 +117,23 @@ def _not_saved(exc: DBAPIError) -> NotSaved:
     return NotSaved(f"Not saved: the database could not be written ({reason}). Nothing was recorded; try again.")
 
 
+#: Reviewers' actions in one process take turns here before asking the database for its lock.
+#: SQLite's busy handler polls with growing sleeps and is not fair: with many sessions of one
+#: dashboard marking at once, one of them can lose the lock for seconds. A thread lock queues
+#: them instead; the database's own wait then only covers writers in other processes.
+_ACTION_TURN = threading.Lock()
+
+
+@contextmanager
+def _action_turn() -> Iterator[None]:
+    if not _ACTION_TURN.acquire(timeout=ACTION_BUSY_MS / 1000):
+        raise NotSaved("Not saved: other marks kept the database busy. Nothing was recorded; try again.")
+    try:
+        yield
+    finally:
+        _ACTION_TURN.release()
+
+
 def _append(engine: Engine, values: dict) -> int:
     """One INSERT in its own transaction, committed before returning the event id.
 
@@ -122,7 +141,7 @@ def _append(engine: Engine, values: dict) -> int:
     be written; nothing is written then.
     """
     try:
-        with writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
+        with _action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
             return int(conn.execute(insert(VerdictEvent).values(**values)).inserted_primary_key[0])
     except IntegrityError:
         raise
@@ -243,7 +262,7 @@ def undo_last_mark(engine: Engine, reviewer: str, run_id: int | None = None) -> 
         stmt = stmt.where(mark.run_id == run_id)
     for _attempt in range(20):
         try:
-            with writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
+            with _action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
                 target = conn.execute(stmt).first()
                 if target is None:
                     return None
