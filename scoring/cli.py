@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from scoring.errors import InputError
+from scoring.formatting import p_value
 from scoring.loader import LoadedRun, load_path
 from scoring.report import (
     METRICS,
@@ -167,7 +168,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         m = report["mcnemar"]
         print(
             f"\nMcNemar exact test (exact_only={m['exact_only']}, overlap_only={m['overlap_only']}): "
-            f"p = {m['p_value']:.4g}"
+            f"{p_value(m['p_value'])}"
         )
         if args.normalize:
             flips = report["flipped_by_normalize"]

@@ -130,6 +130,17 @@ def test_text_report_lists_domains_and_combined(run_cli: Any, sample_csv: Path) 
     assert "DIAGNOSTIC" not in proc.stdout
 
 
+def test_a_tiny_mcnemar_p_value_prints_as_below_the_floor(run_cli: Any, tmp_path: Path) -> None:
+    """30 overlap_only rows against none the other way: p = 1.9e-09, printed "p < 0.0001" (issue 8)."""
+    rows = ["question,answer,Domain,response"] + [f"Q{i}?,alpha{i} beta,Art,beta alpha{i}" for i in range(30)]
+    path = tmp_path / "lopsided.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    proc = run_cli(*SCORE, "--responses", path)
+    assert proc.returncode == 0, proc.stderr
+    assert "McNemar exact test (exact_only=0, overlap_only=30): p < 0.0001" in proc.stdout
+    assert "e-0" not in proc.stdout and "p = 0\n" not in proc.stdout
+
+
 # ------------------------------------------------------------------------------- --out
 
 
