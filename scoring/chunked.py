@@ -6,7 +6,7 @@ may hold the lock for long: rows go in transactions of about :data:`LOCK_TARGET_
 the writer pauses after each commit so a waiting mark gets its turn.
 
 Measured on the 2-core machine this was built on (``tests/bench_upload.py``, 200,000 rows): an
-upload's row costs 45-70 µs inside the lock (insert plus commit), so the first chunk is 1,000
+upload's row costs 45-70 µs inside the lock (insert plus commit), so the first chunk is 800
 rows; a judge verdict 0.07-0.3 ms (two random-hash indexes), so 100. Later chunks are sized from
 the time the previous ones took, which keeps long responses or a loaded machine near the target.
 The price is throughput: the write phase takes about 2.5x as long as one big transaction, mostly
@@ -28,7 +28,9 @@ from scoring.db import writer
 
 T = TypeVar("T")
 
-LOCK_TARGET_S = 0.05  #: aimed-for write-lock hold per transaction (the ceiling is about 0.1 s)
+#: Aimed-for write-lock hold per transaction. The ceiling is about 0.1 s; on a loaded 2-core machine
+#: single holds reach 2-4x the median (preemption, a commit's checkpoint), so the aim is well below.
+LOCK_TARGET_S = 0.04
 MIN_CHUNK, MAX_CHUNK = 10, 20_000  #: bounds of the adaptive chunk size (rows)
 #: Pause after each commit. SQLite's busy handler polls for the lock (every few ms at first,
 #: every 100 ms after 0.2 s), so a writer that commits and at once begins again can starve a

@@ -115,7 +115,7 @@ def lookup(engine: Engine, cache_keys: Iterable[str]) -> dict[str, StoredVerdict
 def save(engine: Engine, rows: Sequence[Mapping[str, object]]) -> None:
     """Insert verdict rows (dicts with JudgeVerdict's column names) in short transactions.
 
-    Each transaction holds the write lock for about 50 ms (:mod:`scoring.chunked`), so a
+    Each transaction holds the write lock for about 40 ms (:mod:`scoring.chunked`), so a
     reviewer's mark never waits behind a judge run. Rows are independent cache entries, so a
     failure part-way keeps the chunks already written (they are valid verdicts).
     """

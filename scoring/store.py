@@ -4,7 +4,7 @@ Scoring at upload and storing the verdicts beside the rows is what keeps every d
 independent of the run's size: pages read stored columns, they never re-score.
 
 A large upload never makes a reviewer wait: its rows are written in short transactions (each
-holds SQLite's write lock for about 50 ms, see :mod:`scoring.chunked`), with a pause between
+holds SQLite's write lock for about 40 ms, see :mod:`scoring.chunked`), with a pause between
 them so a waiting mark gets the lock. The run stays hidden (``Run.complete`` False) until its last row is
 in, and an upload that fails half-way is removed again, also in short transactions.
 """
@@ -40,7 +40,7 @@ LANGUAGES = (
 SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "sample_run.csv"
 ROW_COLUMNS = ["question", "answer", "Domain", "response"]
 
-FIRST_CHUNK = 1_000  #: rows in an upload's first transaction (see :mod:`scoring.chunked`)
+FIRST_CHUNK = 800  #: rows in an upload's first transaction (see :mod:`scoring.chunked`)
 #: An incomplete run of the same bytes whose rows do not change for this long is taken to be
 #: left by a crashed process: it is removed and the save retried.
 STALE_AFTER_S = 60.0
