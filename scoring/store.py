@@ -5,8 +5,8 @@ independent of the run's size: pages read stored columns, they never re-score.
 
 A large upload never makes a reviewer wait: its rows are written in short transactions (each
 holds SQLite's write lock for about 40 ms, see :mod:`scoring.chunked`), with a pause between
-them so a waiting mark gets the lock. The run stays hidden (``Run.complete`` False) until its last row is
-in, and an upload that fails half-way is removed again, also in short transactions.
+them so a waiting mark gets the lock. The run stays hidden (``Run.complete`` False) until its
+last row is in, and an upload that fails half-way is removed again, also in short transactions.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
-from sqlalchemy import Connection, Engine, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, Select, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -103,7 +103,7 @@ def _info(run: Run) -> RunInfo:
     )
 
 
-def _visible():
+def _visible() -> Select[tuple[Run]]:
     """Only complete runs: an upload still writing its rows (or being removed) is not shown."""
     return select(Run).where(Run.complete.is_(True))
 
@@ -202,9 +202,9 @@ def _store(engine: Engine, values: dict, records: list[dict]) -> tuple[int, bool
     """Create the run and write its rows, or find the same bytes' run: ``(run_id, created)``.
 
     The sha256 is unique, so of two saves of the same bytes one creates the run. The other
-    waits until that run is complete (then opens it), is removed after a failure (then tries
-    again), or makes no progress for :data:`STALE_AFTER_S` (a crashed process: it is removed
-    and this save tries again).
+    waits: when that run is complete it opens it; when that save failed and removed its run, or
+    the run made no progress for :data:`STALE_AFTER_S` (a crashed process: it is removed here),
+    it saves the rows itself.
     """
     sha = values["sha256"]
     _remove_abandoned(engine)
