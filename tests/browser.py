@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Request, Route
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Request, Route, expect
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -33,6 +33,9 @@ READY_TIMEOUT_MS = 60_000
 CONNECTED = "[data-testid='stApp'][data-test-connection-state='CONNECTED']"
 NOT_RUNNING = "[data-test-script-state='notRunning']"
 EXCEPTION = "[data-testid='stException']"
+TIMEOUT_MS = 60_000
+NAV_LINK = "[data-testid='stSidebarNavLink']"
+UPLOAD_INPUT = "[data-testid='stFileUploaderDropzoneInput']"
 
 
 class ChromiumMissing(RuntimeError):
@@ -151,6 +154,31 @@ def settle(page: Page, timeout_ms: int = READY_TIMEOUT_MS) -> None:
 
 def exception_count(page: Page) -> int:
     return page.locator(EXCEPTION).count()
+
+
+def no_exception(page: Page, where: str) -> None:
+    """Fail with the first exception box's text if the page shows any."""
+    count = exception_count(page)
+    if count:
+        details = page.locator(EXCEPTION).first.inner_text()
+        raise AssertionError(f"{count} exception(s) on {where}: {details[:2000]}")
+
+
+def open_nav(page: Page, label: str, title_prefix: str) -> None:
+    """Click a sidebar navigation link, as a person does, and wait for its page to finish."""
+    page.locator(NAV_LINK, has_text=label).first.click()
+    expect(page.locator("h1").first).to_contain_text(title_prefix, timeout=TIMEOUT_MS)
+    settle(page)
+
+
+def upload_file(page: Page, name: str, data: bytes, title: str | None = None) -> None:
+    """Upload one file through the Upload page's file input; the app then opens an overview
+    (``title``: its heading, by default the new run's ``Overview: <file stem>``)."""
+    open_nav(page, "Upload", "Upload a model run")
+    page.locator(UPLOAD_INPUT).set_input_files(files=[{"name": name, "mimeType": "text/csv", "buffer": data}])
+    expected = title if title is not None else f"Overview: {Path(name).stem}"
+    expect(page.locator("h1").first).to_contain_text(expected, timeout=TIMEOUT_MS)
+    settle(page)
 
 
 @dataclass

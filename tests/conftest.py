@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from browser import AppServer, ChromiumMissing, launch_chromium, start_app
-from playwright.sync_api import Browser, sync_playwright
+from browser import TIMEOUT_MS, AppServer, ChromiumMissing, launch_chromium, start_app
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 VENV_PYTHON = PROJECT_ROOT / ".venv" / "bin" / "python"
@@ -80,3 +80,19 @@ def browser() -> Iterator[Browser]:
                 chromium.close()
     except ChromiumMissing as exc:
         pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    """A fresh browser profile (a person's own browser): its own cookies, storage and session."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1100}, accept_downloads=True)
+    ctx.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Page:
+    return context.new_page()

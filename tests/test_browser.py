@@ -6,12 +6,10 @@ These never skip: without chromium they fail with what to install.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
-import pytest
-from browser import AppServer, Traffic, exception_count, settle, start_app
+from browser import TIMEOUT_MS, AppServer, Traffic, exception_count, open_nav, settle, start_app, upload_file
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from scoring import store
@@ -19,7 +17,6 @@ from scoring.db import make_engine
 from scoring.loader import load_bytes
 from scoring.report import mcnemar, score_frame
 
-TIMEOUT_MS = 60_000
 GOOD_NAME = "browser_model_tamil.csv"
 GOOD_CSV = (
     "\n".join(
@@ -59,21 +56,6 @@ XSS_CSV = (
 )
 
 
-@pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    ctx.set_default_timeout(TIMEOUT_MS)
-    try:
-        yield ctx
-    finally:
-        ctx.close()
-
-
-@pytest.fixture
-def page(context: BrowserContext) -> Page:
-    return context.new_page()
-
-
 def run_id_for(db_url: str, data: bytes) -> int:
     """The id of the run stored for ``data`` (found by sha256 in the server's database)."""
     engine = make_engine(db_url)
@@ -87,23 +69,6 @@ def run_id_for(db_url: str, data: bytes) -> int:
 
 def heading(page: Page) -> str:
     return page.locator("h1").first.inner_text(timeout=TIMEOUT_MS)
-
-
-def open_page(page: Page, label: str, title_prefix: str) -> None:
-    """Click a sidebar navigation link and wait for its page to finish rendering."""
-    page.locator("[data-testid='stSidebarNavLink']", has_text=label).first.click()
-    expect(page.locator("h1").first).to_contain_text(title_prefix, timeout=TIMEOUT_MS)
-    settle(page)
-
-
-def upload_file(page: Page, name: str, data: bytes) -> None:
-    """Upload one file through the Upload page's file input; the app then opens the overview."""
-    open_page(page, "Upload", "Upload a model run")
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
-        files=[{"name": name, "mimeType": "text/csv", "buffer": data}]
-    )
-    expect(page.locator("h1").first).to_contain_text(f"Overview: {Path(name).stem}", timeout=TIMEOUT_MS)
-    settle(page)
 
 
 def choose(page: Page, key: str, option: str) -> None:
@@ -140,7 +105,7 @@ def test_upload_chart_buckets_and_reload(server: AppServer, context: BrowserCont
     scored = score_frame(load_bytes(GOOD_CSV, GOOD_NAME).frame)
     test = mcnemar(scored)
     overlap_only = int((scored["bucket"] == "overlap_only").sum())
-    open_page(page, "Agreement", f"Agreement: {name}")
+    open_nav(page, "Agreement", f"Agreement: {name}")
     main = page.locator("[data-testid='stMain']")
     counts = f"exact_only = {test.exact_only}, overlap_only = {test.overlap_only}"
     expect(main).to_contain_text(counts, timeout=TIMEOUT_MS)
@@ -174,7 +139,7 @@ def test_payloads_render_as_text_and_fetch_nothing(server: AppServer, context: B
 
     scored = score_frame(load_bytes(XSS_CSV, XSS_NAME).frame)
     bucket = str(scored.loc[0, "bucket"])
-    open_page(page, "Agreement", "Agreement: ")
+    open_nav(page, "Agreement", "Agreement: ")
     choose(page, "agree_bucket", bucket)
     main = page.locator("[data-testid='stMain']")
     expect(main).to_contain_text(f"Bucket: {bucket}", timeout=TIMEOUT_MS)

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import codecs
 import io
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
-import pytest
-from browser import EXCEPTION, AppServer, exception_count, settle, start_app
+from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle, start_app, upload_file
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import func, select
 
@@ -28,7 +26,6 @@ from scoring.loader import load_bytes
 from scoring.models import VerdictEvent
 from scoring.report import score_frame
 
-TIMEOUT_MS = 60_000
 NAME = "export_model_tamil.csv"
 CSV = (
     "\n".join(
@@ -52,40 +49,6 @@ MARKS = [  # row, reviewer, verdict, reason, note, time: conflicts on rows 0 (ov
     (3, "alice", "correct", "inflection", "", datetime(2026, 5, 5, tzinfo=UTC)),
     (3, "bob", "correct", "inflection", "agree", datetime(2026, 5, 6, tzinfo=UTC)),
 ]
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-    context.set_default_timeout(TIMEOUT_MS)
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
-def no_exception(page: Page, where: str) -> None:
-    count = exception_count(page)
-    if count:
-        details = page.locator(EXCEPTION).first.inner_text()
-        raise AssertionError(f"{count} exception(s) on {where}: {details[:2000]}")
-
-
-def open_nav(page: Page, label: str, title_prefix: str) -> None:
-    page.locator("[data-testid='stSidebarNavLink']", has_text=label).first.click()
-    expect(page.locator("h1").first).to_contain_text(title_prefix, timeout=TIMEOUT_MS)
-    settle(page)
-
-
-def upload(page: Page, name: str, data: bytes) -> None:
-    """Upload one file on the Upload page; the app then opens the (new or identical) run's overview."""
-    open_nav(page, "Upload", "Upload a model run")
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
-        files=[{"name": name, "mimeType": "text/csv", "buffer": data}]
-    )
-    expect(page.locator("h1").first).to_contain_text("Overview: ", timeout=TIMEOUT_MS)
-    settle(page)
-    no_exception(page, f"the overview after uploading {name}")
 
 
 def database_state(db_url: str, data: bytes) -> tuple[store.RunInfo | None, set[tuple], int, int]:
@@ -119,7 +82,8 @@ def test_conflicts_survive_export_and_reupload_on_another_server(
     page.goto(server.url, timeout=TIMEOUT_MS)
     settle(page)
     no_exception(page, "the first page")
-    upload(page, NAME, CSV)
+    upload_file(page, NAME, CSV, title="Overview: ")
+    no_exception(page, "the overview after an upload")
     run, _, _, _ = database_state(server.db_url, CSV)
     assert run is not None, "the upload was not stored"
 
@@ -155,7 +119,8 @@ def test_conflicts_survive_export_and_reupload_on_another_server(
         other.goto(second.url, timeout=TIMEOUT_MS)
         settle(other)
         no_exception(other, "the second server's first page")
-        upload(other, download.suggested_filename, data)
+        upload_file(other, download.suggested_filename, data, title="Overview: ")
+        no_exception(other, "the overview after an upload")
         moved, current, events, runs = database_state(second.db_url, data)
         assert moved is not None, f"the export was not stored on the second server:\n{second.log_tail()}"
         assert current == expected, "every reviewer's verdict, reason, note and time must arrive"
@@ -173,10 +138,12 @@ def test_conflicts_survive_export_and_reupload_on_another_server(
             expect(main).to_contain_text(question, timeout=TIMEOUT_MS)
 
         # The same file again opens the same run and adds nothing.
-        upload(other, download.suggested_filename, data)
+        upload_file(other, download.suggested_filename, data, title="Overview: ")
+        no_exception(other, "the overview after an upload")
         assert database_state(second.db_url, data) == (moved, current, events, runs)
         # The same verdicts in other bytes (with a BOM): a new run, still no verdict added.
-        upload(other, "with_bom.csv", codecs.BOM_UTF8 + data)
+        upload_file(other, "with_bom.csv", codecs.BOM_UTF8 + data, title="Overview: ")
+        no_exception(other, "the overview after an upload")
         again, again_current, again_events, again_runs = database_state(second.db_url, codecs.BOM_UTF8 + data)
         assert again is not None and again.id != moved.id and again_runs == runs + 1
         assert again_events == events and again_current == expected

@@ -8,37 +8,12 @@ sidebar links, as a reviewer does. These never skip: without chromium they fail.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
-import pytest
-from browser import AppServer, exception_count, settle
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
+from browser import TIMEOUT_MS, AppServer, exception_count, open_nav, settle
+from playwright.sync_api import Locator, Page, expect
 
-TIMEOUT_MS = 60_000
 P_ZERO = re.compile(r"p = 0(?![.\d])")
 ROW_CARD = re.compile(r"^Row (\d+)   ")
-
-
-@pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    ctx.set_default_timeout(TIMEOUT_MS)
-    try:
-        yield ctx
-    finally:
-        ctx.close()
-
-
-@pytest.fixture
-def page(context: BrowserContext) -> Page:
-    return context.new_page()
-
-
-def open_page(page: Page, label: str, title_prefix: str) -> None:
-    """Click a sidebar navigation link and wait for its page to finish rendering."""
-    page.locator("[data-testid='stSidebarNavLink']", has_text=label).first.click()
-    expect(page.locator("h1").first).to_contain_text(title_prefix, timeout=TIMEOUT_MS)
-    settle(page)
 
 
 def main(page: Page) -> Locator:
@@ -92,7 +67,7 @@ def test_overview_percentages_and_agreement_search(server: AppServer, page: Page
     assert_plain_numbers(page, "Overview")
 
     # Agreement, opened from the sidebar: p-value and precision formatting.
-    open_page(page, "Agreement", "Agreement: Sample run")
+    open_nav(page, "Agreement", "Agreement: Sample run")
     expect(main(page)).to_contain_text("p = 0.5811", timeout=TIMEOUT_MS)
     assert "—" in grid_cells(page)  # precision with no reviewed rows
     assert_plain_numbers(page, "Agreement")

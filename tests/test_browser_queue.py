@@ -13,12 +13,9 @@ import re
 import sqlite3
 import statistics
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pandas as pd
-import pytest
-from browser import EXCEPTION, AppServer, exception_count, settle
+from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle, upload_file
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import select
 
@@ -26,7 +23,6 @@ from scoring import store, verdicts
 from scoring.db import make_engine
 from scoring.models import VerdictEvent
 
-TIMEOUT_MS = 60_000
 MAIN = "[data-testid='stMain']"
 ROW_TEXT = re.compile(r"Row (\d+) of the run")
 
@@ -40,44 +36,12 @@ def queue_csv(tag: str, n: int, domains: tuple[str, ...] = ("Art", "History")) -
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1100})
-    context.set_default_timeout(TIMEOUT_MS)
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
-def no_exception(page: Page, where: str) -> None:
-    count = exception_count(page)
-    if count:
-        raise AssertionError(f"{count} exception(s) on {where}: {page.locator(EXCEPTION).first.inner_text()[:2000]}")
-
-
-def nav(page: Page, label: str, title_prefix: str) -> None:
-    """Click a sidebar link, as a person does, and wait for the page."""
-    page.locator("[data-testid='stSidebarNavLink']", has_text=label).first.click()
-    expect(page.locator("h1").first).to_contain_text(title_prefix, timeout=TIMEOUT_MS)
-    settle(page)
-
-
 def type_reviewer(page: Page, name: str) -> None:
     field = page.locator(".st-key-reviewer_name input")
     field.click()
     field.fill("")
     field.type(name, delay=20)
     field.press("Enter")
-    settle(page)
-
-
-def upload(page: Page, name: str, data: bytes) -> None:
-    nav(page, "Upload", "Upload a model run")
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
-        files=[{"name": name, "mimeType": "text/csv", "buffer": data}]
-    )
-    expect(page.locator("h1").first).to_contain_text(f"Overview: {Path(name).stem}", timeout=TIMEOUT_MS)
     settle(page)
 
 
@@ -116,6 +80,19 @@ def run_frame(db_url: str, data: bytes) -> tuple[int, pd.DataFrame]:
         engine.dispose()
 
 
+def queue_of_new_run(page: Page, server: AppServer, name: str, data: bytes, reviewer: str) -> pd.DataFrame:
+    """Open the app, upload ``data``, type the reviewer's name, open the queue by its link.
+
+    Returns the stored run's rows (``row_idx``, ``item_key``...)."""
+    page.goto(server.url, timeout=TIMEOUT_MS)
+    settle(page)
+    upload_file(page, name, data)
+    _, frame = run_frame(server.db_url, data)
+    type_reviewer(page, reviewer)
+    open_nav(page, "Review queue", "Review queue")
+    return frame
+
+
 def reviewer_in_force(page: Page, name: str) -> None:
     """The sidebar shows ``name``, the URL carries it, and the queue's buttons are enabled."""
     expect(page.locator(".st-key-reviewer_name input")).to_have_value(name, timeout=TIMEOUT_MS)
@@ -128,7 +105,7 @@ def test_the_reviewer_typed_once_stays_across_links_uploads_and_refreshes(server
     type_reviewer(page, "asha")
     reviewer_in_force(page, "asha")
 
-    nav(page, "Review queue", "Review queue")
+    open_nav(page, "Review queue", "Review queue")
     reviewer_in_force(page, "asha")
     main = page.locator(MAIN)
     expect(main).not_to_contain_text("Type your name in the sidebar")
@@ -141,12 +118,12 @@ def test_the_reviewer_typed_once_stays_across_links_uploads_and_refreshes(server
     assert events_of(server.db_url, "asha")[-1][0::2] == ("mark", "correct")
 
     # Another page and back, an upload (which switches page itself), then a refresh.
-    nav(page, "Overview", "Overview")
+    open_nav(page, "Overview", "Overview")
     reviewer_in_force(page, "asha")
     data = queue_csv("ident", 4)
-    upload(page, "ident_model_hindi.csv", data)
+    upload_file(page, "ident_model_hindi.csv", data)
     reviewer_in_force(page, "asha")
-    nav(page, "Review queue", "Review queue")
+    open_nav(page, "Review queue", "Review queue")
     reviewer_in_force(page, "asha")
     page.reload(timeout=TIMEOUT_MS)
     settle(page)
@@ -157,7 +134,7 @@ def test_the_reviewer_typed_once_stays_across_links_uploads_and_refreshes(server
     page.keyboard.press("n")
     expect(main).to_contain_text(f"Saved: row {row} marked wrong.")
     settle(page)
-    run_id, frame = run_frame(server.db_url, data)
+    _, frame = run_frame(server.db_url, data)
     assert events_of(server.db_url, "asha")[-1] == ("mark", frame["item_key"].iloc[row - 1], "wrong")
 
     # A name that cannot be saved is refused with the reason; the field keeps the name in force.
@@ -166,21 +143,16 @@ def test_the_reviewer_typed_once_stays_across_links_uploads_and_refreshes(server
     reviewer_in_force(page, "asha")
     # A new name is in force at once, on this page and the next.
     type_reviewer(page, "bina")
-    nav(page, "Agreement", "Agreement")
+    open_nav(page, "Agreement", "Agreement")
     reviewer_in_force(page, "bina")
-    nav(page, "Review queue", "Review queue")
+    open_nav(page, "Review queue", "Review queue")
     reviewer_in_force(page, "bina")
     no_exception(page, "the queue after renaming")
 
 
 def test_fast_presses_never_mark_the_wrong_row_or_a_row_twice(server: AppServer, page: Page) -> None:
     data = queue_csv("fast", 40)
-    page.goto(server.url, timeout=TIMEOUT_MS)
-    settle(page)
-    upload(page, "fast_model_tamil.csv", data)
-    run_id, frame = run_frame(server.db_url, data)
-    type_reviewer(page, "fastfingers")
-    nav(page, "Review queue", "Review queue")
+    frame = queue_of_new_run(page, server, "fast_model_tamil.csv", data, "fastfingers")
     assert shown_row(page) == 1
     # Record, at each key press, the row the reviewer saw (same event, before the app's listener).
     page.evaluate("""() => {
@@ -239,12 +211,7 @@ def test_fast_presses_never_mark_the_wrong_row_or_a_row_twice(server: AppServer,
 
 def test_a_finished_scope_ends_and_my_verdicts_reopens_a_row(server: AppServer, page: Page) -> None:
     data = queue_csv("done", 12, domains=("Art", "History", "Music"))
-    page.goto(server.url, timeout=TIMEOUT_MS)
-    settle(page)
-    upload(page, "done_model_bengali.csv", data)
-    run_id, frame = run_frame(server.db_url, data)
-    type_reviewer(page, "finisher")
-    nav(page, "Review queue", "Review queue")
+    frame = queue_of_new_run(page, server, "done_model_bengali.csv", data, "finisher")
     page.locator(".st-key-q_domain").click()
     page.get_by_role("option", name="Music", exact=True).click()
     settle(page)
@@ -302,12 +269,7 @@ def test_a_finished_scope_ends_and_my_verdicts_reopens_a_row(server: AppServer, 
 
 def test_letters_type_into_the_note_and_a_busy_database_loses_nothing(server: AppServer, page: Page) -> None:
     data = queue_csv("note", 6)
-    page.goto(server.url, timeout=TIMEOUT_MS)
-    settle(page)
-    upload(page, "note_model_hindi.csv", data)
-    run_id, frame = run_frame(server.db_url, data)
-    type_reviewer(page, "noter")
-    nav(page, "Review queue", "Review queue")
+    frame = queue_of_new_run(page, server, "note_model_hindi.csv", data, "noter")
     main = page.locator(MAIN)
     row = shown_row(page)
     note = page.locator("[class*='st-key-q_note_'] input")
@@ -376,14 +338,14 @@ def test_two_reviewers_mark_while_someone_uploads_a_large_file(server: AppServer
         data = queue_csv("duo", 30)
         alice.goto(server.url, timeout=TIMEOUT_MS)
         settle(alice)
-        upload(alice, "duo_model_tamil.csv", data)
-        run_id, frame = run_frame(server.db_url, data)
+        upload_file(alice, "duo_model_tamil.csv", data)
+        _, frame = run_frame(server.db_url, data)
         type_reviewer(alice, "alice2")
-        nav(alice, "Review queue", "Review queue: duo_model_tamil")
+        open_nav(alice, "Review queue", "Review queue: duo_model_tamil")
         bob.goto(server.url, timeout=TIMEOUT_MS)
         settle(bob)
         type_reviewer(bob, "bob2")
-        nav(bob, "Review queue", "Review queue: duo_model_tamil")
+        open_nav(bob, "Review queue", "Review queue: duo_model_tamil")
 
         big = ["question,answer,Domain,response"] + [
             f"big question {i}?,big{i} beta,{('Art', 'History')[i % 2]},beta big{i} and more" for i in range(200_000)
@@ -391,7 +353,7 @@ def test_two_reviewers_mark_while_someone_uploads_a_large_file(server: AppServer
         big_bytes = ("\n".join(big) + "\n").encode()
         uploader.goto(server.url, timeout=TIMEOUT_MS)
         settle(uploader)
-        nav(uploader, "Upload", "Upload a model run")
+        open_nav(uploader, "Upload", "Upload a model run")
         uploader.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
             files=[{"name": "big_model_hindi.csv", "mimeType": "text/csv", "buffer": big_bytes}]
         )

@@ -9,25 +9,17 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
-import pytest
-from browser import (
-    EXCEPTION,
-    AppServer,
-    exception_count,
-    settle,
-)
-from playwright.sync_api import Browser, Page, expect
+from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle
+from playwright.sync_api import Page, expect
 
 from scoring import store, verdicts
 from scoring.db import make_engine
 from scoring.loader import load_bytes
 from scoring.report import score_frame
 
-TIMEOUT_MS = 60_000
 NAME = "review_model_bengali.csv"
 CSV = (
     "\n".join(
@@ -49,29 +41,6 @@ CSV = (
 )
 SCORED = score_frame(load_bytes(CSV, NAME).frame)
 ORDER = SCORED.index[SCORED["bucket"] == "overlap_only"].tolist()  # review order of a new reviewer
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-    context.set_default_timeout(TIMEOUT_MS)
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
-def no_exception(page: Page, where: str) -> None:
-    count = exception_count(page)
-    if count:
-        details = page.locator(EXCEPTION).first.inner_text()
-        raise AssertionError(f"{count} exception(s) on {where}: {details[:2000]}")
-
-
-def open_nav(page: Page, label: str, title_prefix: str) -> None:
-    page.locator("[data-testid='stSidebarNavLink']", has_text=label).first.click()
-    expect(page.locator("h1").first).to_contain_text(title_prefix, timeout=TIMEOUT_MS)
-    settle(page)
 
 
 def current_verdicts(db_url: str) -> dict[int, str]:
