@@ -1,158 +1,39 @@
-"""Where the database is and how to open it; the schema lives in :mod:`scoring.models`.
+"""Open the project's database at the newest schema: what the app, every CLI and the tests call.
 
-The URL comes from ``REVIEW_DB_URL``, then ``.streamlit/secrets.toml``, then a SQLite file in
-the project's ``data/`` folder, so ``make run`` needs no configuration.
+The connection details live in :mod:`scoring.engine` (re-exported here for callers); the schema
+is brought up to date by :mod:`scoring.migrations` every time an engine is made.
 """
 
 from __future__ import annotations
 
-import os
-import tomllib
-from pathlib import Path
+from sqlalchemy import Engine
 
-from sqlalchemy import Engine, MetaData, create_engine, event, inspect
-from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import DeclarativeBase
+from scoring import migrations
+from scoring.engine import (
+    ENV_VAR,
+    PROJECT_ROOT,
+    Base,
+    database_url,
+    default_sqlite_path,
+    open_engine,
+    read_secrets,
+    writer,
+)
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-ENV_VAR = "REVIEW_DB_URL"
-
-# Explicit constraint names keep the schema diffable by a migration tool (Alembic) later.
-NAMING = {
-    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
-    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
-    "ck": "ck_%(table_name)s_%(constraint_name)s",
-    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-    "pk": "pk_%(table_name)s",
-}
-
-
-class Base(DeclarativeBase):
-    metadata = MetaData(naming_convention=NAMING)
-
-
-def read_secrets(root: Path = PROJECT_ROOT) -> dict:
-    """``.streamlit/secrets.toml`` as a dict, or empty when absent (read without streamlit)."""
-    path = root / ".streamlit" / "secrets.toml"
-    if not path.is_file():
-        return {}
-    with path.open("rb") as fh:
-        return tomllib.load(fh)
-
-
-def default_sqlite_path(root: Path = PROJECT_ROOT) -> Path:
-    return root / "data" / "review.db"
-
-
-def database_url(root: Path = PROJECT_ROOT) -> str:
-    """The configured database URL (see module docstring for the order)."""
-    url = os.environ.get(ENV_VAR) or read_secrets(root).get(ENV_VAR)
-    if url:
-        return str(url)
-    path = default_sqlite_path(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{path}"
-
-
-def _sqlite_pragmas(dbapi_conn, _record) -> None:
-    # WAL lets readers (the dashboard) run beside a writer (a marking reviewer, a judge run);
-    # busy_timeout makes concurrent writers wait instead of failing with "database is locked".
-    cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA synchronous=FULL")
-    cur.execute("PRAGMA busy_timeout=30000")
-    cur.execute("PRAGMA foreign_keys=ON")
-    cur.close()
-
-
-def _sqlite_autocommit_driver(dbapi_conn, _record) -> None:
-    # Let SQLAlchemy, not the sqlite3 module, emit BEGIN, so writers can ask for IMMEDIATE.
-    dbapi_conn.isolation_level = None
-
-
-#: How long a writer waits for SQLite's write lock unless it asks for less (see :func:`writer`).
-BUSY_TIMEOUT_MS = 30_000
-
-
-def _sqlite_begin(conn) -> None:
-    options = conn.get_execution_options()
-    # The pool hands a connection on, so a short wait one writer asked for is put back for the
-    # next; the setting is remembered per connection so other transactions send nothing extra.
-    busy_ms = int(options.get("sqlite_busy_ms", BUSY_TIMEOUT_MS))
-    info = conn.connection.info
-    if info.get("busy_ms", BUSY_TIMEOUT_MS) != busy_ms:
-        conn.exec_driver_sql(f"PRAGMA busy_timeout={busy_ms}")
-        info["busy_ms"] = busy_ms
-    conn.exec_driver_sql(f"BEGIN {options.get('sqlite_begin', '')}".strip())
-
-
-def writer(engine: Engine, busy_ms: int | None = None) -> Engine:
-    """The same engine, but its transactions take SQLite's write lock at BEGIN.
-
-    A deferred transaction that reads and then writes fails at once with "database is locked"
-    when another process committed in between (the busy timeout does not apply); BEGIN
-    IMMEDIATE waits for the lock instead, so concurrent reviewers never lose a mark.
-    Other databases ignore the option. ``busy_ms`` bounds that wait (a reviewer's mark would
-    rather fail visibly after a moment than hang behind a stuck writer).
-    """
-    if busy_ms is None:
-        return engine.execution_options(sqlite_begin="IMMEDIATE")
-    return engine.execution_options(sqlite_begin="IMMEDIATE", sqlite_busy_ms=busy_ms)
+__all__ = [
+    "ENV_VAR", "PROJECT_ROOT", "Base", "database_url", "default_sqlite_path", "make_engine", "read_secrets", "writer",
+]  # fmt: skip
 
 
 def make_engine(url: str | None = None) -> Engine:
-    """An engine with the schema created; safe to call once per process and share."""
-    url = url or database_url()
-    if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
-        event.listen(engine, "connect", _sqlite_autocommit_driver)
-        event.listen(engine, "connect", _sqlite_pragmas)
-        event.listen(engine, "begin", _sqlite_begin)
-    else:
-        engine = create_engine(url, pool_pre_ping=True)
-    init_schema(engine)
-    return engine
+    """An engine with the schema at the newest migration; safe to call once per process and share.
 
-
-def init_schema(engine: Engine) -> None:
-    """Create missing tables and add missing columns. A migration tool can take over from here."""
-    import scoring.judge_store  # noqa: F401
-    import scoring.models  # noqa: F401  (registers the tables on Base.metadata)
-
-    Base.metadata.create_all(engine)
-    _add_missing_columns(engine)
-
-
-#: Columns added to an existing table after databases were already made with it, as (table,
-#: column). ``create_all`` creates missing tables but never alters one, so until Alembic
-#: migrations replace this (a later issue), each such column is added by
-#: :func:`_add_missing_columns`. Each needs a server default: existing rows get that value.
-ADDED_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("runs", "complete"),  # uploads write rows in short transactions; old runs are complete
-)
-
-
-def _add_missing_columns(engine: Engine) -> None:
-    """``ALTER TABLE ... ADD COLUMN`` for each of :data:`ADDED_COLUMNS` the database lacks.
-
-    Stop-gap until migrations: the type and default come from the model, so the added column is
-    the one ``create_all`` would have made (NOT NULL with its server default).
+    Raises :class:`scoring.migrations.SchemaTooNew` for a database made by newer code.
     """
-    dialect = engine.dialect
-    quote = dialect.identifier_preparer.quote
-    for table_name, column_name in ADDED_COLUMNS:
-        if column_name in {c["name"] for c in inspect(engine).get_columns(table_name)}:
-            continue
-        column = Base.metadata.tables[table_name].c[column_name]
-        default = column.server_default.arg.compile(dialect=dialect)  # type: ignore[union-attr]
-        ddl = (
-            f"ALTER TABLE {quote(table_name)} ADD COLUMN {quote(column_name)} "
-            f"{column.type.compile(dialect=dialect)} NOT NULL DEFAULT {default}"
-        )
-        try:
-            with engine.begin() as conn:
-                conn.exec_driver_sql(ddl)
-        except DBAPIError:
-            # Another process starting at the same moment may have added it first.
-            if column_name not in {c["name"] for c in inspect(engine).get_columns(table_name)}:
-                raise
+    engine = open_engine(url)
+    try:
+        migrations.upgrade(engine)
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine

@@ -39,7 +39,7 @@ import pandas as pd
 from sqlalchemy import Engine
 
 from scoring import judge_store
-from scoring.db import PROJECT_ROOT, read_secrets
+from scoring.engine import PROJECT_ROOT, read_secrets
 from scoring.errors import InputError
 from scoring.items import item_key
 from scoring.protocols import is_blank

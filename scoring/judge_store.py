@@ -18,7 +18,7 @@ from sqlalchemy import DateTime, Engine, Index, Integer, String, Text, func, ins
 from sqlalchemy.orm import Mapped, mapped_column
 
 from scoring.chunked import write_in_chunks
-from scoring.db import Base
+from scoring.engine import Base
 from scoring.models import utcnow
 
 #: Labels that are a reply from the model; ERROR rows are kept for the record but never reused.

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String, Text, true
 from sqlalchemy.orm import Mapped, mapped_column
 
-from scoring.db import Base
+from scoring.engine import Base
 
 
 def utcnow() -> datetime:

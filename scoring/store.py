@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from scoring.chunked import WriteStats, next_size, pause, write_in_chunks
-from scoring.db import writer
+from scoring.engine import writer
 from scoring.items import item_key
 from scoring.loader import load_bytes
 from scoring.models import Run, RunRow, utcnow

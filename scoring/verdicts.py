@@ -26,7 +26,7 @@ from sqlalchemy import Engine, exists, func, insert, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import aliased
 
-from scoring.db import writer
+from scoring.engine import writer
 from scoring.errors import NotSaved
 from scoring.models import VerdictEvent
 from scoring.protocols import BUCKETS

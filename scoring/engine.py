@@ -1,0 +1,115 @@
+"""Where the database is and how to connect to it; the tables' base class. No schema here: the
+tables live in :mod:`scoring.models` and :mod:`scoring.judge_store`, their history in
+:mod:`scoring.migrations`, and :mod:`scoring.db` opens a database at the newest schema.
+
+The URL comes from ``REVIEW_DB_URL``, then ``.streamlit/secrets.toml``, then a SQLite file in
+the project's ``data/`` folder, so ``make run`` needs no configuration.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy.orm import DeclarativeBase
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+ENV_VAR = "REVIEW_DB_URL"
+
+# Explicit constraint names keep the schema diffable by a migration tool (Alembic) later.
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+def read_secrets(root: Path = PROJECT_ROOT) -> dict:
+    """``.streamlit/secrets.toml`` as a dict, or empty when absent (read without streamlit)."""
+    path = root / ".streamlit" / "secrets.toml"
+    if not path.is_file():
+        return {}
+    with path.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def default_sqlite_path(root: Path = PROJECT_ROOT) -> Path:
+    return root / "data" / "review.db"
+
+
+def database_url(root: Path = PROJECT_ROOT) -> str:
+    """The configured database URL (see module docstring for the order)."""
+    url = os.environ.get(ENV_VAR) or read_secrets(root).get(ENV_VAR)
+    if url:
+        return str(url)
+    path = default_sqlite_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path}"
+
+
+def _sqlite_pragmas(dbapi_conn, _record) -> None:
+    # WAL lets readers (the dashboard) run beside a writer (a marking reviewer, a judge run);
+    # busy_timeout makes concurrent writers wait instead of failing with "database is locked".
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=FULL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+def _sqlite_autocommit_driver(dbapi_conn, _record) -> None:
+    # Let SQLAlchemy, not the sqlite3 module, emit BEGIN, so writers can ask for IMMEDIATE.
+    dbapi_conn.isolation_level = None
+
+
+#: How long a writer waits for SQLite's write lock unless it asks for less (see :func:`writer`).
+BUSY_TIMEOUT_MS = 30_000
+
+
+def _sqlite_begin(conn) -> None:
+    options = conn.get_execution_options()
+    # The pool hands a connection on, so a short wait one writer asked for is put back for the
+    # next; the setting is remembered per connection so other transactions send nothing extra.
+    busy_ms = int(options.get("sqlite_busy_ms", BUSY_TIMEOUT_MS))
+    info = conn.connection.info
+    if info.get("busy_ms", BUSY_TIMEOUT_MS) != busy_ms:
+        conn.exec_driver_sql(f"PRAGMA busy_timeout={busy_ms}")
+        info["busy_ms"] = busy_ms
+    conn.exec_driver_sql(f"BEGIN {options.get('sqlite_begin', '')}".strip())
+
+
+def writer(engine: Engine, busy_ms: int | None = None) -> Engine:
+    """The same engine, but its transactions take SQLite's write lock at BEGIN.
+
+    A deferred transaction that reads and then writes fails at once with "database is locked"
+    when another process committed in between (the busy timeout does not apply); BEGIN
+    IMMEDIATE waits for the lock instead, so concurrent reviewers never lose a mark.
+    Other databases ignore the option. ``busy_ms`` bounds that wait (a reviewer's mark would
+    rather fail visibly after a moment than hang behind a stuck writer).
+    """
+    if busy_ms is None:
+        return engine.execution_options(sqlite_begin="IMMEDIATE")
+    return engine.execution_options(sqlite_begin="IMMEDIATE", sqlite_busy_ms=busy_ms)
+
+
+def open_engine(url: str | None = None) -> Engine:
+    """An engine on ``url`` with the SQLite settings; the schema is not touched (see
+    :func:`scoring.db.make_engine`, which also brings it to the newest migration)."""
+    url = url or database_url()
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_autocommit_driver)
+        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    return engine

@@ -1,0 +1,133 @@
+"""Schema migrations (issue 9): a database made before migrations is upgraded with every row kept,
+the models and the migrations agree, a database from newer code is refused untouched, and two
+processes opening an old database at once migrate it once. Real SQLite files (copies of the
+fixtures in tests/fixtures/), real processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing as mp
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from apptest_support import frame_with, open_page
+from sqlalchemy import inspect
+
+from scoring import judge, migrations, store, verdicts
+from scoring.db import ENV_VAR, make_engine
+from scoring.migrations.schema import metadata
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+TODAY = FIXTURES / "review_2026-11-30.db"
+OLDER = FIXTURES / "review_before_undo_index.db"
+
+
+def _copy(src: Path, folder: Path) -> Path:
+    dst = folder / src.name
+    shutil.copyfile(src, dst)
+    return dst
+
+
+def _url(path: Path) -> str:
+    return f"sqlite:///{path}"
+
+
+def _has_undo_index(engine) -> bool:
+    return any(
+        i["name"] == "ux_verdict_events_undoes" and i["unique"] for i in inspect(engine).get_indexes("verdict_events")
+    )
+
+
+def test_a_new_database_is_created_at_the_newest_revision_and_matches_the_models(tmp_path: Path) -> None:
+    engine = make_engine(_url(tmp_path / "new.db"))
+    with engine.connect() as conn:
+        assert migrations.current(conn) == migrations.head()
+        assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
+    assert _has_undo_index(engine)
+
+
+@pytest.mark.parametrize("fixture", [TODAY, OLDER], ids=["made-before-migrations", "older-without-undo-index"])
+def test_an_old_database_is_upgraded_with_every_row_kept(tmp_path: Path, fixture: Path) -> None:
+    path = _copy(fixture, tmp_path)
+    with sqlite3.connect(path) as raw:
+        counts = {t: raw.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                  for t in ("runs", "run_rows", "verdict_events", "judge_verdicts")}  # fmt: skip
+    assert counts == {"runs": 1, "run_rows": 40, "verdict_events": 6, "judge_verdicts": 1}
+
+    engine = make_engine(_url(path))
+    with engine.connect() as conn:
+        assert migrations.current(conn) == migrations.head()
+        assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
+    assert _has_undo_index(engine)
+    with sqlite3.connect(path) as raw:
+        after = {t: raw.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in counts}
+    assert after == counts
+
+    runs = store.list_runs(engine)  # the run is complete (an added column's default)
+    assert [(r.name, r.n_rows) for r in runs] == [("Sample run", 40)]
+    frame = store.load_scored(engine, runs[0].id)
+    keys = frame["item_key"].tolist()
+    current = verdicts.current_verdicts(engine)
+    got = {(r.reviewer, keys.index(r.item_key), r.verdict, r.reason, r.note) for r in current.itertuples()}
+    assert got == {
+        ("alice", 3, "correct", "paraphrase", "same claim"),
+        ("alice", 4, "wrong", "", ""),
+        ("bob", 4, "correct", "", "bob thinks so"),
+    }  # alice's mark on row 7 stays undone
+    assert verdicts.skipped_keys(engine, "alice") == {keys[5]}
+    assert judge.stored_labels(engine, keys, prompt_version=None) == {keys[3]: "CORRECT"}
+    # The index works: the undone mark cannot be undone a second time.
+    assert verdicts.undo_last(engine, "alice", run_id=runs[0].id) == keys[4]
+    engine.dispose()
+
+
+def test_a_database_from_newer_code_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "future.db"
+    make_engine(_url(path)).dispose()
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE alembic_version SET version_num = '0099_future'")
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    with pytest.raises(migrations.SchemaTooNew) as caught:
+        make_engine(_url(path))
+    message = str(caught.value)
+    assert "'0099_future'" in message and f"'{migrations.head()}'" in message
+    assert "nothing was changed" in message
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def _open(url: str, start, results) -> None:
+    start.wait(60)
+    try:
+        make_engine(url).dispose()
+        results.put("ok")
+    except BaseException as exc:  # noqa: BLE001  (reported to the parent)
+        results.put(repr(exc))
+
+
+def test_two_processes_opening_an_old_database_at_once_migrate_it_once(tmp_path: Path) -> None:
+    path = _copy(OLDER, tmp_path)
+    ctx = mp.get_context("spawn")
+    start, results = ctx.Barrier(2), ctx.Queue()
+    procs = [ctx.Process(target=_open, args=(_url(path), start, results)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert sorted(results.get(timeout=5) for _ in procs) == ["ok", "ok"]
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT version_num FROM alembic_version").fetchall() == [(migrations.head(),)]
+        assert raw.execute("SELECT count(*) FROM verdict_events").fetchone()[0] == 6
+
+
+def test_the_dashboard_opens_an_old_database_with_its_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `make run` does with a data/review.db made before migrations: the pages show it."""
+    path = _copy(OLDER, tmp_path)
+    monkeypatch.setenv(ENV_VAR, _url(path))
+    at = open_page("reviewers", reviewer="alice")
+    per_reviewer = frame_with(at, "correct")
+    assert per_reviewer["correct"].sum() == 2 and per_reviewer["wrong"].sum() == 1
