@@ -37,6 +37,7 @@ from streamlit.testing.v1 import AppTest
 
 from scoring import export, judge, judge_store, store
 from scoring.db import ENV_VAR, make_engine
+from scoring.judge import settings as judge_settings
 from scoring.report import COMBINED
 
 API_KEY = "sk-review-test-4f1c9a7e2b6d"
@@ -50,7 +51,7 @@ JUDGED = re.compile(r"Judged (\d+) of (\d+)")
 def db_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "review.db"
     monkeypatch.setenv(ENV_VAR, f"sqlite:///{path}")
-    monkeypatch.setattr(judge, "SECRETS_ROOT", tmp_path)  # no project secrets.toml can interfere
+    monkeypatch.setattr(judge_settings, "SECRETS_ROOT", tmp_path)  # no project secrets.toml can interfere
     return path
 
 

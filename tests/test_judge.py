@@ -1,4 +1,4 @@
-"""The LLM judge (scoring/judge.py, scoring/judge_store.py) over real HTTP with the real SDK.
+"""The LLM judge (scoring/judge/, scoring/judge_store.py) over real HTTP with the real SDK.
 
 Every request goes to tests/openai_stub.py on 127.0.0.1; no paid API is involved. Retries and
 timeouts are kept small (the stub sends ``retry-after-ms``, which the SDK honours) so the

@@ -13,8 +13,8 @@ import pytest
 from openai_stub import Action, StubOpenAI, reply, server_error
 from sqlalchemy import inspect, text
 
-from scoring import judge
 from scoring.db import make_engine
+from scoring.judge import settings as judge_settings
 from scoring.llm_judge import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +39,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     for name in ("OPENAI_BASE_URL", "JUDGE_MODEL", "JUDGE_MAX_RETRIES", "JUDGE_CONCURRENCY", "JUDGE_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(judge, "SECRETS_ROOT", tmp_path)
+    monkeypatch.setattr(judge_settings, "SECRETS_ROOT", tmp_path)
     path = tmp_path / "responses.csv"
     path.write_text(CSV, encoding="utf-8")
     return path

@@ -9,8 +9,8 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from scoring import judge, judge_store, search, store, verdicts
-from scoring.comparisons import judge_comparisons
 from scoring.db import database_url, make_engine, read_secrets
+from scoring.judge import judge_comparisons
 from scoring.report import METRICS, accuracy_by_domain, bucket_counts, mcnemar
 from scoring.review_loop import ReviewLoop
 from ui.display import md_escape
