@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from scoring import store
-from scoring.db import database_url, read_secrets
+from scoring.store import database_url, read_secrets
 from ui import state
 
 st.set_page_config(page_title="Answer review", page_icon=":material/fact_check:", layout="wide")

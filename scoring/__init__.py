@@ -1,4 +1,6 @@
-"""Scoring core of the answer-review dashboard: loaders, protocols, statistics, storage.
+"""Everything the answer-review dashboard computes, in layers (see the README's Development
+section): ``core`` (pure), ``store`` (the database), ``judge`` and ``review`` on top of them,
+``export`` and ``cli`` at the top.
 
 Nothing in this package imports streamlit, so every verdict the dashboard shows can be
 reproduced from the command line and tested without a UI.

@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 import streamlit.runtime.scriptrunner.script_runner as script_runner  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from scoring import store, verdicts  # noqa: E402
-from scoring.db import ENV_VAR, make_engine  # noqa: E402
+from scoring import review, store  # noqa: E402
+from scoring.store.database import ENV_VAR, make_engine  # noqa: E402
 
 APP = ROOT / "app.py"
 SIZES = (1_000, 100_000)
@@ -95,7 +95,7 @@ def seed_verdicts(engine: Any, run_id: int, n_items: int = 300) -> int:
         {"item_key": k, "run_id": run_id, "reviewer": "bob", "verdict": "wrong" if i % 5 == 0 else "correct"}
         for i, k in enumerate(keys[: n_items // 2])
     ]
-    return verdicts.record_marks(engine, marks)
+    return review.record_marks(engine, marks)
 
 
 # --- measured actions --------------------------------------------------------------------------

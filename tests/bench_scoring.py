@@ -6,8 +6,8 @@ Not collected by pytest (the name does not start with ``test_``). Run it as::
 
 It generates N synthetic rows (half English, half Devanagari; golden answers drawn from a few
 thousand phrases; responses of 3-30 words that contain, rearrange, inflect or miss the golden
-words, with punctuation and dandas), loads them through ``scoring.loader`` like a real file,
-then times ``scoring.report.score_frame`` (both metrics) against a row-by-row implementation
+words, with punctuation and dandas), loads them through ``scoring.core.loader`` like a real file,
+then times ``scoring.core.report.score_frame`` (both metrics) against a row-by-row implementation
 of the same two protocols written here straight from the spec. Both must agree on every row.
 Goal (issue 2): speed-up >= 30x at 1,000,000 rows, peak memory < 2 GiB. ``score_frame`` splits
 a large input over forked worker processes (one per core), so the goal is judged on wall time;
@@ -35,8 +35,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scoring.loader import load_bytes  # noqa: E402
-from scoring.report import score_frame  # noqa: E402
+from scoring.core.loader import load_bytes  # noqa: E402
+from scoring.core.report import score_frame  # noqa: E402
 
 GOAL_SPEEDUP = 30.0
 GOAL_PEAK_BYTES = 2 * 1024**3

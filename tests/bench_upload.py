@@ -6,14 +6,14 @@ the sample run, two ways, while a reviewer thread marks a sample row every 100 m
 the rows start going in until the save returns:
 
 * baseline: the old path, kept here only: the run and all its rows in ONE write transaction;
-* project: ``store.save_run`` (rows in short transactions, :mod:`scoring.chunked`).
+* project: ``store.save_run`` (rows in short transactions, :mod:`scoring.store.chunked`).
 
 Printed per way: the whole save (parse, score, write), the write phase, the number of write
 transactions and the longest write-lock hold (BEGIN to COMMIT as timed by the saver, which also
 counts the WAL checkpoint SQLite runs after the commit, outside the lock), the longest time a probe
 found the lock taken (it tries ``BEGIN IMMEDIATE`` without waiting every millisecond: the hold as
 others see it), and the marks' latency p50/p99/max with how many were not saved (marks give up
-after ``verdicts.ACTION_BUSY_MS``). Then the same for
+after ``review.ACTION_BUSY_MS``). Then the same for
 a judge batch of 5,000 verdicts. Goal (issue 8): longest hold about 100 ms, mark p99 under 1 s,
 no mark lost.
 """
@@ -39,10 +39,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 from bench_dashboard import synthetic_csv  # noqa: E402
 from sqlalchemy import Engine, insert  # noqa: E402
 
-from scoring import judge_store, store, verdicts  # noqa: E402
-from scoring.db import make_engine, writer  # noqa: E402
-from scoring.loader import load_bytes  # noqa: E402
-from scoring.models import Run, RunRow  # noqa: E402
+from scoring import review, store  # noqa: E402
+from scoring.core.loader import load_bytes  # noqa: E402
+from scoring.store import judge_cache, runs  # noqa: E402
+from scoring.store.database import make_engine, writer  # noqa: E402
+from scoring.store.tables import Run, RunRow  # noqa: E402
 
 MARK_EVERY_S = 0.1
 JUDGE_ROWS = 5_000
@@ -56,7 +57,7 @@ def save_single_transaction(engine: Engine, data: bytes, filename: str, writing:
     write transaction. Returns that transaction's lock hold (a one-element list)."""
     frame = load_bytes(data, filename).frame
     extra = [c for c in frame.columns if c not in store.ROW_COLUMNS]
-    records = store._row_records(frame, extra)
+    records = runs._row_records(frame, extra)
     writing.set()
     with writer(engine).begin() as conn:
         began = time.perf_counter()
@@ -76,7 +77,7 @@ def save_single_transaction(engine: Engine, data: bytes, filename: str, writing:
 def save_project(engine: Engine, data: bytes, filename: str, writing: threading.Event) -> list[float]:
     """store.save_run, with its write transactions' lock holds taken from the stats it records."""
     holds: list[float] = []
-    real = store._write_rows
+    real = runs._write_rows
 
     def spy(*args, **kwargs):
         writing.set()
@@ -84,11 +85,11 @@ def save_project(engine: Engine, data: bytes, filename: str, writing: threading.
         holds.extend(stats.holds)
         return stats
 
-    store._write_rows = spy
+    runs._write_rows = spy
     try:
         result = store.save_run(engine, data, filename)
     finally:
-        store._write_rows = real
+        runs._write_rows = real
     assert result.created
     return holds
 
@@ -135,7 +136,7 @@ def reviewer(engine: Engine, key: str, run_id: int, writing: threading.Event, do
     while not done.is_set():
         begin = time.perf_counter()
         try:
-            verdicts.record_mark(engine, key, run_id, "alice", "correct" if j % 2 else "wrong")
+            review.record_mark(engine, key, run_id, "alice", "correct" if j % 2 else "wrong")
         except Exception:  # noqa: BLE001  (NotSaved, or what a mark raised before NotSaved existed)
             out.failed += 1
         out.latencies.append(time.perf_counter() - begin)
@@ -201,28 +202,28 @@ def judge_holds(chunked: bool) -> list[float]:
     """Lock holds of saving JUDGE_ROWS verdicts into a table already holding 50,000."""
     with tempfile.TemporaryDirectory() as tmp:
         engine = make_engine(f"sqlite:///{Path(tmp) / 'judge.db'}")
-        judge_store.save(engine, judge_rows(50_000, 10**6))
+        judge_cache.save(engine, judge_rows(50_000, 10**6))
         rows = judge_rows(JUDGE_ROWS, 0)
         if chunked:
             holds: list[float] = []
-            real = judge_store.write_in_chunks
+            real = judge_cache.write_in_chunks
 
             def spy(*args, **kwargs):
                 stats = real(*args, **kwargs)
                 holds.extend(stats.holds)
                 return stats
 
-            judge_store.write_in_chunks = spy
+            judge_cache.write_in_chunks = spy
             try:
-                judge_store.save(engine, rows)
+                judge_cache.save(engine, rows)
             finally:
-                judge_store.write_in_chunks = real
+                judge_cache.write_in_chunks = real
         else:
             for row in rows:
-                row.setdefault("created_at", judge_store.utcnow())
-            with writer(engine).begin() as conn:  # the old judge_store.save: one transaction
+                row.setdefault("created_at", judge_cache.utcnow())
+            with writer(engine).begin() as conn:  # the old judge_cache.save: one transaction
                 began = time.perf_counter()
-                conn.execute(insert(judge_store.JudgeVerdict), rows)
+                conn.execute(insert(judge_cache.JudgeVerdict), rows)
             holds = [time.perf_counter() - began]
         engine.dispose()
     return holds

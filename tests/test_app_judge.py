@@ -35,10 +35,11 @@ from openai_stub import StubOpenAI
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import export, judge, judge_store, store
-from scoring.db import ENV_VAR, make_engine
+from scoring import export, judge, store
+from scoring.core.report import COMBINED
 from scoring.judge import settings as judge_settings
-from scoring.report import COMBINED
+from scoring.store import judge_cache
+from scoring.store.database import ENV_VAR, make_engine
 
 API_KEY = "sk-review-test-4f1c9a7e2b6d"
 MODEL = "stub-judge"
@@ -285,7 +286,7 @@ def test_cancel_stops_the_run(engine: Engine, scored: pd.DataFrame, monkeypatch:
         assert " 0 cancelled" not in done, done
         assert 0 < server.requests < to_send
         # What was judged before the cancel is kept: the next preflight sends only the rest.
-        stored = judge_store.count_rows(engine)
+        stored = judge_cache.count_rows(engine)
         assert stored >= 1
         ok(at.run())
         text = preflight_text(at)

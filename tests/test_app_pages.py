@@ -21,10 +21,10 @@ from apptest_support import walk
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import store, verdicts
-from scoring.db import ENV_VAR, make_engine
-from scoring.loader import load_bytes
-from scoring.report import score_frame
+from scoring import review, store
+from scoring.core.loader import load_bytes
+from scoring.core.report import score_frame
+from scoring.store.database import ENV_VAR, make_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -521,7 +521,7 @@ def test_tiny_p_value_reads_p_below_floor_and_precision_dash(db_url: str, engine
     run = store.find_run_by_sha(engine, store.sha256_bytes(SKEWED_CSV))
     assert run is not None
     scored = store.load_scored(engine, run.id)
-    verdicts.record_mark(engine, str(scored.loc[0, "item_key"]), run.id, "alice", "correct")
+    review.record_mark(engine, str(scored.loc[0, "item_key"]), run.id, "alice", "correct")
     at.run()
     precision = frame_with(at, "precision").set_index("metric")
     assert precision.loc["overlap_correct", "precision"] == "100.0%"
@@ -595,10 +595,10 @@ def test_reviewers_page_units_duplicates_conflicts_and_carried_marks(db_url: str
     scored = store.load_scored(engine, run.id)
     keys = scored["item_key"].tolist()
     assert keys[1] == keys[4] and len(set(keys)) == 4
-    verdicts.record_mark(engine, keys[1], run.id, "alice", "correct")  # the item on rows 2 and 5
-    verdicts.record_mark(engine, keys[0], run.id, "alice", "correct")
-    verdicts.record_mark(engine, keys[1], run.id, "bob", "wrong")
-    verdicts.record_mark(engine, keys[3], other.id, "carol", "wrong")  # given on the other run's row 4
+    review.record_mark(engine, keys[1], run.id, "alice", "correct")  # the item on rows 2 and 5
+    review.record_mark(engine, keys[0], run.id, "alice", "correct")
+    review.record_mark(engine, keys[1], run.id, "bob", "wrong")
+    review.record_mark(engine, keys[3], other.id, "carol", "wrong")  # given on the other run's row 4
 
     at = open_app({"run": str(run.id)})
     goto(at, REVIEWERS_PAGE)
@@ -632,8 +632,8 @@ def test_reviewers_page_units_duplicates_conflicts_and_carried_marks(db_url: str
 def test_no_none_or_p_zero_on_number_pages(db_url: str, engine: Engine, page: str) -> None:
     run = store.save_run(engine, SKEWED_CSV, SKEWED_NAME).run
     scored = store.load_scored(engine, run.id)
-    verdicts.record_mark(engine, str(scored.loc[0, "item_key"]), run.id, "alice", "correct")
-    verdicts.record_mark(engine, str(scored.loc[0, "item_key"]), run.id, "bob", "wrong")
+    review.record_mark(engine, str(scored.loc[0, "item_key"]), run.id, "alice", "correct")
+    review.record_mark(engine, str(scored.loc[0, "item_key"]), run.id, "bob", "wrong")
     at = open_app({"run": str(run.id)})
     goto(at, page_path(page))
     assert not at.exception, at.exception

@@ -29,9 +29,9 @@ from apptest_support import (
 )
 from sqlalchemy import Engine, func, select
 
-from scoring import export, store, verdicts
-from scoring.db import ENV_VAR, make_engine
-from scoring.models import VerdictEvent
+from scoring import export, review, store
+from scoring.store.database import ENV_VAR, make_engine
+from scoring.store.tables import VerdictEvent
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ def scored(engine: Engine, run_id: int) -> pd.DataFrame:
 @pytest.fixture
 def order(engine: Engine, scored: pd.DataFrame) -> list[int]:
     """The overlap_only rows (row_idx) in the order a new reviewer sees them."""
-    rows = verdicts.queue(scored, "alice", engine)
+    rows = review.queue(scored, "alice", engine)
     assert len(rows) >= 5, "the sample needs several overlap_only rows for these tests"
     assert rows == sorted(scored.loc[scored["bucket"] == "overlap_only", "row_idx"].tolist())
     return rows
@@ -72,7 +72,7 @@ def key_of(scored: pd.DataFrame, row_idx: int) -> str:
 
 def mine(engine: Engine, reviewer: str = "alice") -> dict[str, str]:
     """Item key -> the reviewer's current verdict, read from the database."""
-    current = verdicts.current_verdicts(engine, reviewer=reviewer)
+    current = review.current_verdicts(engine, reviewer=reviewer)
     return dict(zip(current["item_key"], current["verdict"], strict=True))
 
 
@@ -99,7 +99,7 @@ def test_mark_correct_and_wrong_saves_and_moves_on(engine: Engine, scored: pd.Da
     assert mine(engine) == {key_of(scored, order[0]): "correct", key_of(scored, order[1]): "wrong"}
     assert shown_row(at) == order[2]
     assert progress(at) == (2, len(order))
-    current = verdicts.current_verdicts(engine)
+    current = review.current_verdicts(engine)
     assert set(current["reviewer"]) == {"alice"}
 
 
@@ -173,7 +173,7 @@ def test_skip_moves_the_row_behind_the_unreviewed_ones(engine: Engine, scored: p
     at = open_page("review")
     click(at, "q_skip")
     assert mine(engine) == {}
-    assert verdicts.skipped_keys(engine, "alice") == {key_of(scored, order[0])}
+    assert review.skipped_keys(engine, "alice") == {key_of(scored, order[0])}
     assert shown_row(at) == order[1]
     assert progress(at) == (0, len(order))
 
@@ -187,7 +187,7 @@ def test_skip_moves_the_row_behind_the_unreviewed_ones(engine: Engine, scored: p
 
     click(at, "q_no")
     assert mine(engine)[key_of(scored, order[0])] == "wrong"
-    assert verdicts.skipped_keys(engine, "alice") == set()
+    assert review.skipped_keys(engine, "alice") == set()
     assert progress(at) == (len(order), len(order))
 
 
@@ -198,12 +198,12 @@ def test_reason_and_note_are_stored_and_cleared_for_the_next_row(
     reason = [s for s in at.selectbox if str(s.key).startswith("q_reason_")]
     note = [t for t in at.text_input if str(t.key).startswith("q_note_")]
     assert len(reason) == 1 and len(note) == 1
-    assert list(reason[0].options) == ["", *verdicts.REASONS]
+    assert list(reason[0].options) == ["", *review.REASONS]
     reason[0].set_value("paraphrase")
     note[0].set_value("  same claim, other words  ")
     click(at, "q_no")
 
-    current = verdicts.current_verdicts(engine, reviewer="alice")
+    current = review.current_verdicts(engine, reviewer="alice")
     assert len(current) == 1
     row = current.iloc[0]
     assert row["item_key"] == key_of(scored, order[0])
@@ -214,7 +214,7 @@ def test_reason_and_note_are_stored_and_cleared_for_the_next_row(
     note = [t for t in at.text_input if str(t.key).startswith("q_note_")]
     assert reason[0].value == "" and note[0].value == ""
     click(at, "q_yes")
-    second = verdicts.current_verdicts(engine, [key_of(scored, order[1])], reviewer="alice").iloc[0]
+    second = review.current_verdicts(engine, [key_of(scored, order[1])], reviewer="alice").iloc[0]
     assert (second["verdict"], second["reason"], second["note"]) == ("correct", "", "")
 
 
@@ -277,7 +277,7 @@ def test_scope_bucket_domain_and_sample(engine: Engine, scored: pd.DataFrame) ->
     assert progress(at) == (0, 3)
     click(at, "q_yes")
     assert progress(at) == (1, 3)
-    sample = verdicts.queue(scored, "alice", engine, bucket="both_pass", sample=3)
+    sample = review.queue(scored, "alice", engine, bucket="both_pass", sample=3)
     assert set(mine(engine)) <= set(scored.loc[scored["row_idx"].isin(sample), "item_key"])
 
 
@@ -390,7 +390,7 @@ def test_export_download_reads_the_database_at_click_time(
     at.checkbox(key="export_bom").check()
     at.run()
     key = key_of(scored, order[0])
-    verdicts.record_mark(engine, key, run_id, "carol", "correct", "inflection", "=cmd note")
+    review.record_mark(engine, key, run_id, "carol", "correct", "inflection", "=cmd note")
     data = download(at, managers, "dl_csv")
     assert data.startswith(b"\xef\xbb\xbf")
     csv = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8-sig")

@@ -13,9 +13,9 @@ from browser import TIMEOUT_MS, AppServer, Traffic, exception_count, open_nav, s
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from scoring import store
-from scoring.db import make_engine
-from scoring.loader import load_bytes
-from scoring.report import mcnemar, score_frame
+from scoring.core.loader import load_bytes
+from scoring.core.report import mcnemar, score_frame
+from scoring.store.database import make_engine
 
 GOOD_NAME = "browser_model_tamil.csv"
 GOOD_CSV = (

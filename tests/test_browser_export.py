@@ -20,11 +20,11 @@ from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle, start
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import func, select
 
-from scoring import export, store, verdicts
-from scoring.db import make_engine
-from scoring.loader import load_bytes
-from scoring.models import VerdictEvent
-from scoring.report import score_frame
+from scoring import export, review, store
+from scoring.core.loader import load_bytes
+from scoring.core.report import score_frame
+from scoring.store.database import make_engine
+from scoring.store.tables import VerdictEvent
 
 NAME = "export_model_tamil.csv"
 CSV = (
@@ -59,7 +59,7 @@ def database_state(db_url: str, data: bytes) -> tuple[store.RunInfo | None, set[
         current: set[tuple] = set()
         if run is not None:
             keys = store.load_scored(engine, run.id)["item_key"]
-            current = set(map(tuple, verdicts.current_verdicts(engine, keys)[CURRENT].values.tolist()))
+            current = set(map(tuple, review.current_verdicts(engine, keys)[CURRENT].values.tolist()))
         with engine.connect() as conn:
             events = int(conn.execute(select(func.count()).select_from(VerdictEvent)).scalar_one())
         return run, current, events, len(store.list_runs(engine))
@@ -92,7 +92,7 @@ def test_conflicts_survive_export_and_reupload_on_another_server(
     try:
         keys = store.load_scored(engine, run.id)["item_key"].tolist()
         for row, reviewer, verdict, reason, note, when in MARKS:
-            verdicts.record_mark(engine, keys[row], run.id, reviewer, verdict, reason, note, when)
+            review.record_mark(engine, keys[row], run.id, reviewer, verdict, reason, note, when)
     finally:
         engine.dispose()
     _, expected, _, _ = database_state(server.db_url, CSV)

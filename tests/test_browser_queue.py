@@ -19,9 +19,9 @@ from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle, uploa
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import select
 
-from scoring import store, verdicts
-from scoring.db import make_engine
-from scoring.models import VerdictEvent
+from scoring import review, store
+from scoring.store.database import make_engine
+from scoring.store.tables import VerdictEvent
 
 MAIN = "[data-testid='stMain']"
 ROW_TEXT = re.compile(r"Row (\d+) of the run")
@@ -284,7 +284,7 @@ def test_letters_type_into_the_note_and_a_busy_database_loses_nothing(server: Ap
     settle(page)
     engine = make_engine(server.db_url)
     try:
-        current = verdicts.current_verdicts(engine, reviewer="noter")
+        current = review.current_verdicts(engine, reviewer="noter")
     finally:
         engine.dispose()
     assert current[["item_key", "verdict", "note"]].values.tolist() == [

@@ -15,10 +15,10 @@ import pandas as pd
 from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle
 from playwright.sync_api import Page, expect
 
-from scoring import store, verdicts
-from scoring.db import make_engine
-from scoring.loader import load_bytes
-from scoring.report import score_frame
+from scoring import review, store
+from scoring.core.loader import load_bytes
+from scoring.core.report import score_frame
+from scoring.store.database import make_engine
 
 NAME = "review_model_bengali.csv"
 CSV = (
@@ -47,7 +47,7 @@ def current_verdicts(db_url: str) -> dict[int, str]:
     """row_idx -> alice's current verdict, read from the server's database."""
     engine = make_engine(db_url)
     try:
-        current = verdicts.current_verdicts(engine, reviewer="alice")
+        current = review.current_verdicts(engine, reviewer="alice")
         keys = dict(zip(current["item_key"], current["verdict"], strict=True))
         run = store.find_run_by_sha(engine, store.sha256_bytes(CSV))
         assert run is not None

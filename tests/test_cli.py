@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from scoring.loader import load_path
-from scoring.report import accuracy_by_domain, bucket_counts, mcnemar, score_frame
+from scoring.core.loader import load_path
+from scoring.core.report import accuracy_by_domain, bucket_counts, mcnemar, score_frame
 
 EXACT = ["scoring.exact_substring"]
 OVERLAP = ["scoring.word_overlap"]

@@ -15,10 +15,10 @@ import types
 import pytest
 from sqlalchemy import func, select
 
+from scoring import review as V
 from scoring import store
-from scoring import verdicts as V
-from scoring.db import make_engine
-from scoring.models import Run, RunRow, VerdictEvent
+from scoring.store.database import make_engine
+from scoring.store.tables import Run, RunRow, VerdictEvent
 
 MARKS = 500
 

@@ -19,13 +19,14 @@ from sqlalchemy import func, select
 
 import scoring
 from scoring import export as E
+from scoring import review as V
 from scoring import store
-from scoring import verdicts as V
 from scoring.cli import main
-from scoring.db import make_engine
-from scoring.errors import InputError
-from scoring.items import item_key
-from scoring.models import VerdictEvent
+from scoring.core.errors import InputError
+from scoring.core.items import item_key
+from scoring.core.loader import load_bytes
+from scoring.store.database import make_engine
+from scoring.store.tables import VerdictEvent
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = ("question", "answer", "Domain", "response", "note", "source")
@@ -294,7 +295,7 @@ def test_round_trip_restores_verdicts_on_a_fresh_database(tmp_path, engine, conf
     assert len(V.conflicts(fresh)) == 2
     # idempotent: restoring the same file again records nothing
     events = event_count(fresh)
-    _, part = E.split_exported(store.load_bytes(exported, "x.csv").frame)
+    _, part = E.split_exported(load_bytes(exported, "x.csv").frame)
     assert E.restore_verdicts(fresh, result.run.id, scored, part) == 0
     assert event_count(fresh) == events
 
@@ -557,13 +558,13 @@ def test_python_m_scoring_export_entry_point(tmp_path, db_url, reviewed):
 
 def test_cli_export_with_judge_labels_settles_only_when_asked(tmp_path, db_url, engine, run):
     """--judge adds judge_label; --judge-settles lets it settle pending overlap_only rows."""
-    from scoring import judge_store
+    from scoring.store import judge_cache
 
     scored = store.load_scored(engine, run.id)
     pending = scored[scored["bucket"] == "overlap_only"]
     assert len(pending), "the fixture needs an overlap_only row"
     key = pending["item_key"].iloc[0]
-    judge_store.save(engine, [{"cache_key": "c" * 64, "item_key": key, "model": "m", "prompt_version": "v",
+    judge_cache.save(engine, [{"cache_key": "c" * 64, "item_key": key, "model": "m", "prompt_version": "v",
                                "label": "INCORRECT"}])
     plain, with_judge, settled = (tmp_path / f"{n}.csv" for n in ("plain", "judge", "settled"))
     assert main(["export", "--run", str(run.id), "--out", str(plain), "--db", db_url]) == 0

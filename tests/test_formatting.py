@@ -1,4 +1,4 @@
-"""scoring.formatting: the one way numbers read on the pages (percent, p-values, missing values)."""
+"""scoring.core.formatting: the one way numbers read on the pages (percent, p-values, missing values)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scoring.formatting import MISSING, decimal, interval, is_missing, maybe, p_value, percent, share
+from scoring.core.formatting import MISSING, decimal, interval, is_missing, maybe, p_value, percent, share
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The LLM judge (scoring/judge/, scoring/judge_store.py) over real HTTP with the real SDK.
+"""The LLM judge (scoring/judge/, scoring/store/judge_cache.py) over real HTTP with the real SDK.
 
 Every request goes to tests/openai_stub.py on 127.0.0.1; no paid API is involved. Retries and
 timeouts are kept small (the stub sends ``retry-after-ms``, which the SDK honours) so the
@@ -31,8 +31,7 @@ from openai_stub import (
 )
 from sqlalchemy import Engine, inspect, select, text
 
-from scoring import chunked, judge_store
-from scoring.db import make_engine
+from scoring.core.stats import wilson_interval
 from scoring.judge import (
     BLOCKS,
     CANCELLED,
@@ -62,8 +61,9 @@ from scoring.judge import (
     preflight,
     stored_labels,
 )
-from scoring.judge_store import JudgeVerdict
-from scoring.stats import wilson_interval
+from scoring.store import chunked, judge_cache
+from scoring.store.database import make_engine
+from scoring.store.judge_cache import JudgeVerdict
 
 KEY = "sk-test-Zq9SECRETkey-4711"
 
@@ -473,7 +473,7 @@ def test_progress_and_cancel(engine: Engine) -> None:
         assert 6 <= judged < 40
         assert calls[0] == (0, 40) and all(t == 40 for _, t in calls)
         assert [d for d, _ in calls] == sorted(d for d, _ in calls)
-        assert judge_store.count_rows(engine) == judged  # what was paid for is kept
+        assert judge_cache.count_rows(engine) == judged  # what was paid for is kept
         stub.reset_counts()
         done: list[tuple[int, int]] = []
         rerun = judge_run(engine, settings, rows(40), progress=lambda d, t: done.append((d, t)))
@@ -494,7 +494,7 @@ def test_progress_exception_stops_the_run_and_keeps_verdicts(engine: Engine) -> 
         with pytest.raises(Stop):
             judge_rows(engine, make_settings(stub, concurrency=1), rows(20), progress=progress)
         assert stub.requests < 20
-    assert judge_store.count_rows(engine) >= 3
+    assert judge_cache.count_rows(engine) >= 3
 
 
 def test_bad_key_stops_the_run(stub: StubOpenAI, engine: Engine) -> None:
@@ -543,14 +543,14 @@ def test_stored_labels_latest_wins_and_reply_beats_error(engine: Engine) -> None
             "label": label,
         }
 
-    judge_store.save(engine, [row("a", CORRECT), row("b", CORRECT), row("c", UNPARSED)])
-    judge_store.save(engine, [row("a", INCORRECT), row("b", ERROR), row("d", ERROR)])
-    judge_store.save(engine, [row("a", NOT_ATTEMPTED, model="other"), row("e", CORRECT, version="judge-v0")])
+    judge_cache.save(engine, [row("a", CORRECT), row("b", CORRECT), row("c", UNPARSED)])
+    judge_cache.save(engine, [row("a", INCORRECT), row("b", ERROR), row("d", ERROR)])
+    judge_cache.save(engine, [row("a", NOT_ATTEMPTED, model="other"), row("e", CORRECT, version="judge-v0")])
     labels = stored_labels(engine, ["a", "b", "c", "d", "e", "zz"], model="m")
     assert labels == {"a": INCORRECT, "b": CORRECT, "c": UNPARSED, "d": ERROR}
     assert stored_labels(engine, ["a"])["a"] == NOT_ATTEMPTED  # any model: the latest row
     assert stored_labels(engine, ["e"], prompt_version=None) == {"e": CORRECT}
-    assert judge_store.lookup(engine, ["c-bm"])["c-bm"].label == CORRECT  # errors never reused
+    assert judge_cache.lookup(engine, ["c-bm"])["c-bm"].label == CORRECT  # errors never reused
 
 
 def test_save_writes_in_short_transactions(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -564,13 +564,13 @@ def test_save_writes_in_short_transactions(engine: Engine, monkeypatch: pytest.M
     def spy(*args, **kwargs):
         transactions.append(real(*args, **kwargs).rows)
 
-    monkeypatch.setattr(judge_store, "write_in_chunks", spy)
+    monkeypatch.setattr(judge_cache, "write_in_chunks", spy)
     rows = [{"cache_key": f"c{i}", "item_key": f"i{i}", "model": "m", "prompt_version": "v", "label": CORRECT}
             for i in range(35)]  # fmt: skip
-    judge_store.save(engine, rows)
+    judge_cache.save(engine, rows)
     assert transactions == [[10, 10, 10, 5]]
-    assert judge_store.count_rows(engine) == 35
-    assert set(judge_store.lookup(engine, [f"c{i}" for i in range(35)])) == {f"c{i}" for i in range(35)}
+    assert judge_cache.count_rows(engine) == 35
+    assert set(judge_cache.lookup(engine, [f"c{i}" for i in range(35)])) == {f"c{i}" for i in range(35)}
 
 
 def test_attach_judge_labels_and_accuracy(stub: StubOpenAI, engine: Engine) -> None:

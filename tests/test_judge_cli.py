@@ -13,9 +13,9 @@ import pytest
 from openai_stub import Action, StubOpenAI, reply, server_error
 from sqlalchemy import inspect, text
 
-from scoring.db import make_engine
+from scoring.cli.judge_cmd import main
 from scoring.judge import settings as judge_settings
-from scoring.llm_judge import main
+from scoring.store.database import make_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-cli-Xy7SECRET-0042"

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from scoring.errors import InputError
-from scoring.loader import load_bytes, load_path, load_text
-from scoring.protocols import exact_substring
-from scoring.report import accuracy_by_domain, score_frame
+from scoring.core.errors import InputError
+from scoring.core.loader import load_bytes, load_path, load_text
+from scoring.core.protocols import exact_substring
+from scoring.core.report import accuracy_by_domain, score_frame
 
 HEADER = "question,answer,Domain,response\n"
 

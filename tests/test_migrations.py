@@ -18,9 +18,10 @@ from alembic.runtime.migration import MigrationContext
 from apptest_support import frame_with, open_page
 from sqlalchemy import inspect
 
-from scoring import judge, migrations, store, verdicts
-from scoring.db import ENV_VAR, make_engine
-from scoring.migrations.schema import metadata
+from scoring import judge, review, store
+from scoring.store import migrations
+from scoring.store.database import ENV_VAR, make_engine
+from scoring.store.migrations.schema import metadata
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TODAY = FIXTURES / "review_2026-11-30.db"
@@ -72,17 +73,17 @@ def test_an_old_database_is_upgraded_with_every_row_kept(tmp_path: Path, fixture
     assert [(r.name, r.n_rows) for r in runs] == [("Sample run", 40)]
     frame = store.load_scored(engine, runs[0].id)
     keys = frame["item_key"].tolist()
-    current = verdicts.current_verdicts(engine)
+    current = review.current_verdicts(engine)
     got = {(r.reviewer, keys.index(r.item_key), r.verdict, r.reason, r.note) for r in current.itertuples()}
     assert got == {
         ("alice", 3, "correct", "paraphrase", "same claim"),
         ("alice", 4, "wrong", "", ""),
         ("bob", 4, "correct", "", "bob thinks so"),
     }  # alice's mark on row 7 stays undone
-    assert verdicts.skipped_keys(engine, "alice") == {keys[5]}
+    assert review.skipped_keys(engine, "alice") == {keys[5]}
     assert judge.stored_labels(engine, keys, prompt_version=None) == {keys[3]: "CORRECT"}
     # The index works: the undone mark cannot be undone a second time.
-    assert verdicts.undo_last(engine, "alice", run_id=runs[0].id) == keys[4]
+    assert review.undo_last(engine, "alice", run_id=runs[0].id) == keys[4]
     engine.dispose()
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from scoring.protocols import (
+from scoring.core.protocols import (
     exact_substring,
     is_blank,
     normalize_pair,
@@ -22,7 +22,7 @@ from scoring.protocols import (
     word_overlap,
     word_set,
 )
-from scoring.report import COMBINED, accuracy_by_domain, bucket_counts, score_frame
+from scoring.core.report import COMBINED, accuracy_by_domain, bucket_counts, score_frame
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -14,7 +14,7 @@ import unicodedata
 import numpy as np
 import pytest
 
-from scoring.protocols import (
+from scoring.core.protocols import (
     BUCKETS,
     PUNCTUATION,
     OverlapResult,
@@ -366,7 +366,7 @@ _WORKER_PIDS = None  # a queue the forked scoring workers report their pid to
 
 
 def _chunk_reporting_pid(bounds):
-    from scoring import protocols
+    from scoring.core import protocols
 
     _WORKER_PIDS.put(os.getpid())
     return protocols._raw_scores_for_test(bounds)
@@ -375,7 +375,7 @@ def _chunk_reporting_pid(bounds):
 def test_parallel_scoring_splits_over_processes_and_agrees_with_serial(monkeypatch):
     """Large inputs are scored in forked workers; the verdicts equal the one-process path."""
     global _WORKER_PIDS
-    from scoring import protocols
+    from scoring.core import protocols
 
     answers = ["Narmada valley", "गंगा", "", "Delhi ", "amalak", "No"] * 50
     responses = ["valley Narmada", "गंगा नदी।", "x", "Delhi", "Amalaka", "   "] * 50
@@ -399,7 +399,7 @@ def test_parallel_scoring_stays_in_process_beside_other_threads(monkeypatch):
     """A multi-threaded caller (the Streamlit server) never forks: it scores in its own process."""
     import threading
 
-    from scoring import protocols
+    from scoring.core import protocols
 
     monkeypatch.setattr(protocols, "PARALLEL_MIN_ROWS", 1)
     stop = threading.Event()

@@ -12,9 +12,10 @@ import pandas as pd
 import pytest
 from sqlalchemy import Engine
 
-from scoring import my_verdicts, store, verdicts
-from scoring.db import make_engine
-from scoring.review_loop import Press, ReviewLoop
+from scoring import review, store
+from scoring.review import my_verdicts
+from scoring.review.loop import Press, ReviewLoop
+from scoring.store.database import make_engine
 
 
 def _csv(n: int) -> bytes:
@@ -38,13 +39,13 @@ def scored(engine: Engine) -> pd.DataFrame:
 
 
 def _mine(engine: Engine, who: str = "alice") -> dict[str, str]:
-    current = verdicts.current_verdicts(engine, reviewer=who)
+    current = review.current_verdicts(engine, reviewer=who)
     return dict(zip(current["item_key"], current["verdict"], strict=True))
 
 
 def _show_next(loop: ReviewLoop, scored: pd.DataFrame, engine: Engine, who: str = "alice") -> int:
-    scope = verdicts.queue_scope(scored, "overlap_only")
-    pos = loop.opened if loop.opened is not None else verdicts.next_in_queue(scope, engine, who)
+    scope = review.queue_scope(scored, "overlap_only")
+    pos = loop.opened if loop.opened is not None else review.next_in_queue(scope, engine, who)
     assert pos is not None
     return loop.show(pos, scored["item_key"].iloc[pos]).number
 
@@ -148,15 +149,15 @@ def test_malformed_presses_are_ignored(engine: Engine, scored: pd.DataFrame) -> 
 def test_no_reviewer_saves_nothing(engine: Engine, scored: pd.DataFrame) -> None:
     loop = ReviewLoop(1)
     out = loop.act(engine, "", "correct", _show_next(loop, scored, engine, who=""))
-    assert out.kind == "error" and verdicts.revision(engine) == 0
+    assert out.kind == "error" and review.revision(engine) == 0
 
 
 def test_my_verdicts_and_open_scopes(engine: Engine, scored: pd.DataFrame) -> None:
-    scope = verdicts.queue_scope(scored, "overlap_only", "Art")
+    scope = review.queue_scope(scored, "overlap_only", "Art")
     keys = list(scope.item_keys)
-    verdicts.record_mark(engine, keys[0], 1, "alice", "correct", "paraphrase", "ok")
-    verdicts.record_mark(engine, keys[1], 7, "alice", "wrong")  # given in another run with the row
-    verdicts.record_mark(engine, keys[2], 1, "bob", "wrong")
+    review.record_mark(engine, keys[0], 1, "alice", "correct", "paraphrase", "ok")
+    review.record_mark(engine, keys[1], 7, "alice", "wrong")  # given in another run with the row
+    review.record_mark(engine, keys[2], 1, "bob", "wrong")
     mine = my_verdicts.my_verdicts(scored, scope, engine, "alice")
     assert list(mine.columns) == my_verdicts.MY_COLUMNS
     assert sorted(mine["row"]) == [int(scope.row_idx[0]) + 1, int(scope.row_idx[1]) + 1]
@@ -170,11 +171,11 @@ def test_my_verdicts_and_open_scopes(engine: Engine, scored: pd.DataFrame) -> No
 
 
 def test_next_in_queue_ends_when_every_row_has_the_reviewers_verdict(engine: Engine, scored: pd.DataFrame) -> None:
-    scope = verdicts.queue_scope(scored, "overlap_only", "History")
+    scope = review.queue_scope(scored, "overlap_only", "History")
     for key in scope.item_keys[:-1]:
-        verdicts.record_mark(engine, key, 1, "alice", "correct")
-    verdicts.record_skip(engine, scope.item_keys[-1], 1, "alice")
-    assert verdicts.next_in_queue(scope, engine, "alice") == int(scope.row_idx[-1])  # the skipped row
-    verdicts.record_mark(engine, scope.item_keys[-1], 1, "alice", "wrong")
-    assert verdicts.next_in_queue(scope, engine, "alice") is None
-    assert verdicts.next_in_queue(scope, engine, "bob") == int(scope.row_idx[0])
+        review.record_mark(engine, key, 1, "alice", "correct")
+    review.record_skip(engine, scope.item_keys[-1], 1, "alice")
+    assert review.next_in_queue(scope, engine, "alice") == int(scope.row_idx[-1])  # the skipped row
+    review.record_mark(engine, scope.item_keys[-1], 1, "alice", "wrong")
+    assert review.next_in_queue(scope, engine, "alice") is None
+    assert review.next_in_queue(scope, engine, "bob") == int(scope.row_idx[0])

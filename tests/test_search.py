@@ -1,4 +1,4 @@
-"""scoring.search: literal, case-insensitive text search over question/answer/response, and row numbers."""
+"""scoring.core.search: literal, case-insensitive text search over question/answer/response, and row numbers."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scoring import search
-from scoring.search import build_index, parse_row_number, search_rows
+from scoring.core import search
+from scoring.core.search import build_index, parse_row_number, search_rows
 
 FRAME = pd.DataFrame(
     {

@@ -6,7 +6,14 @@ import math
 
 import pytest
 
-from scoring.stats import _binom_cdf_half, agreement_table, cohen_kappa, mcnemar_exact, raw_agreement, wilson_interval
+from scoring.core.stats import (
+    _binom_cdf_half,
+    agreement_table,
+    cohen_kappa,
+    mcnemar_exact,
+    raw_agreement,
+    wilson_interval,
+)
 
 # ------------------------------------------------------------------------------- Wilson
 

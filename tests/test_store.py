@@ -15,13 +15,14 @@ import pandas as pd
 import pytest
 from sqlalchemy import Engine, func, insert, inspect, select
 
-from scoring import chunked, store
-from scoring.db import ENV_VAR, database_url, default_sqlite_path, make_engine
-from scoring.errors import InputError
-from scoring.highlight import highlight_golden, highlight_response, text_block
-from scoring.items import item_key
-from scoring.models import Run, RunRow, utcnow
-from scoring.report import score_frame
+from scoring import store
+from scoring.core.errors import InputError
+from scoring.core.highlight import highlight_golden, highlight_response, text_block
+from scoring.core.items import item_key
+from scoring.core.report import score_frame
+from scoring.store import chunked, runs
+from scoring.store.database import ENV_VAR, database_url, default_sqlite_path, make_engine
+from scoring.store.tables import Run, RunRow, utcnow
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data" / "sample_run.csv"
@@ -338,7 +339,7 @@ def test_concurrent_save_of_identical_bytes_keeps_one_run(tmp_path: Path, monkey
         return None if calls["n"] == 1 else real_find(eng, sha)
 
     first = store.save_run(engine, data, "a.csv")
-    monkeypatch.setattr(store, "find_run_by_sha", find_late)
+    monkeypatch.setattr(runs, "find_run_by_sha", find_late)
     second = store.save_run(engine, data, "a.csv")
     assert first.created and not second.created
     assert second.run.id == first.run.id
@@ -358,7 +359,7 @@ def _all_runs_and_rows(engine: Engine) -> tuple[int, int]:
 @pytest.fixture
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> int:
     """Transactions of exactly 10 rows and no pause, so a few dozen rows make several chunks."""
-    monkeypatch.setattr(store, "FIRST_CHUNK", 10)
+    monkeypatch.setattr(runs, "FIRST_CHUNK", 10)
     monkeypatch.setattr(chunked, "MAX_CHUNK", 10)
     monkeypatch.setattr(chunked, "YIELD_S", 0.0)
     return 10
@@ -376,7 +377,7 @@ def test_upload_failing_half_way_leaves_no_run_and_no_rows(
     """The 3rd chunk fails (an error or an interrupt): the partial run was never visible, and
     its run row and the rows already written are removed; the exception reaches the caller."""
     good = store.save_run(engine, BASE_CSV.encode(), "good.csv").run
-    real_insert = store._insert_rows
+    real_insert = runs._insert_rows
     seen: list[tuple[list[int], int]] = []
 
     def third_fails(conn, rows):
@@ -385,13 +386,13 @@ def test_upload_failing_half_way_leaves_no_run_and_no_rows(
         real_insert(conn, rows)
         seen.append(([r.id for r in store.list_runs(engine)], store.count_runs(engine)))
 
-    monkeypatch.setattr(store, "_insert_rows", third_fails)
+    monkeypatch.setattr(runs, "_insert_rows", third_fails)
     with pytest.raises(type(failure)):
         store.save_run(engine, _rows_csv(55), "half.csv")
     assert seen == [([good.id], 1), ([good.id], 1)]  # hidden while its first chunks went in
     assert _all_runs_and_rows(engine) == (1, 4)  # only the good run and its rows are left
     assert [r.id for r in store.list_runs(engine)] == [good.id]
-    monkeypatch.setattr(store, "_insert_rows", real_insert)
+    monkeypatch.setattr(runs, "_insert_rows", real_insert)
     again = store.save_run(engine, _rows_csv(55), "half.csv")  # the same bytes save cleanly later
     assert again.created and again.run.n_rows == 55
     assert len(store.load_scored(engine, again.run.id)) == 55
@@ -402,13 +403,13 @@ def test_rows_go_in_several_short_transactions(
 ) -> None:
     """A 55-row upload with 10-row chunks is six transactions, and every row arrives in order."""
     stats: list[chunked.WriteStats] = []
-    real = store._write_rows
+    real = runs._write_rows
 
     def spy(*args, **kwargs):
         stats.append(real(*args, **kwargs))
         return stats[-1]
 
-    monkeypatch.setattr(store, "_write_rows", spy)
+    monkeypatch.setattr(runs, "_write_rows", spy)
     run = store.save_run(engine, _rows_csv(55), "chunks.csv").run
     assert stats[0].rows == [10, 10, 10, 10, 10, 5]
     assert store.load_scored(engine, run.id)["question"].tolist() == [f"q{i}" for i in range(55)]
@@ -425,7 +426,7 @@ def test_next_size_aims_at_the_lock_target() -> None:
 
 def _hold_back(monkeypatch: pytest.MonkeyPatch, delay: float) -> threading.Event:
     """Slow every chunk by ``delay`` seconds; the event is set once the first chunk is in."""
-    real_insert = store._insert_rows
+    real_insert = runs._insert_rows
     started = threading.Event()
 
     def slow(conn, rows):
@@ -433,7 +434,7 @@ def _hold_back(monkeypatch: pytest.MonkeyPatch, delay: float) -> threading.Event
         started.set()
         time.sleep(delay)
 
-    monkeypatch.setattr(store, "_insert_rows", slow)
+    monkeypatch.setattr(runs, "_insert_rows", slow)
     return started
 
 
@@ -442,8 +443,8 @@ def test_second_save_of_same_bytes_waits_for_the_first(
 ) -> None:
     """Two uploads of the same bytes: the second waits while the first writes (its progress is
     not mistaken for a crash), then opens the first's run; one run, its rows once."""
-    monkeypatch.setattr(store, "WAIT_POLL_S", 0.02)
-    monkeypatch.setattr(store, "STALE_AFTER_S", 0.6)  # longer than one chunk, shorter than the save
+    monkeypatch.setattr(runs, "WAIT_POLL_S", 0.02)
+    monkeypatch.setattr(runs, "STALE_AFTER_S", 0.6)  # longer than one chunk, shorter than the save
     started = _hold_back(monkeypatch, 0.25)
     data = _rows_csv(40)
     results: dict[str, store.SaveResult] = {}
@@ -466,8 +467,8 @@ def test_stale_incomplete_run_of_same_bytes_is_replaced(
 ) -> None:
     """A crashed process left an incomplete run of these bytes: after it shows no progress for
     STALE_AFTER_S it is removed and the upload is saved anew."""
-    monkeypatch.setattr(store, "WAIT_POLL_S", 0.02)
-    monkeypatch.setattr(store, "STALE_AFTER_S", 0.3)
+    monkeypatch.setattr(runs, "WAIT_POLL_S", 0.02)
+    monkeypatch.setattr(runs, "STALE_AFTER_S", 0.3)
     data = _rows_csv(30)
     _leave_incomplete_run(engine, store.sha256_bytes(data), rows=12)
     assert store.list_runs(engine) == [] and store.find_run_by_sha(engine, store.sha256_bytes(data)) is None
@@ -481,7 +482,7 @@ def test_stale_incomplete_run_of_same_bytes_is_replaced(
 
 def test_old_abandoned_runs_are_removed_by_the_next_upload(engine: Engine) -> None:
     """An incomplete run of other bytes older than ABANDONED_AFTER is cleared by any upload."""
-    old = _leave_incomplete_run(engine, "0" * 64, rows=5, age=store.ABANDONED_AFTER + timedelta(minutes=1))
+    old = _leave_incomplete_run(engine, "0" * 64, rows=5, age=runs.ABANDONED_AFTER + timedelta(minutes=1))
     recent = _leave_incomplete_run(engine, "1" * 64, rows=3)
     store.save_run(engine, BASE_CSV.encode(), "base.csv")
     with engine.connect() as conn:
@@ -503,7 +504,7 @@ def test_a_save_declared_stale_stops_and_saves_again(
     assert started.wait(30)
     with engine.connect() as conn:
         (first_id,) = conn.execute(select(Run.id)).scalars().all()
-    store._abandon(engine, first_id)  # what a concurrent save does to a run it finds stale
+    runs._abandon(engine, first_id)  # what a concurrent save does to a run it finds stale
     saver.join(30)
     (result,) = results
     assert result.created and result.run.n_rows == 50
@@ -514,7 +515,7 @@ def test_a_save_declared_stale_stops_and_saves_again(
 def _leave_incomplete_run(engine: Engine, sha: str, rows: int, age: timedelta = timedelta(0)) -> int:
     """What a process killed half-way through an upload leaves: a hidden run and some rows."""
     frame = pd.DataFrame({"question": [f"left{i}" for i in range(rows)], "answer": "a", "Domain": "D", "response": "a"})
-    records = store._row_records(frame, [])
+    records = runs._row_records(frame, [])
     with engine.begin() as conn:
         run_id = conn.execute(
             insert(Run).values(

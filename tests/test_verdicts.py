@@ -11,12 +11,12 @@ import pandas as pd
 import pytest
 from sqlalchemy import event, func, select
 
+from scoring import review as V
 from scoring import store
-from scoring import verdicts as V
-from scoring.db import make_engine
-from scoring.items import item_key
-from scoring.models import VerdictEvent
-from scoring.stats import wilson_interval
+from scoring.core.items import item_key
+from scoring.core.stats import wilson_interval
+from scoring.store.database import make_engine
+from scoring.store.tables import VerdictEvent
 
 # (question, answer, Domain, response) -> bucket noted beside each row
 ROWS = [

@@ -9,10 +9,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from pandas.io.formats.style import Styler
 
-from scoring.formatting import interval, percent
-from scoring.report import AccuracyRow
-from scoring.stats import wilson_interval
-from scoring.verdicts import AdjudicatedRow
+from scoring.core.formatting import interval, percent
+from scoring.core.report import AccuracyRow
+from scoring.core.stats import wilson_interval
+from scoring.review import AdjudicatedRow
 from ui import state
 
 SERIES_COLOURS = {
@@ -120,7 +120,7 @@ def percent_style(frame: pd.DataFrame, columns: Iterable[str] | None = None) -> 
     """``frame`` for ``st.dataframe`` with shares in [0, 1] displayed as percentages ("64.6%", "—").
 
     The cells stay numbers (sorting works, tests read the values); only what is displayed is
-    formatted, by :func:`scoring.formatting.percent`, the same rounding as the intervals beside
+    formatted, by :func:`scoring.core.formatting.percent`, the same rounding as the intervals beside
     them. (A ``NumberColumn(format="percent")`` truncates to its step instead: 0.6667 read
     "66.6%".) ``columns`` defaults to every "... accuracy" column.
     """

@@ -7,9 +7,9 @@ import html
 import pandas as pd
 import streamlit as st
 
-from scoring.formatting import percent
-from scoring.highlight import highlight_golden, highlight_response, text_block
-from scoring.verdicts import PairAgreement
+from scoring.core.formatting import percent
+from scoring.core.highlight import highlight_golden, highlight_response, text_block
+from scoring.review import PairAgreement
 
 CARD = "border:1px solid #e5e7eb;border-radius:6px;padding:0.5rem 0.75rem;margin-bottom:0.4rem"
 

@@ -8,11 +8,12 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
-from scoring import judge, judge_store, search, store, verdicts
-from scoring.db import database_url, make_engine, read_secrets
+from scoring import judge, review, store
+from scoring.core import search
+from scoring.core.report import METRICS, accuracy_by_domain, bucket_counts, mcnemar
 from scoring.judge import judge_comparisons
-from scoring.report import METRICS, accuracy_by_domain, bucket_counts, mcnemar
-from scoring.review_loop import ReviewLoop
+from scoring.review import ReviewLoop
+from scoring.store import database_url, judge_cache, make_engine, read_secrets
 from ui.display import md_escape
 
 RUN_PARAM = "run"
@@ -120,7 +121,7 @@ def reviewer() -> str:
     if REVIEWER_KEY not in st.session_state:
         raw = str(st.query_params.get(REVIEWER_PARAM, "")).strip()
         try:
-            st.session_state[REVIEWER_KEY] = verdicts.check_reviewer(raw) if raw else ""
+            st.session_state[REVIEWER_KEY] = review.check_reviewer(raw) if raw else ""
         except ValueError as exc:
             st.session_state[REVIEWER_KEY] = ""
             st.session_state[REVIEWER_ERROR] = str(exc)
@@ -143,7 +144,7 @@ def on_reviewer_typed() -> None:
     the reason and the field goes back to the name in force, so the field always shows it."""
     typed = str(st.session_state.get(REVIEWER_FIELD, "")).strip()
     try:
-        name = verdicts.check_reviewer(typed) if typed else ""
+        name = review.check_reviewer(typed) if typed else ""
     except ValueError as exc:
         st.session_state[REVIEWER_ERROR] = f"{exc} Marks stay saved under the previous name."
         st.session_state[REVIEWER_FIELD] = reviewer()
@@ -191,7 +192,7 @@ def _judge_labels(url: str, run_id: int, judge_rev: int) -> dict[str, str]:
 
 
 def judge_revision() -> int:
-    return judge_store.revision(engine())
+    return judge_cache.revision(engine())
 
 
 def judge_labels(run_id: int) -> dict[str, str]:
@@ -214,23 +215,23 @@ def _final(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: boo
     frame = _scored(url, run_id)
     current = _current(url, run_id, verdict_rev)
     labels = _judge_labels(url, run_id, judge_rev) if judge_rev else None
-    return verdicts.final_verdicts(frame, verdicts.human_summary(current), labels, settles)
+    return review.final_verdicts(frame, review.human_summary(current), labels, settles)
 
 
 def final_frame(run_id: int) -> pd.DataFrame:
     """Scored rows with human, judge and final verdicts; recomputed only when verdicts change."""
     eng = engine()
-    return _final(database_url(), run_id, verdicts.revision(eng), judge_revision(), judge_settles())
+    return _final(database_url(), run_id, review.revision(eng), judge_revision(), judge_settles())
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _verdict_summary(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: bool) -> dict:
     final = _final(url, run_id, verdict_rev, judge_rev, settles)
     return {
-        "adjudicated": verdicts.adjudicated_accuracy(final),
+        "adjudicated": review.adjudicated_accuracy(final),
         "judge": judge.judge_accuracy(final) if "judge_label" in final.columns else None,
-        "precision": verdicts.metric_precision(final),
-        "human_vs_metric": {col: verdicts.human_vs_metric(final, col) for col in ("exact_correct", "overlap_correct")},
+        "precision": review.metric_precision(final),
+        "human_vs_metric": {col: review.human_vs_metric(final, col) for col in ("exact_correct", "overlap_correct")},
         "judge_comparisons": judge_comparisons(final),
     }
 
@@ -239,7 +240,7 @@ def verdict_summary(run_id: int) -> dict:
     """Adjudicated accuracy, judge accuracy, metric precision and agreement with the human and
     judge verdicts: whole-run work, recomputed only when verdicts change."""
     eng = engine()
-    return _verdict_summary(database_url(), run_id, verdicts.revision(eng), judge_revision(), judge_settles())
+    return _verdict_summary(database_url(), run_id, review.revision(eng), judge_revision(), judge_settles())
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -259,22 +260,22 @@ def review_loop(run_id: int) -> ReviewLoop:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _queue_scope(url: str, run_id: int, bucket: str | None, domain: str | None, sample: int | None):
-    return verdicts.queue_scope(_scored(url, run_id), bucket, domain, sample)
+    return review.queue_scope(_scored(url, run_id), bucket, domain, sample)
 
 
-def queue_scope(run_id: int, bucket: str | None, domain: str | None, sample: int | None) -> verdicts.QueueScope:
+def queue_scope(run_id: int, bucket: str | None, domain: str | None, sample: int | None) -> review.QueueScope:
     """The review scope's row index, built once per scope (rows never change)."""
     return _queue_scope(database_url(), run_id, bucket, domain, sample)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _current(url: str, run_id: int, verdict_rev: int) -> pd.DataFrame:
-    return verdicts.current_verdicts(_engine(url), _scored(url, run_id)["item_key"])
+    return review.current_verdicts(_engine(url), _scored(url, run_id)["item_key"])
 
 
 def current_verdicts(run_id: int) -> pd.DataFrame:
     """Every reviewer's current verdict on the run's items; re-read only after a new mark."""
-    return _current(database_url(), run_id, verdicts.revision(engine()))
+    return _current(database_url(), run_id, review.revision(engine()))
 
 
 JUDGE_SCOPES = ("Whole run", "One bucket", "Rows still pending review")
@@ -293,7 +294,7 @@ def _judge_items(url: str, run_id: int, scope: str, bucket: str, verdict_rev: in
 
 def judge_items(run_id: int, scope: str, bucket: str) -> list:
     """The rows a judge run would cover; the pending scope follows the reviewers' marks."""
-    rev = verdicts.revision(engine()) if scope == "Rows still pending review" else 0
+    rev = review.revision(engine()) if scope == "Rows still pending review" else 0
     return _judge_items(database_url(), run_id, scope, bucket, rev)
 
 
@@ -308,7 +309,7 @@ def judge_preflight(run_id: int, scope: str, bucket: str, settings):
 
     The key is left out of the cache key on purpose (it changes nothing the preflight reports).
     """
-    rev = verdicts.revision(engine()) if scope == "Rows still pending review" else 0
+    rev = review.revision(engine()) if scope == "Rows still pending review" else 0
     key = json.dumps({"model": settings.model, **settings.output_settings(),
                       "prices": [settings.price_in_per_m, settings.price_out_per_m]}, sort_keys=True)
     return _judge_preflight(database_url(), run_id, scope, bucket, rev, judge_revision(), key, settings)

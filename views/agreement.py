@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from scoring.db import database_url
-from scoring.formatting import p_value, percent, share
-from scoring.protocols import BUCKETS, missing_golden_words
-from scoring.search import search_rows
+from scoring.core.formatting import p_value, percent, share
+from scoring.core.protocols import BUCKETS, missing_golden_words
+from scoring.core.search import search_rows
+from scoring.store import database_url
 from ui import charts, state
 from ui.display import agreement_block, show_row, verdict_caption
 

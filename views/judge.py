@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from scoring import judge
-from scoring.errors import InputError
-from scoring.protocols import BUCKETS
+from scoring.core.errors import InputError
+from scoring.core.protocols import BUCKETS
 from ui import charts, jobs, state
 from ui.display import alert
 

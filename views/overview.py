@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scoring.formatting import interval, percent
+from scoring.core.formatting import interval, percent
 from ui import charts, state
 from ui.display import alert
 

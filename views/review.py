@@ -9,8 +9,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from scoring import my_verdicts, search, verdicts
-from scoring.protocols import BUCKETS
+from scoring import review
+from scoring.core import search
+from scoring.core.protocols import BUCKETS
+from scoring.review import my_verdicts
 from ui import keys, state
 from ui.display import alert, show_row, verdict_caption
 
@@ -53,7 +55,7 @@ view = st.segmented_control("Show", VIEWS, default=VIEWS[0], key="q_view") or VI
 scope_domain = None if domain == ALL_DOMAINS else domain
 
 
-def _scope() -> verdicts.QueueScope:
+def _scope() -> review.QueueScope:
     return state.queue_scope(run.id, bucket, scope_domain, sample or None)
 
 
@@ -95,7 +97,7 @@ def _show_feedback() -> None:
         alert(ALERTS.get(item.kind, "info"), item.text)
 
 
-def _finished(scope: verdicts.QueueScope) -> None:
+def _finished(scope: review.QueueScope) -> None:
     """The end of a scope: counts, and the scopes that still have work. Nothing is marked."""
     mine = my_verdicts.my_verdicts(frame, scope, engine, reviewer)
     counts = my_verdicts.verdict_counts(mine)
@@ -123,7 +125,7 @@ def _card(row: pd.Series, screen: int) -> None:
         if suggestion:
             st.text(f"Judge suggests: {suggestion}")
     if reviewer:
-        mine = verdicts.current_verdicts(engine, [row["item_key"]], reviewer=reviewer)
+        mine = review.current_verdicts(engine, [row["item_key"]], reviewer=reviewer)
         if len(mine):
             given = mine.iloc[0]
             where = "" if pd.isna(given["run_id"]) or int(given["run_id"]) == run.id else (
@@ -131,7 +133,7 @@ def _card(row: pd.Series, screen: int) -> None:
             st.text(f"Your current verdict: {given['verdict']}{where}. Marking the row again replaces it.")
     show_row(row)
     r1, r2 = st.columns([1, 2])
-    r1.selectbox("Reason (optional)", ["", *verdicts.REASONS], key=f"q_reason_{screen}")
+    r1.selectbox("Reason (optional)", ["", *review.REASONS], key=f"q_reason_{screen}")
     r2.text_input("Note (optional)", key=f"q_note_{screen}")
     # The marker container is drawn after the row: a press reads its screen number from it.
     actions = st.container(key=keys.screen_marker(screen)) if reviewer else st.container()
@@ -154,7 +156,7 @@ def queue_view() -> None:
     if st.session_state.pop("q_rerun_app", False):
         st.rerun()
     scope = _scope()
-    prog = verdicts.scope_progress(scope, engine, reviewer or None)
+    prog = review.scope_progress(scope, engine, reviewer or None)
     done, total = int(prog.iloc[-1]["reviewed"]), int(prog.iloc[-1]["n"])
     who = "you" if reviewer else "anyone"
     st.progress(done / total if total else 1.0, text=f"Reviewed {done} of {total} in this scope (rows marked by {who})")
@@ -164,7 +166,7 @@ def queue_view() -> None:
     if loop.dropped:
         st.text(f"Presses not applied because they came before the next row was shown: {loop.dropped} "
                 "(since this tab opened the queue).")  # fmt: skip
-    pos = loop.opened if loop.opened is not None else verdicts.next_in_queue(scope, engine, reviewer)
+    pos = loop.opened if loop.opened is not None else review.next_in_queue(scope, engine, reviewer)
     if pos is None:
         loop.show_nothing()
         if total:
@@ -186,7 +188,7 @@ def my_verdicts_view() -> None:
         return
     mine = my_verdicts.my_verdicts(frame, _scope(), engine, reviewer)
     f1, f2 = st.columns([1, 3])
-    which = f1.selectbox("Verdict", ["any", *verdicts.VERDICTS], key="q_my_verdict")
+    which = f1.selectbox("Verdict", ["any", *review.VERDICTS], key="q_my_verdict")
     query = f2.text_input("Search question, golden answer, response, or a row number (#12)", key="q_my_search")
     shown = mine if which == "any" else mine[mine["verdict"] == which]
     if query.strip():

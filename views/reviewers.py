@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from scoring import verdicts
+from scoring import review
 from ui import state
 from ui.display import agreement_block
 
@@ -35,7 +35,7 @@ st.caption(
 )
 per_reviewer = (
     current.groupby("reviewer")["verdict"].value_counts().unstack(fill_value=0)
-    .reindex(columns=list(verdicts.VERDICTS), fill_value=0)
+    .reindex(columns=list(review.VERDICTS), fill_value=0)
 )  # fmt: skip
 per_reviewer["items"] = per_reviewer.sum(axis=1)
 per_reviewer["duplicate rows"] = (rows_per_item - 1).groupby(current["reviewer"]).sum()
@@ -61,7 +61,7 @@ if carried.any():
     st.text("\n".join(lines))
 
 st.subheader("Conflicts")
-conflicts = verdicts.conflicts_in(current)
+conflicts = review.conflicts_in(current)
 if conflicts.empty:
     st.text("No item has conflicting verdicts.")
 else:
@@ -100,7 +100,7 @@ else:
     )
 
 st.subheader("Reviewer pairs")
-pairs = verdicts.reviewer_agreement(current)
+pairs = review.reviewer_agreement(current)
 if not pairs:
     st.text("Agreement between reviewers needs at least two reviewers on the same items.")
 for i, pair in enumerate(pairs):

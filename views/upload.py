@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from scoring import store
-from scoring.errors import InputError
+from scoring.core.errors import InputError
 from ui import state
 from ui.display import alert
 

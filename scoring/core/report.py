@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from scoring.protocols import BUCKETS, score_columns_parallel
-from scoring.stats import mcnemar_exact, wilson_interval
+from scoring.core.protocols import BUCKETS, score_columns_parallel
+from scoring.core.stats import mcnemar_exact, wilson_interval
 
 SCORE_COLUMNS = ["exact_correct", "overlap_correct", "matching_words", "total_golden_words", "is_blank", "bucket"]
 METRICS = {"exact_substring": "exact_correct", "word_overlap": "overlap_correct"}

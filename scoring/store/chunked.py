@@ -24,7 +24,7 @@ from typing import TypeVar
 
 from sqlalchemy import Connection, Engine
 
-from scoring.engine import writer
+from scoring.store.engine import writer
 
 T = TypeVar("T")
 

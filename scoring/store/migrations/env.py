@@ -1,4 +1,4 @@
-"""Alembic's environment: always run from :func:`scoring.migrations.upgrade` on a connection it
+"""Alembic's environment: always run from :func:`scoring.store.migrations.upgrade` on a connection it
 opened and locked, never from a URL of its own (so the app, every CLI and the tests share one path).
 """
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from scoring.migrations.schema import metadata
+from scoring.store.migrations.schema import metadata
 
 connection = context.config.attributes["connection"]
 context.configure(

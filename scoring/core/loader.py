@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from scoring.errors import InputError
+from scoring.core.errors import InputError
 
 CANONICAL = {"question": "question", "answer": "answer", "domain": "Domain", "response": "response"}
 REQUIRED = ("answer", "response")

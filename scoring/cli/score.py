@@ -1,23 +1,16 @@
-"""Command-line front ends with the spec scripts' flags.
+"""``python -m scoring.exact_substring``, ``python -m scoring.word_overlap`` and
+``python -m scoring score``: the spec's deterministic scorers as command lines."""
 
-Reports go to stdout, warnings to stderr, and bad input ends with one line on stderr and exit
-code 2, never a traceback.
-"""
-
-from __future__ import annotations
 
 import argparse
 import json
-import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 import pandas as pd
 
-from scoring.errors import InputError
-from scoring.formatting import p_value
-from scoring.loader import LoadedRun, load_path
-from scoring.report import (
+from scoring.cli.common import add_common_flags, guarded, load_for_cli, register, write_csv
+from scoring.core.formatting import p_value
+from scoring.core.report import (
     METRICS,
     accuracy_by_domain,
     bucket_counts,
@@ -26,7 +19,6 @@ from scoring.report import (
     score_frame,
 )
 
-EXIT_BAD_INPUT = 2
 NORMALIZE_LABEL = "DIAGNOSTIC --normalize: NFC, format characters removed, digits folded; not the spec protocol"
 METRIC_TITLES = {"exact_substring": "Exact substring", "word_overlap": "Word overlap"}
 OUT_COLUMNS = {
@@ -39,34 +31,6 @@ OUT_COLUMNS = {
     },
 }
 SCORE_OUT = ["exact_correct", "overlap_correct", "matching_words", "total_golden_words", "is_blank", "bucket"]
-
-
-def fail(message: str) -> int:
-    """One clear line on stderr; the caller returns the exit code."""
-    print(f"error: {message}", file=sys.stderr)
-    return EXIT_BAD_INPUT
-
-
-def add_common_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--responses", required=True, help="CSV/TSV with answer and response columns")
-    parser.add_argument("--out", help="write per-row verdicts to this CSV (UTF-8)")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--normalize", action="store_true", help="diagnostic: NFC, strip format chars, fold digits")
-
-
-def load_for_cli(path: str) -> LoadedRun:
-    run = load_path(path)
-    for warning in run.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    return run
-
-
-def write_csv(frame: pd.DataFrame, out: str) -> None:
-    """UTF-8, input order, booleans as True/False."""
-    try:
-        frame.to_csv(Path(out), index=False, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"Cannot write {out!r}: {exc.strerror or exc}.") from None
 
 
 def metric_report(scored: pd.DataFrame, metric: str, normalized: bool) -> dict:
@@ -119,17 +83,6 @@ def run_metric(metric: str, argv: Sequence[str] | None = None) -> int:
     return guarded(body)
 
 
-def guarded(body: Callable[[], None]) -> int:
-    """Run a command body, turning input errors into one stderr line and exit code 2."""
-    try:
-        body()
-    except InputError as exc:
-        return fail(str(exc))
-    except BrokenPipeError:
-        return 0
-    return 0
-
-
 def score_report(scored: pd.DataFrame, normalized: bool) -> dict:
     test = mcnemar(scored)
     return {
@@ -180,29 +133,6 @@ def cmd_score(args: argparse.Namespace) -> int:
     return guarded(body)
 
 
-COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {}
-
-
-def register(name: str, help_text: str, configure: Callable[[argparse.ArgumentParser], None]):
-    """Decorator: add a subcommand to ``python -m scoring`` (later modules add export, compare)."""
-
-    def wrap(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-        COMMANDS[name] = (help_text, configure, func)
-        return func
-
-    return wrap
-
-
 register("score", "both metrics, agreement buckets and McNemar's test", add_common_flags)(cmd_score)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m scoring <command>``."""
-    import scoring.commands  # noqa: F401  (registers the subcommands that live elsewhere)
-
-    parser = argparse.ArgumentParser(prog="python -m scoring", description="Answer-review scoring tools.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    for name, (help_text, configure, _) in COMMANDS.items():
-        configure(sub.add_parser(name, help=help_text, description=help_text))
-    args = parser.parse_args(argv)
-    return COMMANDS[args.command][2](args)

@@ -1,6 +1,6 @@
 """Where the database is and how to connect to it; the tables' base class. No schema here: the
-tables live in :mod:`scoring.models` and :mod:`scoring.judge_store`, their history in
-:mod:`scoring.migrations`, and :mod:`scoring.db` opens a database at the newest schema.
+tables live in :mod:`scoring.store.tables` and :mod:`scoring.store.judge_cache`, their history in
+:mod:`scoring.store.migrations`, and :mod:`scoring.store.database` opens a database at the newest schema.
 
 The URL comes from ``REVIEW_DB_URL``, then ``.streamlit/secrets.toml``, then a SQLite file in
 the project's ``data/`` folder, so ``make run`` needs no configuration.
@@ -15,7 +15,7 @@ from pathlib import Path
 from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.orm import DeclarativeBase
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ENV_VAR = "REVIEW_DB_URL"
 
 # Explicit constraint names keep the schema diffable by a migration tool (Alembic) later.
@@ -103,7 +103,7 @@ def writer(engine: Engine, busy_ms: int | None = None) -> Engine:
 
 def open_engine(url: str | None = None) -> Engine:
     """An engine on ``url`` with the SQLite settings; the schema is not touched (see
-    :func:`scoring.db.make_engine`, which also brings it to the newest migration)."""
+    :func:`scoring.store.database.make_engine`, which also brings it to the newest migration)."""
     url = url or database_url()
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})

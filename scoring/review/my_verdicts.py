@@ -10,26 +10,28 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 
-from scoring import verdicts
-from scoring.protocols import BUCKETS
+from scoring.core.adjudication import VERDICTS
+from scoring.core.protocols import BUCKETS
+from scoring.review.queue import QueueScope
+from scoring.store.verdict_log import current_verdicts
 
 MY_COLUMNS = ["row", "Domain", "bucket", "verdict", "reason", "note", "reviewed_at", "marked_in_run",
               "question", "answer", "response", "row_idx"]  # fmt: skip
 
 
-def scope_rows(scored: pd.DataFrame, scope: verdicts.QueueScope) -> pd.DataFrame:
+def scope_rows(scored: pd.DataFrame, scope: QueueScope) -> pd.DataFrame:
     """The scored rows of a scope, in queue order (row_idx is the scored frame's position)."""
     return scored.iloc[scope.row_idx]
 
 
-def my_verdicts(scored: pd.DataFrame, scope: verdicts.QueueScope, engine: Engine, reviewer: str) -> pd.DataFrame:
+def my_verdicts(scored: pd.DataFrame, scope: QueueScope, engine: Engine, reviewer: str) -> pd.DataFrame:
     """Rows of the scope that carry the reviewer's current verdict, newest verdict first.
 
     ``row`` is 1-based; ``marked_in_run`` is the run the verdict was given in when it is another
     run holding the identical row (else empty). Columns: :data:`MY_COLUMNS`.
     """
     rows = scope_rows(scored, scope)
-    current = verdicts.current_verdicts(engine, scope.item_keys, reviewer=reviewer)
+    current = current_verdicts(engine, scope.item_keys, reviewer=reviewer)
     if current.empty or rows.empty:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in MY_COLUMNS})
     mine = rows[["row_idx", "item_key", "Domain", "bucket", "question", "answer", "response"]].merge(
@@ -51,7 +53,7 @@ def carried_over(mine: pd.DataFrame, run_id: int) -> pd.Series:
 def verdict_counts(mine: pd.DataFrame) -> dict[str, int]:
     """Rows marked correct and wrong in a :func:`my_verdicts` table."""
     counts = mine["verdict"].value_counts()
-    return {v: int(counts.get(v, 0)) for v in verdicts.VERDICTS}
+    return {v: int(counts.get(v, 0)) for v in VERDICTS}
 
 
 def open_scopes(scored: pd.DataFrame, engine: Engine, reviewer: str) -> pd.DataFrame:
@@ -59,7 +61,7 @@ def open_scopes(scored: pd.DataFrame, engine: Engine, reviewer: str) -> pd.DataF
 
     Columns: bucket, Domain, remaining; sorted by bucket order, then domain.
     """
-    current = verdicts.current_verdicts(engine, scored["item_key"], reviewer=reviewer)
+    current = current_verdicts(engine, scored["item_key"], reviewer=reviewer)
     keys = scored["item_key"].to_numpy(dtype=object)
     todo = scored[~np.isin(keys, current["item_key"].to_numpy(dtype=object))] if len(current) else scored
     if todo.empty:

@@ -9,6 +9,7 @@ not know (made by newer code) is refused, and nothing is written to it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,8 +19,9 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, inspect, text
+from sqlalchemy.exc import OperationalError
 
-from scoring.engine import writer
+from scoring.store.engine import writer
 
 HERE = Path(__file__).resolve().parent
 #: The revision whose tables databases made before migrations already have (they have no
@@ -80,8 +82,24 @@ def _refuse_unknown(revision: str | None) -> None:
         )
 
 
-def upgrade(engine: Engine) -> None:
-    """Bring the database to :func:`head` (a cheap read when it is there already)."""
+def upgrade(engine: Engine, attempts: int = 5) -> None:
+    """Bring the database to :func:`head` (a cheap read when it is there already).
+
+    SQLite answers "database is locked" without waiting in a few cases (switching a file made in
+    rollback-journal mode to WAL while another process migrates it, say); migrating is safe to
+    repeat, so such a collision is retried after a short pause.
+    """
+    for attempt in range(1, attempts + 1):
+        try:
+            _upgrade(engine)
+            return
+        except OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts:
+                raise
+            time.sleep(0.1 * attempt)
+
+
+def _upgrade(engine: Engine) -> None:
     newest = head()
     with engine.connect() as conn:
         revision = current(conn)

@@ -4,7 +4,7 @@ Scoring at upload and storing the verdicts beside the rows is what keeps every d
 independent of the run's size: pages read stored columns, they never re-score.
 
 A large upload never makes a reviewer wait: its rows are written in short transactions (each
-holds SQLite's write lock for about 40 ms, see :mod:`scoring.chunked`), with a pause between
+holds SQLite's write lock for about 40 ms, see :mod:`scoring.store.chunked`), with a pause between
 them so a waiting mark gets the lock. The run stays hidden (``Run.complete`` False) until its
 last row is in, and an upload that fails half-way is removed again, also in short transactions.
 """
@@ -25,22 +25,24 @@ from sqlalchemy import Connection, Engine, Select, delete, func, insert, select,
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from scoring.chunked import WriteStats, next_size, pause, write_in_chunks
-from scoring.engine import writer
-from scoring.items import item_key
-from scoring.loader import load_bytes
-from scoring.models import Run, RunRow, utcnow
-from scoring.report import score_frame
+from scoring.core.export_format import split_exported
+from scoring.core.items import item_key
+from scoring.core.loader import load_bytes
+from scoring.core.report import score_frame
+from scoring.store.chunked import WriteStats, next_size, pause, write_in_chunks
+from scoring.store.engine import writer
+from scoring.store.restore import restore_verdicts
+from scoring.store.tables import Run, RunRow, utcnow
 
 LANGUAGES = (
     "english", "hindi", "tamil", "bengali", "bangla", "telugu", "marathi", "gujarati", "kannada",
     "malayalam", "odia", "oriya", "punjabi", "assamese", "urdu", "sanskrit", "nepali", "konkani",
     "maithili", "sindhi", "kashmiri", "manipuri", "bodo", "dogri", "santali",
 )  # fmt: skip
-SAMPLE_PATH = Path(__file__).resolve().parent.parent / "sample_data" / "sample_run.csv"
+SAMPLE_PATH = Path(__file__).resolve().parents[2] / "sample_data" / "sample_run.csv"
 ROW_COLUMNS = ["question", "answer", "Domain", "response"]
 
-FIRST_CHUNK = 800  #: rows in an upload's first transaction (see :mod:`scoring.chunked`)
+FIRST_CHUNK = 800  #: rows in an upload's first transaction (see :mod:`scoring.store.chunked`)
 #: An incomplete run of the same bytes whose rows do not change for this long is taken to be
 #: left by a crashed process: it is removed and the save retried.
 STALE_AFTER_S = 60.0
@@ -151,7 +153,7 @@ def save_run(
 ) -> SaveResult:
     """Parse, score and store an upload; identical bytes open the existing run instead.
 
-    Raises :class:`scoring.errors.InputError` for bad input, before anything is written. The
+    Raises :class:`scoring.core.errors.InputError` for bad input, before anything is written. The
     rows go in short transactions and the run appears only once all of them are in; on any
     failure (an interrupt included) what was written is removed and the exception re-raised.
     A concurrent save of the same bytes waits for this one and opens its run.
@@ -162,8 +164,6 @@ def save_run(
         return SaveResult(existing, False, [])
     loaded = load_bytes(data, filename)
     # An uploaded export: its derived columns are not input, its human verdicts are restored.
-    from scoring.export import restore_verdicts, split_exported  # (export imports this module)
-
     frame, exported = split_exported(loaded.frame)
     extra_columns = [c for c in frame.columns if c not in ROW_COLUMNS]
     guessed_model, guessed_language = guess_model_language(filename)

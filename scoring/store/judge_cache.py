@@ -17,9 +17,9 @@ from datetime import datetime
 from sqlalchemy import DateTime, Engine, Index, Integer, String, Text, func, insert, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from scoring.chunked import write_in_chunks
-from scoring.engine import Base
-from scoring.models import utcnow
+from scoring.store.chunked import write_in_chunks
+from scoring.store.engine import Base
+from scoring.store.tables import utcnow
 
 #: Labels that are a reply from the model; ERROR rows are kept for the record but never reused.
 REUSABLE = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED", "UNPARSED")
@@ -115,7 +115,7 @@ def lookup(engine: Engine, cache_keys: Iterable[str]) -> dict[str, StoredVerdict
 def save(engine: Engine, rows: Sequence[Mapping[str, object]]) -> None:
     """Insert verdict rows (dicts with JudgeVerdict's column names) in short transactions.
 
-    Each transaction holds the write lock for about 40 ms (:mod:`scoring.chunked`), so a
+    Each transaction holds the write lock for about 40 ms (:mod:`scoring.store.chunked`), so a
     reviewer's mark never waits behind a judge run. Rows are independent cache entries, so a
     failure part-way keeps the chunks already written (they are valid verdicts).
     """

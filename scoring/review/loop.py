@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
-from scoring import verdicts
-from scoring.errors import NotSaved
+from scoring.core.errors import NotSaved
+from scoring.store import verdict_log
 
 #: The keyboard: letter -> action (``correct``/``wrong`` are marks).
 ACTION_KEYS: dict[str, str] = {"y": "correct", "n": "wrong", "s": "skip", "u": "undo"}
@@ -128,7 +128,7 @@ class ReviewLoop:
         row = current.row_idx + 1
         try:
             if action == "undo":
-                undone = verdicts.undo_last_mark(engine, reviewer, run_id=self.run_id)
+                undone = verdict_log.undo_last_mark(engine, reviewer, run_id=self.run_id)
                 self.consumed.add(screen)
                 if undone is None:
                     return self._say("info", "Nothing to undo in this run.")
@@ -141,10 +141,10 @@ class ReviewLoop:
                              "stay skipped.")  # fmt: skip
                 return self._say("saved", text)
             if action == "skip":
-                verdicts.record_skip(engine, current.item_key, self.run_id, reviewer)
+                verdict_log.record_skip(engine, current.item_key, self.run_id, reviewer)
                 text = f"Skipped row {row}: it comes back after the rows you have not seen."
             else:
-                verdicts.record_mark(engine, current.item_key, self.run_id, reviewer, action, reason, note)
+                verdict_log.record_mark(engine, current.item_key, self.run_id, reviewer, action, reason, note)
                 text = f"Saved: row {row} marked {action}."
         except NotSaved as exc:
             return self._say("error", f"Row {row} was NOT saved. {exc} The row stays on screen.")

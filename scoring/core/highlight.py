@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 
-from scoring.protocols import iter_tokens, missing_golden_words, word_set
+from scoring.core.protocols import iter_tokens, missing_golden_words, word_set
 
 EXACT_STYLE = "background:#fde68a;border-radius:3px"
 WORD_STYLE = "background:#bbf7d0;border-radius:3px"

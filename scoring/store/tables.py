@@ -1,6 +1,6 @@
 """The database schema: runs, their rows, reviewers' verdict history.
 
-Judge verdicts live in :mod:`scoring.judge_store`; importing this module registers every table.
+Judge verdicts live in :mod:`scoring.store.judge_cache`; importing this module registers every table.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String, Text, true
 from sqlalchemy.orm import Mapped, mapped_column
 
-from scoring.engine import Base
+from scoring.store.engine import Base
 
 
 def utcnow() -> datetime:
@@ -21,7 +21,7 @@ class Run(Base):
     """One uploaded responses file; re-uploading the same bytes finds it by sha256.
 
     ``complete`` is False while an upload is still writing its rows (in short transactions, see
-    :func:`scoring.store.save_run`); such a run is invisible to every reader until its last row
+    :func:`scoring.store.runs.save_run`); such a run is invisible to every reader until its last row
     is in. Runs that existed before the column get True (the server default).
     """
 

@@ -1,15 +1,15 @@
 """Open the project's database at the newest schema: what the app, every CLI and the tests call.
 
-The connection details live in :mod:`scoring.engine` (re-exported here for callers); the schema
-is brought up to date by :mod:`scoring.migrations` every time an engine is made.
+The connection details live in :mod:`scoring.store.engine` (re-exported here for callers); the schema
+is brought up to date by :mod:`scoring.store.migrations` every time an engine is made.
 """
 
 from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from scoring import migrations
-from scoring.engine import (
+from scoring.store import migrations
+from scoring.store.engine import (
     ENV_VAR,
     PROJECT_ROOT,
     Base,
@@ -28,7 +28,7 @@ __all__ = [
 def make_engine(url: str | None = None) -> Engine:
     """An engine with the schema at the newest migration; safe to call once per process and share.
 
-    Raises :class:`scoring.migrations.SchemaTooNew` for a database made by newer code.
+    Raises :class:`scoring.store.migrations.SchemaTooNew` for a database made by newer code.
     """
     engine = open_engine(url)
     try:

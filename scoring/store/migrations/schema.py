@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import MetaData
 
-from scoring import judge_store, models  # noqa: F401  (importing them registers their tables)
-from scoring.engine import Base
+from scoring.store import judge_cache, tables  # noqa: F401  (importing them registers their tables)
+from scoring.store.engine import Base
 
 
 def metadata() -> MetaData:

@@ -1,0 +1,71 @@
+"""What every command line of the project shares: errors as one line and exit code 2, the common
+flags, reading a responses file, writing a CSV, and the registry of ``python -m scoring``
+subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from scoring.core.errors import InputError
+from scoring.core.loader import LoadedRun, load_path
+
+EXIT_BAD_INPUT = 2
+
+
+def fail(message: str) -> int:
+    """One clear line on stderr; the caller returns the exit code."""
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def add_common_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--responses", required=True, help="CSV/TSV with answer and response columns")
+    parser.add_argument("--out", help="write per-row verdicts to this CSV (UTF-8)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--normalize", action="store_true", help="diagnostic: NFC, strip format chars, fold digits")
+
+
+def load_for_cli(path: str) -> LoadedRun:
+    run = load_path(path)
+    for warning in run.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return run
+
+
+def write_csv(frame: pd.DataFrame, out: str) -> None:
+    """UTF-8, input order, booleans as True/False."""
+    try:
+        frame.to_csv(Path(out), index=False, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"Cannot write {out!r}: {exc.strerror or exc}.") from None
+
+
+def guarded(body: Callable[[], None]) -> int:
+    """Run a command body, turning input errors into one stderr line and exit code 2."""
+    try:
+        body()
+    except InputError as exc:
+        return fail(str(exc))
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {}
+
+
+def register(name: str, help_text: str, configure: Callable[[argparse.ArgumentParser], None]):
+    """Decorator: add a subcommand to ``python -m scoring`` (later modules add export, compare)."""
+
+    def wrap(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+        COMMANDS[name] = (help_text, configure, func)
+        return func
+
+    return wrap
+
+

@@ -1,0 +1,53 @@
+"""``python -m scoring export``: a run's adjudicated verdicts as CSV or JSONL, with a manifest."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from scoring.cli.common import fail, guarded, register
+from scoring.core.errors import InputError
+from scoring.core.export_format import to_csv_bytes, to_jsonl_bytes
+from scoring.export import build_export, manifest, open_existing, stored_judge_labels
+from scoring.store import database_url
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--run", required=True, type=int, help="id of the run to export")
+    parser.add_argument("--out", required=True, help="output file; the manifest goes to OUT.manifest.json")
+    parser.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="file format (default csv)")
+    parser.add_argument("--bom", action="store_true", help="start the CSV with a UTF-8 BOM (for Excel)")
+    parser.add_argument("--db", help="database URL (default: REVIEW_DB_URL, .streamlit/secrets.toml, data/review.db)")
+    parser.add_argument("--judge", action="store_true", help="add the stored judge label of each row (judge_label)")
+    parser.add_argument(
+        "--judge-settles", action="store_true",
+        help="let a CORRECT/INCORRECT judge label settle overlap_only rows without a human verdict (implies --judge)",
+    )  # fmt: skip
+
+
+@register("export", "adjudicated verdicts of a run as CSV or JSONL, with a manifest", _configure)
+def cmd_export(args: argparse.Namespace) -> int:
+    """``python -m scoring export --run ID --out F``: the file plus ``F.manifest.json``."""
+    if args.bom and args.format != "csv":
+        return fail("--bom applies to CSV only.")
+
+    def body() -> None:
+        engine = open_existing(args.db or database_url())
+        labels = stored_judge_labels(engine, args.run) if args.judge or args.judge_settles else None
+        frame = build_export(engine, args.run, judge_labels=labels, judge_settles=args.judge_settles)
+        data = to_csv_bytes(frame, bom=args.bom) if args.format == "csv" else to_jsonl_bytes(frame)
+        out = Path(args.out)
+        side = Path(f"{args.out}.manifest.json")
+        info = manifest(engine, args.run, frame, data=data, judge_settles=args.judge_settles)
+        info["format"] = args.format
+        try:
+            out.write_bytes(data)
+            side.write_text(json.dumps(info, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"Cannot write {str(exc.filename or out)!r}: {exc.strerror or exc}.") from None
+        sources = ", ".join(f"{k} {v}" for k, v in info["counts"]["final_source"].items())
+        print(f"wrote {len(frame)} rows to {out} ({sources}); manifest {side}")
+
+    return guarded(body)
+

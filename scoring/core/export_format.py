@@ -1,0 +1,339 @@
+"""The export's file format, pure: its columns, CSV/JSONL bytes with spreadsheet formula
+neutralisation, and reading an uploaded export back (which columns are derived, every reviewer's
+verdict from the ``human_verdicts`` JSON column or the older one-line summary).
+
+An exported CSV is also a valid responses file: uploading it stores its input columns as a run
+and restores its human verdicts, so review work can move between machines. Every reviewer's
+current verdict travels in one JSON column (:data:`VERDICTS_COLUMN`), because the one-line human
+summary cannot carry a conflict back. Formula neutralisation (a leading ``'``) is reversible and
+undone on the way back in; the JSON cell always starts with ``[`` so it is never touched by it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from scoring.core import adjudication as review
+from scoring.core.errors import InputError
+
+EXPORT_COLUMNS = [
+    "exact_correct", "overlap_correct", "matching_words", "total_golden_words", "bucket",
+    "human_verdict", "reviewers", "reason", "note", "final_verdict", "final_source", "reviewed_at",
+]  # fmt: skip
+#: Every reviewer's current verdict on the row: a JSON list of objects with :data:`VERDICT_FIELDS`
+#: (JSON text in CSV, empty when nobody reviewed the row; a JSON array in JSONL). Not part of
+#: :data:`EXPORT_COLUMNS`, which tell an export from an input file, so older exports still count.
+VERDICTS_COLUMN = "human_verdicts"
+VERDICT_FIELDS = ("reviewer", "verdict", "reason", "note", "reviewed_at")
+JUDGE_COLUMN = "judge_label"
+DERIVED_COLUMNS = frozenset([*EXPORT_COLUMNS, VERDICTS_COLUMN, JUDGE_COLUMN])
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+#: Times inside :data:`VERDICTS_COLUMN` keep their microseconds, so a restored mark has exactly
+#: the time it was made and the round trip is lossless.
+PRECISE_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+#: A cell a spreadsheet could run as a formula, also when a previous ``'`` precedes it, so that
+#: neutralising (one more ``'``) and restoring (one ``'`` less) are exact inverses.
+_FORMULA = re.compile(r"^'*[=+\-@\t\r]")
+_NEUTRALISED = re.compile(r"^'+[=+\-@\t\r]")
+PROTOCOLS = {
+    "exact_substring": "is_correct = answer.lower() in response.lower(); lowercasing is the only "
+    "normalisation; a blank response scores incorrect.",
+    "word_overlap": "Both sides lowercased, split on whitespace, leading/trailing punctuation stripped "
+    "(ASCII and Unicode P*), compared as sets: is_correct = set(golden_words) <= set(response_words); "
+    "a blank response scores incorrect.",
+    "bucket": "both_pass, both_fail, exact_only (exact passes, overlap fails), overlap_only (the reverse).",
+    "final_verdict": "The human verdict when the reviewers agree (final_source human); reviewers in "
+    "conflict: pending. Otherwise the automatic rule (final_source auto): both_pass correct, both_fail "
+    "wrong, exact_only correct, overlap_only pending (final_source pending); with judge_settles, a judge "
+    "label CORRECT/INCORRECT on a pending overlap_only row decides it (final_source judge).",
+    "csv_neutralisation": "CSV cells that begin with =, +, -, @, tab or carriage return (optionally "
+    "after leading apostrophes) get one extra leading apostrophe; uploading the CSV removes it again. "
+    "JSONL keeps the raw text.",
+}
+#: The manifest's description of :data:`VERDICTS_COLUMN` (what a re-upload relies on).
+VERDICTS_FORMAT = {
+    "column": VERDICTS_COLUMN,
+    "version": 1,
+    "fields": list(VERDICT_FIELDS),
+    "encoding": "A JSON list with one object per reviewer holding a current verdict on the row, sorted by "
+    "reviewer: verdict correct or wrong, reason one of the fixed reasons or empty, note text, reviewed_at "
+    "UTC ISO 8601 with microseconds. CSV: the list as JSON text, an empty cell when nobody reviewed the "
+    "row (the cell starts with '[' and is never neutralised). JSONL: a JSON array.",
+    "summary_columns": "human_verdict, reviewers, reason, note and reviewed_at summarise this list in one "
+    "line per row (conflict when reviewers disagree); uploading a file with this column restores this "
+    "column, and refuses a row whose human_verdict or reviewers disagree with it.",
+    "restore": "Uploading the CSV records each listed verdict unless that reviewer's current verdict on the "
+    "item already has the same verdict, reason and note, or is newer than the listed one; so uploading "
+    "the same export again, or into the database it came from, records nothing. Nothing is undone.",
+}
+
+
+def format_time(values: pd.Series) -> pd.Series:
+    stamps = pd.to_datetime(values, utc=True)
+    return stamps.dt.strftime(TIME_FORMAT).fillna("").astype(object)
+
+
+def verdict_lists(current: pd.DataFrame, keys: pd.Series) -> pd.Series:
+    """Each row's reviewers' current verdicts, as lists of dicts (sorted by reviewer), for the export."""
+    by_key: dict[str, list[dict]] = {}
+    if not current.empty:
+        cur = current.sort_values(["item_key", "reviewer"], kind="stable")
+        times = pd.to_datetime(cur["reviewed_at"], utc=True).dt.strftime(PRECISE_TIME_FORMAT)
+        for key, reviewer, verdict, reason, note, when in zip(
+            cur["item_key"], cur["reviewer"], cur["verdict"], cur["reason"].fillna(""), cur["note"].fillna(""),
+            times.where(times.notna(), ""),
+        ):  # fmt: skip
+            values = (str(reviewer), str(verdict), str(reason), str(note), str(when))
+            by_key.setdefault(str(key), []).append(dict(zip(VERDICT_FIELDS, values)))
+    lists = [[dict(d) for d in by_key.get(str(k), ())] for k in keys]
+    return pd.Series(lists, index=keys.index, dtype=object)
+
+
+def _verdicts_text(value: object) -> str:
+    """A :data:`VERDICTS_COLUMN` cell as CSV text: compact JSON, "" for nobody."""
+    if isinstance(value, list | tuple):
+        return json.dumps(list(value), ensure_ascii=False, separators=(",", ":")) if value else ""
+    return "" if value is None or (isinstance(value, float) and value != value) else str(value)
+
+
+def _cell_text(values: pd.Series) -> pd.Series:
+    """Text of a column as written to CSV: True/False, integers, JSON for the verdict lists, "" for missing."""
+    if pd.api.types.is_bool_dtype(values):
+        return values.map({True: "True", False: "False"}).astype(object)
+    if str(values.name) == VERDICTS_COLUMN:
+        return values.map(_verdicts_text).astype(object)
+    return values.astype(object).where(values.notna(), "").map(str)
+
+
+def neutralise(values: pd.Series) -> pd.Series:
+    """Prefix ``'`` to cells a spreadsheet would run as formulas (see :data:`PROTOCOLS`)."""
+    text = values.astype(object).map(str)
+    hit = text.str.match(_FORMULA).fillna(False).to_numpy(dtype=bool)
+    return pd.Series(np.where(hit, "'" + text, text), index=values.index, dtype=object)
+
+
+def unneutralise(values: pd.Series) -> pd.Series:
+    """Remove the ``'`` that :func:`neutralise` added; other cells are left as they are."""
+    text = values.astype(object).map(str)
+    hit = text.str.match(_NEUTRALISED).fillna(False).to_numpy(dtype=bool)
+    return pd.Series(np.where(hit, text.str.slice(1), text), index=values.index, dtype=object)
+
+
+def _neutralise_name(name: str) -> str:
+    return "'" + name if _FORMULA.match(name) else name
+
+
+def _unneutralise_name(name: str) -> str:
+    return name[1:] if _NEUTRALISED.match(name) else name
+
+
+def to_csv_bytes(frame: pd.DataFrame, bom: bool = False) -> bytes:
+    """UTF-8 CSV (CRLF rows, minimal quoting) with formula-like cells neutralised."""
+    out = pd.DataFrame({i: neutralise(_cell_text(frame.iloc[:, i])) for i in range(frame.shape[1])})
+    out.columns = [_neutralise_name(str(c)) for c in frame.columns]
+    data = out.to_csv(index=False, lineterminator="\r\n").encode("utf-8")
+    return codecs.BOM_UTF8 + data if bom else data
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, list | tuple | dict):
+        return value
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or value is pd.NaT or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, pd.Timestamp | datetime):
+        return value.strftime(TIME_FORMAT)
+    return value
+
+
+def to_jsonl_bytes(frame: pd.DataFrame) -> bytes:
+    """One JSON object per row, raw text (no neutralisation), UTF-8 without escaping."""
+    columns = [str(c) for c in frame.columns]
+    lines = [
+        json.dumps(dict(zip(columns, (_json_value(v) for v in row))), ensure_ascii=False)
+        for row in frame.itertuples(index=False, name=None)
+    ]
+    return ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
+
+
+# --------------------------------------------------------------------------- round trip
+
+
+class _Mark(NamedTuple):
+    """One reviewer's verdict read back from an export."""
+
+    reviewer: str
+    verdict: str
+    reason: str
+    note: str
+    reviewed_at: datetime | None
+
+
+def _parse_time(text: str) -> datetime | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        stamp = datetime.fromisoformat(text)
+        return stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _where(pos: int, column: str | None = None) -> str:
+    return f"Data row {pos} of the exported file" + (f", column {column!r}" if column else "")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """A repr of untrusted text short enough for an error message."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def _json_kind(value: object) -> str:
+    kinds = {dict: "object", list: "list", str: "string", bool: "true/false", int: "number", float: "number"}
+    return "null" if value is None else kinds.get(type(value), type(value).__name__)
+
+
+def _parse_verdicts_cell(cell: object, pos: int) -> list[_Mark]:
+    """The verdicts in one :data:`VERDICTS_COLUMN` cell (JSON text, or a list from a JSONL record).
+
+    The cell is untrusted text: anything but a list of well-formed verdicts raises
+    :class:`InputError` naming the row and the column, never a traceback.
+    """
+    where = _where(pos, VERDICTS_COLUMN)
+    if isinstance(cell, list | tuple):
+        items: object = list(cell)
+    else:
+        text = "" if cell is None or (isinstance(cell, float) and cell != cell) else str(cell)
+        if not text.strip():
+            return []
+        try:
+            items = json.loads(text)
+        except RecursionError:
+            raise InputError(f"{where}: the JSON is nested too deeply to be a list of verdicts.") from None
+        except ValueError as exc:  # json.JSONDecodeError, or an integer too long to read
+            raise InputError(f"{where}: not valid JSON ({exc}).") from None
+    if not isinstance(items, list):
+        raise InputError(f"{where}: expected a JSON list of verdicts, found a JSON {_json_kind(items)}.")
+    marks: list[_Mark] = []
+    for n, item in enumerate(items, start=1):
+        at = f"{where}, verdict {n}"
+        if not isinstance(item, dict):
+            fields = ", ".join(VERDICT_FIELDS)
+            raise InputError(f"{at}: expected an object with {fields}, found a JSON {_json_kind(item)}.")
+        values: dict[str, str] = {}
+        for field in VERDICT_FIELDS:
+            value = item.get(field)
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"{at}: {field} must be text, found a JSON {_json_kind(value)}.")
+            values[field] = value or ""
+        try:
+            name = review.check_reviewer(values["reviewer"])
+            verdict = review.check_verdict(values["verdict"])
+            reason = review.check_reason(values["reason"])
+        except ValueError as exc:
+            raise InputError(f"{at}: {exc}") from None
+        when = _parse_time(values["reviewed_at"])
+        if when is None and values["reviewed_at"].strip():
+            raise InputError(f"{at}: reviewed_at {_short(values['reviewed_at'])} is not an ISO 8601 time.")
+        if any(m.reviewer == name for m in marks):
+            raise InputError(f"{at}: reviewer {_short(name)} is listed twice.")
+        marks.append(_Mark(name, verdict, reason, values["note"].strip(), when))
+    return marks
+
+
+def _summary_marks(verdict_cell: object, names_cell: object, reason: object, note: object, when: object,
+                   pos: int) -> Sequence[_Mark]:  # fmt: skip
+    """The verdicts of an export without :data:`VERDICTS_COLUMN`, read from its summary columns.
+
+    A ``conflict`` row names its reviewers but not who said what, so it yields nothing.
+    """
+    verdict = str(verdict_cell).strip().lower()
+    if verdict not in review.VERDICTS:
+        if verdict in ("", review.CONFLICT):
+            return ()
+        raise InputError(f"{_where(pos)}: human_verdict {verdict!r} is not one of correct, wrong, conflict or empty.")
+    names = [n.strip() for n in str(names_cell).split(";") if n.strip()]
+    if not names:
+        raise InputError(f"{_where(pos)}: human_verdict is {verdict!r} but no reviewer is named in 'reviewers'.")
+    try:
+        names = [review.check_reviewer(name) for name in names]
+        reasons = review.split_per_reviewer(str(reason), names)
+        notes = review.split_per_reviewer(str(note), names)
+        stamp = _parse_time(str(when))
+        return [_Mark(n, verdict, review.check_reason(reasons[n]), notes[n].strip(), stamp) for n in names]
+    except ValueError as exc:
+        raise InputError(f"{_where(pos)}: {exc}") from None
+
+
+def exported_marks(exported: pd.DataFrame) -> list[Sequence[_Mark]]:
+    """Per row, the verdicts an upload restores: :data:`VERDICTS_COLUMN` when the file has it,
+    else (older exports) the summary columns."""
+    if VERDICTS_COLUMN in exported.columns:
+        # Most rows of a large run are unreviewed: their empty cells skip the parser.
+        return [
+            () if cell == "" else _parse_verdicts_cell(cell, pos)
+            for pos, cell in enumerate(exported[VERDICTS_COLUMN].tolist(), start=1)
+        ]
+    return [
+        _summary_marks(*cells, pos)
+        for pos, cells in enumerate(
+            zip(*(exported[c].tolist() for c in ("human_verdict", "reviewers", "reason", "note", "reviewed_at"))),
+            start=1,
+        )
+    ]  # fmt: skip
+
+
+def _check_exported(exported: pd.DataFrame) -> None:
+    """Refuse, before anything is stored, verdict cells that could not be restored.
+
+    With :data:`VERDICTS_COLUMN` present it is what is restored; a row whose human_verdict or
+    reviewers say otherwise was edited on one side only, and guessing which side is meant would
+    silently drop an edit, so it is refused.
+    """
+    rows = exported_marks(exported)
+    if VERDICTS_COLUMN not in exported.columns:
+        return
+    for pos, (marks, shown, names_cell) in enumerate(
+        zip(rows, exported["human_verdict"].tolist(), exported["reviewers"].tolist()), start=1
+    ):
+        if not marks and shown == "" and names_cell == "":
+            continue
+        found = {m.verdict for m in marks}
+        expected = "" if not found else next(iter(found)) if len(found) == 1 else review.CONFLICT
+        names = {n.strip() for n in str(names_cell).split(";") if n.strip()}
+        if str(shown).strip().lower() != expected or names != {m.reviewer for m in marks}:
+            listed = "; ".join(f"{m.reviewer}: {m.verdict}" for m in marks) or "no verdict"
+            raise InputError(
+                f"{_where(pos)}: human_verdict {_short(str(shown))} and reviewers {_short(str(names_cell))} do not "
+                f"match column {VERDICTS_COLUMN!r} ({_short(listed, 120)}). Edit both to agree, or delete the "
+                f"{VERDICTS_COLUMN!r} column to restore from human_verdict, reviewers, reason and note alone."
+            )
+
+
+def split_exported(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """(input columns, export-derived columns or None) of an uploaded table.
+
+    A table is an export when it has every column of :data:`EXPORT_COLUMNS`; then the ``'``
+    added by CSV neutralisation is removed from every cell and header, and the verdict cells are
+    checked (:class:`InputError` names the first bad row and column). Any other table is returned
+    as is.
+    """
+    if not set(EXPORT_COLUMNS) <= {str(c) for c in frame.columns}:
+        return frame, None
+    clean = pd.DataFrame({i: unneutralise(frame.iloc[:, i]) for i in range(frame.shape[1])}, index=frame.index)
+    clean.columns = [_unneutralise_name(str(c)) for c in frame.columns]
+    derived = [c for c in clean.columns if c in DERIVED_COLUMNS]
+    inputs = clean[[c for c in clean.columns if c not in DERIVED_COLUMNS]]
+    exported = clean[derived].reset_index(drop=True)
+    _check_exported(exported)
+    return inputs.astype(str), exported

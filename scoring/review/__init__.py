@@ -1,0 +1,65 @@
+"""Human review, the public names: what a verdict is and what follows from the verdicts
+(:mod:`scoring.core.adjudication`, pure), the verdict log (:mod:`scoring.store.verdict_log`), the
+queue over a run (:mod:`scoring.review.queue`), one reviewer's pass through it in a tab
+(:mod:`scoring.review.loop`) and their own verdicts (:mod:`scoring.review.my_verdicts`).
+
+Pages and commands use ``from scoring import review`` and ``review.record_mark(...)``.
+"""
+
+from scoring.core.adjudication import (
+    AUTO_RULE,
+    CONFLICT,
+    CURRENT_COLUMNS,
+    FINAL_SOURCES,
+    FINAL_VERDICTS,
+    JUDGE_LABELS,
+    MAX_REVIEWER,
+    METRIC_COLUMNS,
+    PENDING,
+    REASONS,
+    SUMMARY_COLUMNS,
+    VERDICTS,
+    AdjudicatedRow,
+    PairAgreement,
+    adjudicated_accuracy,
+    check_reason,
+    check_reviewer,
+    check_verdict,
+    conflicts_in,
+    final_verdicts,
+    human_summary,
+    human_vs_metric,
+    metric_precision,
+    pair_agreement,
+    reviewer_agreement,
+    split_per_reviewer,
+)
+from scoring.review import loop, my_verdicts
+from scoring.review.loop import ReviewLoop
+from scoring.review.queue import QueueScope, next_in_queue, progress, queue, queue_scope, scope_progress
+from scoring.store.verdict_log import (
+    ACTION_BUSY_MS,
+    KEY_FILTER_LIMIT,
+    RESTORE_CHUNK,
+    Undone,
+    conflicts,
+    current_verdicts,
+    record_mark,
+    record_marks,
+    record_skip,
+    revision,
+    skipped_keys,
+    undo_last,
+    undo_last_mark,
+)
+
+__all__ = [
+    "ACTION_BUSY_MS", "AUTO_RULE", "CONFLICT", "CURRENT_COLUMNS", "FINAL_SOURCES", "FINAL_VERDICTS", "JUDGE_LABELS",
+    "KEY_FILTER_LIMIT", "MAX_REVIEWER", "METRIC_COLUMNS", "PENDING", "REASONS", "RESTORE_CHUNK", "SUMMARY_COLUMNS",
+    "VERDICTS", "AdjudicatedRow", "PairAgreement", "QueueScope", "ReviewLoop", "Undone", "adjudicated_accuracy",
+    "check_reason",
+    "check_reviewer", "check_verdict", "conflicts", "conflicts_in", "current_verdicts", "final_verdicts",
+    "human_summary", "human_vs_metric", "loop", "metric_precision", "my_verdicts", "next_in_queue", "pair_agreement",
+    "progress", "queue", "queue_scope", "record_mark", "record_marks", "record_skip", "revision",
+    "reviewer_agreement", "scope_progress", "skipped_keys", "split_per_reviewer", "undo_last", "undo_last_mark",
+]  # fmt: skip

@@ -1,0 +1,188 @@
+"""The review queue over a run: which rows a reviewer sees next, and how far a scope is reviewed.
+
+Built once per scope (:class:`QueueScope`), so marking costs work in proportion to the reviewer's
+own marks, not to the run's size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import Engine
+
+from scoring.core.adjudication import current_marks, isin
+from scoring.core.protocols import BUCKETS
+from scoring.core.report import COMBINED
+from scoring.store.verdict_log import STATE_COLUMNS, read_events, reviewer_state
+
+# --------------------------------------------------------------------------- queue and progress
+
+
+def _scope(
+    scored: pd.DataFrame,
+    bucket: str | None,
+    domain: str | Sequence[str] | None,
+    rows: Sequence[int] | None = None,
+) -> pd.DataFrame:
+    """Rows of a bucket (None: all), a domain (or several) and optionally given row_idx values."""
+    if bucket is not None and bucket not in BUCKETS:
+        raise ValueError(f"Unknown bucket {bucket!r}: expected one of {', '.join(BUCKETS)}.")
+    mask = np.ones(len(scored), dtype=bool)
+    if bucket is not None:
+        mask &= (scored["bucket"] == bucket).to_numpy()
+    if domain is not None:
+        domains = [domain] if isinstance(domain, str) else list(domain)
+        mask &= isin(scored["Domain"], domains)
+    if rows is not None:
+        mask &= scored["row_idx"].isin(list(rows)).to_numpy()
+    return scored.loc[mask, ["row_idx", "item_key", "Domain"]]
+
+
+def _sampled_scope(
+    scored: pd.DataFrame, bucket: str | None, domain: str | Sequence[str] | None, sample: int | None, seed: int
+) -> pd.DataFrame:
+    """The scope's rows, or a reproducible random sample of ``sample`` of them (input order kept)."""
+    scope = _scope(scored, bucket, domain)
+    if sample is not None:
+        if sample < 0:
+            raise ValueError(f"Sample size must be zero or more, not {sample}.")
+        if sample < len(scope):
+            pick = np.random.default_rng(seed).choice(len(scope), size=sample, replace=False)
+            scope = scope.iloc[np.sort(pick)]
+    return scope
+
+
+def _progress_table(domains: np.ndarray, done: np.ndarray) -> pd.DataFrame:
+    """Reviewed k of n per domain (sorted), then ``combined``; columns domain, n, reviewed, remaining."""
+    table = pd.DataFrame({"domain": domains, "done": done})
+    grouped = table.groupby("domain", sort=True).agg(n=("done", "size"), reviewed=("done", "sum")).reset_index()
+    combined = pd.DataFrame([{"domain": COMBINED, "n": len(table), "reviewed": int(done.sum())}])
+    out = pd.concat([grouped, combined], ignore_index=True) if len(grouped) else combined
+    out["n"] = out["n"].astype("int64")
+    out["reviewed"] = out["reviewed"].astype("int64")
+    out["remaining"] = out["n"] - out["reviewed"]
+    return out
+
+
+def queue(
+    scored: pd.DataFrame,
+    reviewer: str | None,
+    engine: Engine,
+    bucket: str | None = "overlap_only",
+    domain: str | Sequence[str] | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+) -> list[int]:
+    """row_idx values in review order: unreviewed by this reviewer, then skipped, then reviewed.
+
+    Within each group rows keep their input order, so a queue recomputed after a refresh
+    continues where the reviewer left off. ``sample=k`` draws k rows of the scope with ``seed``
+    (the same rows every time, whatever has been reviewed since). ``bucket=None`` means all rows.
+    """
+    scope = _sampled_scope(scored, bucket, domain, sample, seed)
+    row_idx = scope["row_idx"].to_numpy()
+    name = reviewer.strip() if isinstance(reviewer, str) else ""
+    if not name or scope.empty:
+        return [int(i) for i in row_idx]
+    marked, skipped = reviewer_state(engine, name, scope["item_key"])
+    keys = scope["item_key"]
+    rank = np.where(isin(keys, marked), 2, np.where(isin(keys, skipped), 1, 0))
+    order = np.lexsort((row_idx, rank))
+    return [int(i) for i in row_idx[order]]
+
+
+def progress(
+    scored: pd.DataFrame,
+    engine: Engine,
+    reviewer: str | None = None,
+    bucket: str | None = "overlap_only",
+    domain: str | Sequence[str] | None = None,
+    rows: Sequence[int] | None = None,
+) -> pd.DataFrame:
+    """Reviewed k of n per domain (sorted) and ``combined`` (last row) for a scope.
+
+    Columns: domain, n, reviewed, remaining. Reviewed means a current verdict by anyone, or by
+    ``reviewer`` when given. ``rows`` (row_idx values, e.g. a sampled queue) narrows the scope.
+    """
+    scope = _scope(scored, bucket, domain, rows)
+    name = reviewer.strip() if isinstance(reviewer, str) and reviewer.strip() else None
+    if scope.empty:
+        done = pd.Series(dtype=bool)
+    else:
+        events = read_events(engine, scope["item_key"], reviewer=name, actions=("mark", "undo"), columns=STATE_COLUMNS)
+        reviewed_keys = current_marks(events)["item_key"] if not events.empty else pd.Series(dtype=object)
+        done = pd.Series(isin(scope["item_key"], reviewed_keys), index=scope.index)
+    return _progress_table(scope["Domain"].astype(str).to_numpy(), done.to_numpy(dtype=bool))
+
+
+@dataclass(frozen=True)
+class QueueScope:
+    """The rows of one review scope, in queue order, built once per (run, bucket, domain, sample).
+
+    Marking then costs work in proportion to the reviewer's marks, not to the run's size: the
+    next row and the progress come from the reviewer's own events and lookups in this index.
+    """
+
+    row_idx: np.ndarray
+    item_keys: np.ndarray
+    domains: np.ndarray
+    positions: dict[str, list[int]]  # item key -> positions in the scope (identical rows share one)
+
+    def __len__(self) -> int:
+        return len(self.row_idx)
+
+
+def queue_scope(
+    scored: pd.DataFrame,
+    bucket: str | None = "overlap_only",
+    domain: str | Sequence[str] | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+) -> QueueScope:
+    """The scope :func:`queue` orders, as an index for :func:`next_in_queue` and :func:`scope_progress`."""
+    scope = _sampled_scope(scored, bucket, domain, sample, seed)
+    keys = scope["item_key"].to_numpy(dtype=object)
+    positions: dict[str, list[int]] = {}
+    for pos, key in enumerate(keys):
+        positions.setdefault(key, []).append(pos)
+    return QueueScope(scope["row_idx"].to_numpy(), keys, scope["Domain"].astype(str).to_numpy(dtype=object), positions)
+
+
+def next_in_queue(scope: QueueScope, engine: Engine, reviewer: str | None) -> int | None:
+    """row_idx of the row :func:`queue` would put first among the rows still without the
+    reviewer's verdict (unreviewed, then skipped); None for an empty scope or one the reviewer
+    has finished. A finished queue does not loop back: revisiting a verdict is a deliberate act.
+    """
+    if not len(scope):
+        return None
+    name = reviewer.strip() if isinstance(reviewer, str) else ""
+    if not name:
+        return int(scope.row_idx[0])
+    marked, skipped = reviewer_state(engine, name, None)
+    marked_set, skipped_set = set(marked), set(skipped)
+    first_skipped = None
+    for pos, key in enumerate(scope.item_keys):
+        if key in marked_set:
+            continue
+        if key in skipped_set:
+            first_skipped = pos if first_skipped is None else first_skipped
+        else:
+            return int(scope.row_idx[pos])
+    return int(scope.row_idx[first_skipped]) if first_skipped is not None else None
+
+
+def scope_progress(scope: QueueScope, engine: Engine, reviewer: str | None = None) -> pd.DataFrame:
+    """Same table as :func:`progress`, from the reviewer's events (or everyone's) and the index."""
+    name = reviewer.strip() if isinstance(reviewer, str) and reviewer.strip() else None
+    events = read_events(engine, None, reviewer=name, actions=("mark", "undo"), columns=STATE_COLUMNS)
+    done = np.zeros(len(scope), dtype=bool)
+    if not events.empty:
+        for key in current_marks(events)["item_key"]:
+            for pos in scope.positions.get(key, ()):
+                done[pos] = True
+    return _progress_table(scope.domains, done)
+
+

@@ -1,0 +1,32 @@
+"""The database and nothing else: where it is (``engine``), the tables and their migrations, the
+stored runs, the reviewers' verdict log and the judge's cache. Depends on :mod:`scoring.core` only.
+
+The names below are the runs' public API (``store.save_run``, ``store.list_runs``...) and opening
+the database (``make_engine``); the other modules are imported by name.
+"""
+
+from scoring.store.database import ENV_VAR, PROJECT_ROOT, database_url, default_sqlite_path, make_engine, read_secrets
+from scoring.store.engine import writer
+from scoring.store.runs import (
+    LANGUAGES,
+    ROW_COLUMNS,
+    SAMPLE_PATH,
+    RunInfo,
+    SaveResult,
+    count_runs,
+    ensure_sample,
+    find_run_by_sha,
+    get_run,
+    guess_model_language,
+    list_runs,
+    load_scored,
+    save_run,
+    sha256_bytes,
+    update_run_meta,
+)
+
+__all__ = [
+    "ENV_VAR", "LANGUAGES", "PROJECT_ROOT", "ROW_COLUMNS", "SAMPLE_PATH", "RunInfo", "SaveResult", "count_runs",
+    "database_url", "default_sqlite_path", "ensure_sample", "find_run_by_sha", "get_run", "guess_model_language",
+    "list_runs", "load_scored", "make_engine", "read_secrets", "save_run", "sha256_bytes", "update_run_meta", "writer",
+]  # fmt: skip
