@@ -19,6 +19,7 @@ from ui.display import alert, show_row, verdict_caption
 ALL_DOMAINS = "All domains"
 VIEWS = ("Queue", "My verdicts")
 ALERTS = {"saved": "success", "info": "info", "dropped": "warning", "error": "error"}
+MY_LABELS = {"reviewed_at": "marked at (UTC)", "marked_in_run": "marked in run", "answer": "golden answer"}
 
 run = state.require_run()
 engine = state.engine()
@@ -196,9 +197,13 @@ def my_verdicts_view() -> None:
         shown = shown[shown["row_idx"].isin(hits)]
     st.text(f"{len(shown)} of the {len(mine)} rows of this scope with your verdict"
             f" ({int(my_verdicts.carried_over(mine, run.id).sum())} marked in another run holding the identical row)")
+    if mine.empty:
+        st.info("None of your verdicts is in this scope: choose another bucket or domain above, or review rows "
+                "in the Queue.")  # fmt: skip
     table = shown.drop(columns=["row_idx"]).assign(marked_in_run=shown["marked_in_run"].map(
         lambda r: "" if r is None or r == run.id else f"#{r}"))  # fmt: skip
-    event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row", key="q_my_table")
+    event = st.dataframe(table.rename(columns=MY_LABELS), hide_index=True, on_select="rerun",
+                         selection_mode="single-row", key="q_my_table")  # fmt: skip
     picked = event.selection.rows if event is not None else []
     if len(shown) == 1 or (picked and picked[0] < len(shown)):
         chosen = shown.iloc[picked[0] if picked else 0]
