@@ -1,7 +1,7 @@
 """AppTest tests of the review queue, the reviewers page, final verdicts and export (issue 4).
 
 Each test gets its own SQLite file through ``REVIEW_DB_URL``; the app loads the bundled sample
-run into it on the first run. Marks are checked in the database (``scoring.verdicts``), not only
+run into it on the first run. Marks are checked in the database (``scoring.review``), not only
 on screen: every mark must be stored the moment it is given.
 """
 
