@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
+from collections.abc import Callable, Hashable
+from typing import TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -10,11 +14,14 @@ from sqlalchemy import Engine
 
 from scoring import judge, review, store
 from scoring.core import search
+from scoring.core.memo import DEFAULT_BUDGET, ByteBudgetCache
 from scoring.core.report import METRICS, accuracy_by_domain, bucket_counts, mcnemar
 from scoring.judge import judge_comparisons
 from scoring.review import ReviewLoop
 from scoring.store import database_url, judge_cache, make_engine, read_secrets
 from ui.display import md_escape
+
+T = TypeVar("T")
 
 RUN_PARAM = "run"
 REVIEWER_PARAM = "reviewer"
@@ -35,7 +42,39 @@ def engine() -> Engine:
     return _engine(database_url())
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+CACHE_SETTING = "REVIEW_CACHE_MB"
+
+
+def cache_budget() -> int:
+    """Bytes the per-run cache may hold: ``REVIEW_CACHE_MB`` (environment, then secrets), else 1 GiB."""
+    raw = os.environ.get(CACHE_SETTING) or read_secrets().get(CACHE_SETTING)
+    try:
+        return int(float(raw) * 1024**2) if raw not in (None, "") else DEFAULT_BUDGET
+    except (TypeError, ValueError):
+        return DEFAULT_BUDGET
+
+
+@st.cache_resource(show_spinner=False)
+def run_cache() -> ByteBudgetCache:
+    """One byte-bounded cache per server for everything that grows with a run's size (rows,
+    adjudicated frames, verdicts, scopes, search indexes): many runs open never exceed it."""
+    return ByteBudgetCache(cache_budget())
+
+
+def _per_run(kind: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Cache a function of (url, run_id, ...) in :func:`run_cache` under ``kind``."""
+
+    def wrap(func: Callable[..., T]) -> Callable[..., T]:
+        @functools.wraps(func)
+        def cached(*args: Hashable) -> T:
+            return run_cache().get((kind, *args), lambda: func(*args))
+
+        return cached
+
+    return wrap
+
+
+@_per_run("scored")
 def _scored(url: str, run_id: int) -> pd.DataFrame:
     return store.load_scored(_engine(url), run_id)
 
@@ -43,8 +82,8 @@ def _scored(url: str, run_id: int) -> pd.DataFrame:
 def scored(run_id: int) -> pd.DataFrame:
     """A run's scored rows, loaded once per run and shared read-only (rows never change).
 
-    ``cache_resource`` rather than ``cache_data``: no pickled copy per rerun, so a click costs
-    the same for 1,000 or 100,000 rows.
+    Shared, not copied per rerun (so a click costs the same for 1,000 or 100,000 rows), and held
+    in :func:`run_cache`, whose byte budget bounds how many runs stay in memory.
     """
     return _scored(database_url(), run_id)
 
@@ -186,7 +225,7 @@ def require_run() -> store.RunInfo:
     return run
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@_per_run("judge_labels")
 def _judge_labels(url: str, run_id: int, judge_rev: int) -> dict[str, str]:
     return judge.stored_labels(_engine(url), _scored(url, run_id)["item_key"], prompt_version=None)
 
@@ -210,7 +249,7 @@ def judge_settles() -> bool:
     return bool(st.session_state.get("judge_settles", False))
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@_per_run("final")
 def _final(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: bool) -> pd.DataFrame:
     frame = _scored(url, run_id)
     current = _current(url, run_id, verdict_rev)
@@ -243,7 +282,7 @@ def verdict_summary(run_id: int) -> dict:
     return _verdict_summary(database_url(), run_id, review.revision(eng), judge_revision(), judge_settles())
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@_per_run("search")
 def _search_index(url: str, run_id: int) -> search.SearchIndex:
     return search.build_index(_scored(url, run_id))
 
@@ -258,7 +297,7 @@ def review_loop(run_id: int) -> ReviewLoop:
     return st.session_state.setdefault(f"q_loop_{run_id}", ReviewLoop(run_id))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@_per_run("scope")
 def _queue_scope(url: str, run_id: int, bucket: str | None, domain: str | None, sample: int | None):
     return review.queue_scope(_scored(url, run_id), bucket, domain, sample)
 
@@ -268,7 +307,7 @@ def queue_scope(run_id: int, bucket: str | None, domain: str | None, sample: int
     return _queue_scope(database_url(), run_id, bucket, domain, sample)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@_per_run("current")
 def _current(url: str, run_id: int, verdict_rev: int) -> pd.DataFrame:
     return review.current_verdicts(_engine(url), _scored(url, run_id)["item_key"])
 
@@ -281,7 +320,7 @@ def current_verdicts(run_id: int) -> pd.DataFrame:
 JUDGE_SCOPES = ("Whole run", "One bucket", "Rows still pending review")
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@_per_run("judge_items")
 def _judge_items(url: str, run_id: int, scope: str, bucket: str, verdict_rev: int) -> list:
     frame = _scored(url, run_id)
     if scope == "One bucket":
