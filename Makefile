@@ -41,4 +41,5 @@ bench: install-dev
 	$(PY) tests/bench_dashboard.py
 	$(PY) tests/bench_judge.py
 	$(PY) tests/bench_review_browser.py
+	$(PY) tests/bench_memory.py
 	$(PY) tests/bench_upload.py
