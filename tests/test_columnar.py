@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from test_protocols import AGREEMENT_CASES
 from test_spec_examples import BUCKET_TABLE, EXACT_TABLE, OVERLAP_TABLE
 
-from scoring.core.columnar import OUTPUT_COLUMNS, WHITESPACE, _tokens, patterns, score_polars
+from scoring.core.columnar import OUTPUT_COLUMNS, WHITESPACE, _spaced, patterns, score_polars
 from scoring.core.protocols import PUNCTUATION, bucket, exact_substring, is_blank, score_columns, word_overlap, word_set
 
 Pair = tuple[str | None, str | None]
@@ -320,7 +320,8 @@ def test_token_regex_is_split_then_strip(text: str) -> None:
 @settings(max_examples=200, deadline=None)
 @given(texts=st.lists(st.one_of(free_text, st.builds(lambda p: p[1], related())), min_size=1, max_size=20))
 def test_response_tokens_are_the_word_set(texts: list[str]) -> None:
-    """The gap rewrite plus a split on spaces gives ``word_set`` (and perhaps ``""``), text by text."""
+    """The spaced text is ``word_set``'s tokens between spaces (and nothing else), text by text."""
     lowered = [t.lower() for t in TOKEN_TEXTS + texts]
-    got = pl.DataFrame({"t": lowered}).select(_tokens(pl.col("t")))["t"].to_list()
-    assert [set(tokens) - {""} for tokens in got] == [word_set(t) for t in lowered]
+    got = pl.DataFrame({"t": lowered}).select(_spaced(pl.col("t")).alias("t"))["t"].to_list()
+    assert all(text[:1] == text[-1:] == " " for text in got)
+    assert [set(text.split(" ")) - {""} for text in got] == [word_set(t) for t in lowered]

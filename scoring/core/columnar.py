@@ -9,8 +9,8 @@ instead of a Python loop. Where polars and Python could differ it does not guess
   both character classes are built from the running Python, not from the regex engine;
 - a golden answer's words are matched whole by one regex (first and last character neither
   whitespace nor punctuation): ``tok.strip(PUNCTUATION)`` of each ``split()`` token, empties
-  dropped; distinct answers are tokenised once. A response's words come from a cheaper rewrite
-  and a split on spaces (:func:`_tokens`), which gives the same set plus possibly ``""``;
+  dropped; distinct answers are tokenised once. Responses are never split: a cheap rewrite
+  puts their tokens between spaces (:func:`_spaced`) and each golden word is looked up there;
 - lowercasing in Rust equals ``str.lower()`` (final sigma and ``İ`` included) for text whose
   characters are all assigned in Python's Unicode version (``unicodedata.unidata_version``);
   Rust's tables are newer, so a row with an unassigned character *and* something to lowercase
@@ -64,7 +64,7 @@ def patterns() -> dict[str, str]:
     ``cased``: a character that ``str.lower()`` changes (``Σ`` included, whatever its context);
     ``unassigned``: category ``Cn`` in Python's tables, where Rust's newer tables may lowercase
     or treat final-sigma context differently; ``token``: a whole stripped token; ``blank``: empty
-    or whitespace only; ``gap``: what :func:`_tokens` rewrites to a space. Built on first use, not
+    or whitespace only; ``gap``: what :func:`_spaced` rewrites to a space. Built on first use, not
     at import: scanning every code point takes a few tenths of a second.
     """
     cased: list[str] = []
@@ -110,53 +110,71 @@ def _lowered(text: pl.Expr) -> pl.Expr:
     return text.map_batches(lower_batch, return_dtype=dtype, is_elementwise=True)
 
 
-def _tokens(lowered: pl.Expr) -> pl.Expr:
-    """``word_set`` of lowercased text as a list, possibly with ``""`` in it (never a golden word).
+def _spaced(lowered: pl.Expr) -> pl.Expr:
+    """Lowercased text as its ``word_set`` tokens between spaces: ``" w "`` is in it iff ``w`` is a token.
 
-    Splitting on single spaces is cheap; a regex that matches every token is not (a cost per
-    match). So only the "gaps" that are not a plain space are rewritten to one: every other
-    whitespace character, and any punctuation at a token's edge along with the whitespace or
+    A regex that matches every token costs per match, and splitting each response into a list
+    costs more again. So only the "gaps" that are not a plain space are rewritten to one: every
+    other whitespace character, and any punctuation at a token's edge with the whitespace or
     text edge it touches. Inner punctuation (``co-operate``) never touches whitespace and stays;
-    a token of punctuation only is all edge and vanishes.
+    a token of punctuation only is all edge and vanishes. Tokens hold no space, so a golden word
+    between spaces matches a whole token and nothing else.
     """
-    return lowered.str.replace_all(patterns()["gap"], " ").str.split(" ")
+    return pl.concat_str(pl.lit(" "), lowered.str.replace_all(patterns()["gap"], " "), pl.lit(" "))
 
 
 def _golden(answers: pl.LazyFrame) -> pl.DataFrame:
-    """Once per distinct golden answer: lowercased form, word set and its size, Python flag."""
+    """Once per distinct golden answer: lowercased form, its words between spaces, count, flag."""
+    words = pl.col("_g").struct.field("low").str.extract_all(patterns()["token"]).list.unique()
     return (
         answers.unique()
         .with_columns(_lowered(pl.col("_a")).alias("_g"))
         .select(
             "_a",
             _a_low=pl.col("_g").struct.field("low"),
-            _g_tok=pl.col("_g").struct.field("low").str.extract_all(patterns()["token"]).list.unique(),
+            _g_pad=words.list.eval(pl.concat_str(pl.lit(" "), pl.element(), pl.lit(" "))),
+            _total=words.list.len().cast(pl.Int64),
             _g_py=pl.col("_g").struct.field("python"),
         )
-        .with_columns(_total=pl.col("_g_tok").list.len().cast(pl.Int64))
         .collect()
     )
 
 
-def _score(rows: pl.LazyFrame, golden: pl.DataFrame) -> pl.LazyFrame:
-    """Both protocols for rows ``_a`` (answer, never null) and ``_r`` (response), in order."""
+def _score(rows: pl.LazyFrame, golden: pl.DataFrame) -> pl.DataFrame:
+    """Both protocols for rows ``_a`` (answer, never null) and ``_r`` (response), in order.
+
+    Golden words are counted in the spaced response one (row, word) pair at a time: a golden
+    answer has a few words, a response dozens, so this is cheaper than a set per response.
+    """
     response, low = pl.col("_r"), pl.col("_l").struct.field("low")
     blank = (response.is_null() | response.str.contains(patterns()["blank"])).fill_null(True)
-    matching = pl.col("_r_tok").list.set_intersection(pl.col("_g_tok")).list.len().cast(pl.Int64)
-    exact = pl.col("_r_low").str.contains(pl.col("_a_low"), literal=True)
-    overlap = pl.col("matching_words") == pl.col("total_golden_words")
-    return (
+    stage = (
         rows.join(golden.lazy(), on="_a", how="left", maintain_order="left")
         .with_columns(_l=_lowered(response), is_blank=blank)
-        .with_columns(_r_low=low, _python=pl.col("_g_py") | pl.col("_l").struct.field("python"))
-        .with_columns(_r_tok=_tokens(pl.col("_r_low")))
         .select(
-            "_python",
             "is_blank",
-            exact_correct=~pl.col("is_blank") & exact,
-            matching_words=pl.when(pl.col("is_blank")).then(pl.lit(0, pl.Int64)).otherwise(matching),
+            "_g_pad",
+            exact_correct=~pl.col("is_blank") & low.str.contains(pl.col("_a_low"), literal=True),
             total_golden_words="_total",
+            _python=pl.col("_g_py") | pl.col("_l").struct.field("python"),
+            _spaced=_spaced(low),
         )
+        .collect()
+    )
+    hits = (
+        stage.lazy()
+        .select("_spaced", "_g_pad")
+        .with_row_index("_i")
+        .explode("_g_pad", empty_as_null=True, keep_nulls=True)  # no words: one row, a null word, no hit
+        .select("_i", _hit=pl.col("_spaced").str.contains(pl.col("_g_pad"), literal=True).fill_null(False))
+        .group_by("_i", maintain_order=True)
+        .agg(pl.col("_hit").sum().cast(pl.Int64))
+        .collect()
+    )
+    overlap = pl.col("matching_words") == pl.col("total_golden_words")
+    return (
+        stage.drop("_spaced", "_g_pad")
+        .with_columns(matching_words=pl.when(pl.col("is_blank")).then(0).otherwise(hits["_hit"]).cast(pl.Int64))
         .with_columns(overlap_correct=~pl.col("is_blank") & overlap)
         .with_columns(
             bucket=pl.when(pl.col("exact_correct"))
@@ -191,11 +209,11 @@ def score_polars(
 ) -> pl.DataFrame:
     """Both protocols and the bucket for every row of ``frame``, in order (``OUTPUT_COLUMNS``).
 
-    Equal, row for row, to what ``score_frame`` adds for the same rows (``normalize`` off). One
-    query on polars' default (streaming) engine, which already runs batches of rows on every
+    Equal, row for row, to what ``score_frame`` adds for the same rows (``normalize`` off). Runs
+    on polars' default (streaming) engine, which already spreads batches of rows over every
     thread: slicing the rows by hand and concatenating lazily measured no faster on 2 cores.
     """
     lazy = frame.lazy() if isinstance(frame, pl.DataFrame) else frame
     rows = lazy.select(_a=pl.col(answer).cast(pl.String).fill_null(""), _r=pl.col(response).cast(pl.String)).collect()
     golden = _golden(rows.lazy().select("_a"))
-    return _by_reference(_score(rows.lazy(), golden).collect(), rows)
+    return _by_reference(_score(rows.lazy(), golden), rows)
