@@ -36,7 +36,7 @@ import streamlit.runtime.scriptrunner.script_runner as script_runner  # noqa: E4
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from scoring import review, store  # noqa: E402
-from scoring.store.database import ENV_VAR, make_engine  # noqa: E402
+from scoring.store import ENV_VAR, make_engine  # noqa: E402
 
 APP = ROOT / "app.py"
 SIZES = (1_000, 100_000)

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from openai_stub import StubOpenAI  # noqa: E402
 
 from scoring.judge import JudgeItem, JudgeSettings, build_prompt, call_model, judge_run, parse_label  # noqa: E402
-from scoring.store.database import make_engine  # noqa: E402
+from scoring.store import make_engine  # noqa: E402
 
 GOAL_SPEEDUP = 12.0
 ANSWERS = ["Ruru Jataka", "amalak", "Narmada valley", "गंगा", "1947", "Konark", "Chola ideals", "Delhi"]

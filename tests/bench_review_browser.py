@@ -25,7 +25,7 @@ from browser import launch_chromium, settle, start_app  # noqa: E402
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 from scoring import store  # noqa: E402
-from scoring.store.database import make_engine  # noqa: E402
+from scoring.store import make_engine  # noqa: E402
 
 SIZES = (1_000, 100_000)
 GOAL = 1.5

@@ -41,8 +41,7 @@ from sqlalchemy import Engine, insert  # noqa: E402
 
 from scoring import review, store  # noqa: E402
 from scoring.core.loader import load_bytes  # noqa: E402
-from scoring.store import judge_cache, runs  # noqa: E402
-from scoring.store.database import make_engine, writer  # noqa: E402
+from scoring.store import judge_cache, make_engine, runs, writer  # noqa: E402  # noqa: E402
 from scoring.store.tables import Run, RunRow  # noqa: E402
 
 MARK_EVERY_S = 0.1

@@ -38,8 +38,7 @@ from streamlit.testing.v1 import AppTest
 from scoring import export, judge, store
 from scoring.core.report import COMBINED
 from scoring.judge import settings as judge_settings
-from scoring.store import judge_cache
-from scoring.store.database import ENV_VAR, make_engine
+from scoring.store import ENV_VAR, judge_cache, make_engine
 
 API_KEY = "sk-review-test-4f1c9a7e2b6d"
 MODEL = "stub-judge"

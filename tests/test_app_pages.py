@@ -24,7 +24,7 @@ from streamlit.testing.v1 import AppTest
 from scoring import review, store
 from scoring.core.loader import load_bytes
 from scoring.core.report import score_frame
-from scoring.store.database import ENV_VAR, make_engine
+from scoring.store import ENV_VAR, make_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"

@@ -30,7 +30,7 @@ from apptest_support import (
 from sqlalchemy import Engine, func, select
 
 from scoring import export, review, store
-from scoring.store.database import ENV_VAR, make_engine
+from scoring.store import ENV_VAR, make_engine
 from scoring.store.tables import VerdictEvent
 
 

@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from scoring import store
 from scoring.core.loader import load_bytes
 from scoring.core.report import mcnemar, score_frame
-from scoring.store.database import make_engine
+from scoring.store import make_engine
 
 GOOD_NAME = "browser_model_tamil.csv"
 GOOD_CSV = (

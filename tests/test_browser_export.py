@@ -23,7 +23,7 @@ from sqlalchemy import func, select
 from scoring import export, review, store
 from scoring.core.loader import load_bytes
 from scoring.core.report import score_frame
-from scoring.store.database import make_engine
+from scoring.store import make_engine
 from scoring.store.tables import VerdictEvent
 
 NAME = "export_model_tamil.csv"

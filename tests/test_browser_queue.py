@@ -20,7 +20,7 @@ from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import select
 
 from scoring import review, store
-from scoring.store.database import make_engine
+from scoring.store import make_engine
 from scoring.store.tables import VerdictEvent
 
 MAIN = "[data-testid='stMain']"

@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 from scoring import review, store
 from scoring.core.loader import load_bytes
 from scoring.core.report import score_frame
-from scoring.store.database import make_engine
+from scoring.store import make_engine
 
 NAME = "review_model_bengali.csv"
 CSV = (

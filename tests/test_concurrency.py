@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 
 from scoring import review as V
 from scoring import store
-from scoring.store.database import make_engine
+from scoring.store import make_engine
 from scoring.store.tables import Run, RunRow, VerdictEvent
 
 MARKS = 500

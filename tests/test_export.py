@@ -25,7 +25,7 @@ from scoring.cli import main
 from scoring.core.errors import InputError
 from scoring.core.items import item_key
 from scoring.core.loader import load_bytes
-from scoring.store.database import make_engine
+from scoring.store import make_engine
 from scoring.store.tables import VerdictEvent
 
 ROOT = Path(__file__).resolve().parent.parent

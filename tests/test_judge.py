@@ -61,8 +61,7 @@ from scoring.judge import (
     preflight,
     stored_labels,
 )
-from scoring.store import chunked, judge_cache
-from scoring.store.database import make_engine
+from scoring.store import chunked, judge_cache, make_engine
 from scoring.store.judge_cache import JudgeVerdict
 
 KEY = "sk-test-Zq9SECRETkey-4711"

@@ -15,7 +15,7 @@ from sqlalchemy import inspect, text
 
 from scoring.cli.judge_cmd import main
 from scoring.judge import settings as judge_settings
-from scoring.store.database import make_engine
+from scoring.store import make_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-cli-Xy7SECRET-0042"

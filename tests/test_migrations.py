@@ -19,8 +19,7 @@ from apptest_support import frame_with, open_page
 from sqlalchemy import inspect
 
 from scoring import judge, review, store
-from scoring.store import migrations
-from scoring.store.database import ENV_VAR, make_engine
+from scoring.store import ENV_VAR, make_engine, migrations
 from scoring.store.migrations.schema import metadata
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -15,7 +15,7 @@ from sqlalchemy import Engine
 from scoring import review, store
 from scoring.review import my_verdicts
 from scoring.review.loop import Press, ReviewLoop
-from scoring.store.database import make_engine
+from scoring.store import make_engine
 
 
 def _csv(n: int) -> bytes:

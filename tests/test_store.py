@@ -20,8 +20,7 @@ from scoring.core.errors import InputError
 from scoring.core.highlight import highlight_golden, highlight_response, text_block
 from scoring.core.items import item_key
 from scoring.core.report import score_frame
-from scoring.store import chunked, runs
-from scoring.store.database import ENV_VAR, database_url, default_sqlite_path, make_engine
+from scoring.store import ENV_VAR, chunked, database_url, default_sqlite_path, make_engine, runs
 from scoring.store.tables import Run, RunRow, utcnow
 
 ROOT = Path(__file__).resolve().parent.parent

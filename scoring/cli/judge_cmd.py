@@ -36,7 +36,7 @@ from scoring.judge import (
     judge_run,
     redact,
 )
-from scoring.store.database import database_url, make_engine
+from scoring.store import database_url, make_engine
 
 EXIT_FAILURES = 1
 OUT_COLUMNS = ["judge_label", "judge_raw", "is_correct", "is_blank"]

@@ -5,8 +5,8 @@ The names below are the runs' public API (``store.save_run``, ``store.list_runs`
 the database (``make_engine``); the other modules are imported by name.
 """
 
-from scoring.store.database import ENV_VAR, PROJECT_ROOT, database_url, default_sqlite_path, make_engine, read_secrets
-from scoring.store.engine import writer
+from scoring.store.database import make_engine
+from scoring.store.engine import ENV_VAR, PROJECT_ROOT, database_url, default_sqlite_path, read_secrets, writer
 from scoring.store.runs import (
     LANGUAGES,
     ROW_COLUMNS,

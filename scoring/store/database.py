@@ -1,7 +1,7 @@
 """Open the project's database at the newest schema: what the app, every CLI and the tests call.
 
-The connection details live in :mod:`scoring.store.engine` (re-exported here for callers); the schema
-is brought up to date by :mod:`scoring.store.migrations` every time an engine is made.
+The connection details live in :mod:`scoring.store.engine`; the schema is brought up to date by
+:mod:`scoring.store.migrations` every time an engine is made.
 """
 
 from __future__ import annotations
@@ -9,20 +9,7 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from scoring.store import migrations
-from scoring.store.engine import (
-    ENV_VAR,
-    PROJECT_ROOT,
-    Base,
-    database_url,
-    default_sqlite_path,
-    open_engine,
-    read_secrets,
-    writer,
-)
-
-__all__ = [
-    "ENV_VAR", "PROJECT_ROOT", "Base", "database_url", "default_sqlite_path", "make_engine", "read_secrets", "writer",
-]  # fmt: skip
+from scoring.store.engine import open_engine
 
 
 def make_engine(url: str | None = None) -> Engine:
