@@ -9,6 +9,7 @@ not know (made by newer code) is refused, and nothing is written to it.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,7 +43,9 @@ def _config(connection: Connection | None = None) -> Config:
     return config
 
 
+@functools.cache
 def script() -> ScriptDirectory:
+    """The revisions, read once per process (every ``make_engine`` asks for them)."""
     return ScriptDirectory.from_config(_config())
 
 
