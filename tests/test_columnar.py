@@ -13,26 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_protocols import AGREEMENT_CASES
+from test_protocols import reference_row as reference
 from test_spec_examples import BUCKET_TABLE, EXACT_TABLE, OVERLAP_TABLE
 
 from scoring.core.columnar import OUTPUT_COLUMNS, WHITESPACE, _spaced, patterns, score_polars
-from scoring.core.protocols import PUNCTUATION, bucket, exact_substring, is_blank, score_columns, word_overlap, word_set
+from scoring.core.protocols import PUNCTUATION, score_columns, word_set
 
 Pair = tuple[str | None, str | None]
-
-
-def reference(answer: str | None, response: str | None) -> tuple:
-    """What score_frame gives for one row (a missing golden answer is the loader's empty string)."""
-    answer = "" if answer is None else answer
-    exact, overlap = exact_substring(answer, response), word_overlap(answer, response)
-    return (
-        exact,
-        overlap.is_correct,
-        overlap.matching_words,
-        overlap.total_golden_words,
-        is_blank(response),
-        bucket(exact, overlap.is_correct),
-    )
 
 
 def differences(pairs: list[Pair]) -> list[tuple[Pair, tuple, tuple]]:

@@ -301,13 +301,26 @@ AGREEMENT_CASES: list[tuple[str, str | None]] = [
 ]
 
 
+def reference_row(answer: str | None, response: str | None) -> tuple:
+    """What the column scorers must give for one row, from the per-pair reference functions (a
+    missing golden answer is the loader's empty string)."""
+    answer = "" if answer is None else answer
+    exact, overlap = exact_substring(answer, response), word_overlap(answer, response)
+    return (
+        exact,
+        overlap.is_correct,
+        overlap.matching_words,
+        overlap.total_golden_words,
+        is_blank(response),
+        bucket(exact, overlap.is_correct),
+    )
+
+
 def test_score_columns_agrees_with_reference_functions() -> None:
     answers = [a for a, _ in AGREEMENT_CASES]
     responses = [r for _, r in AGREEMENT_CASES]
     scores = score_columns(answers, responses)  # type: ignore[arg-type]
     for i, (golden, response) in enumerate(AGREEMENT_CASES):
-        exact = exact_substring(golden, response)
-        overlap = word_overlap(golden, response)
         got = (
             bool(scores.exact_correct[i]),
             bool(scores.overlap_correct[i]),
@@ -316,15 +329,7 @@ def test_score_columns_agrees_with_reference_functions() -> None:
             bool(scores.is_blank[i]),
             scores.bucket[i],
         )
-        want = (
-            exact,
-            overlap.is_correct,
-            overlap.matching_words,
-            overlap.total_golden_words,
-            is_blank(response),
-            bucket(exact, overlap.is_correct),
-        )
-        assert got == want, (golden, response)
+        assert got == reference_row(golden, response), (golden, response)
 
 
 def test_score_columns_keeps_order_and_length() -> None:
