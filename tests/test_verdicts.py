@@ -521,3 +521,6 @@ def test_queue_scope_agrees_with_queue_and_progress(engine, seed):
             assert V.next_in_queue(scope, engine, who) == (unfinished[0] if unfinished else None)
             expected = V.progress(scored, engine, reviewer=who or None, bucket=bucket, domain=domain, rows=order)
             pd.testing.assert_frame_equal(V.scope_progress(scope, engine, who or None), expected)
+            first, both = V.queue_position(scope, engine, who)
+            assert first == V.next_in_queue(scope, engine, who)
+            pd.testing.assert_frame_equal(both, expected)

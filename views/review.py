@@ -157,7 +157,7 @@ def queue_view() -> None:
     if st.session_state.pop("q_rerun_app", False):
         st.rerun()
     scope = _scope()
-    prog = review.scope_progress(scope, engine, reviewer or None)
+    first, prog = review.queue_position(scope, engine, reviewer)
     done, total = int(prog.iloc[-1]["reviewed"]), int(prog.iloc[-1]["n"])
     who = "you" if reviewer else "anyone"
     st.progress(done / total if total else 1.0, text=f"Reviewed {done} of {total} in this scope (rows marked by {who})")
@@ -167,7 +167,7 @@ def queue_view() -> None:
     if loop.dropped:
         st.text(f"Presses not applied because they came before the next row was shown: {loop.dropped} "
                 "(since this tab opened the queue).")  # fmt: skip
-    pos = loop.opened if loop.opened is not None else review.next_in_queue(scope, engine, reviewer)
+    pos = loop.opened if loop.opened is not None else first
     if pos is None:
         loop.show_nothing()
         if total:

@@ -36,7 +36,15 @@ from scoring.core.adjudication import (
 )
 from scoring.review import loop, my_verdicts
 from scoring.review.loop import ReviewLoop
-from scoring.review.queue import QueueScope, next_in_queue, progress, queue, queue_scope, scope_progress
+from scoring.review.queue import (
+    QueueScope,
+    next_in_queue,
+    progress,
+    queue,
+    queue_position,
+    queue_scope,
+    scope_progress,
+)
 from scoring.store.verdict_log import (
     ACTION_BUSY_MS,
     KEY_FILTER_LIMIT,
@@ -60,6 +68,6 @@ __all__ = [
     "check_reason",
     "check_reviewer", "check_verdict", "conflicts", "conflicts_in", "current_verdicts", "final_verdicts",
     "human_summary", "human_vs_metric", "loop", "metric_precision", "my_verdicts", "next_in_queue", "pair_agreement",
-    "progress", "queue", "queue_scope", "record_mark", "record_marks", "record_skip", "revision",
+    "progress", "queue", "queue_position", "queue_scope", "record_mark", "record_marks", "record_skip", "revision",
     "reviewer_agreement", "scope_progress", "skipped_keys", "split_per_reviewer", "undo_last", "undo_last_mark",
 ]  # fmt: skip

@@ -6,7 +6,7 @@ own marks, not to the run's size.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -156,33 +156,48 @@ def next_in_queue(scope: QueueScope, engine: Engine, reviewer: str | None) -> in
     reviewer's verdict (unreviewed, then skipped); None for an empty scope or one the reviewer
     has finished. A finished queue does not loop back: revisiting a verdict is a deliberate act.
     """
-    if not len(scope):
-        return None
     name = reviewer.strip() if isinstance(reviewer, str) else ""
-    if not name:
-        return int(scope.row_idx[0])
+    if not len(scope) or not name:
+        return _next(scope, set(), set())
     marked, skipped = reviewer_state(engine, name, None)
-    marked_set, skipped_set = set(marked), set(skipped)
+    return _next(scope, set(marked), set(skipped))
+
+
+def _next(scope: QueueScope, marked: set[str], skipped: set[str]) -> int | None:
     first_skipped = None
     for pos, key in enumerate(scope.item_keys):
-        if key in marked_set:
+        if key in marked:
             continue
-        if key in skipped_set:
+        if key in skipped:
             first_skipped = pos if first_skipped is None else first_skipped
         else:
             return int(scope.row_idx[pos])
     return int(scope.row_idx[first_skipped]) if first_skipped is not None else None
 
 
+def _done(scope: QueueScope, marked: Iterable[str]) -> np.ndarray:
+    done = np.zeros(len(scope), dtype=bool)
+    for key in marked:
+        for pos in scope.positions.get(key, ()):
+            done[pos] = True
+    return done
+
+
+def queue_position(scope: QueueScope, engine: Engine, reviewer: str | None) -> tuple[int | None, pd.DataFrame]:
+    """:func:`next_in_queue` and :func:`scope_progress` from one read of the reviewer's events:
+    what the queue page needs after every mark."""
+    name = reviewer.strip() if isinstance(reviewer, str) else ""
+    if not name:
+        return next_in_queue(scope, engine, None), scope_progress(scope, engine, None)
+    marked, skipped = reviewer_state(engine, name, None)
+    return _next(scope, set(marked), set(skipped)), _progress_table(scope.domains, _done(scope, marked))
+
+
 def scope_progress(scope: QueueScope, engine: Engine, reviewer: str | None = None) -> pd.DataFrame:
     """Same table as :func:`progress`, from the reviewer's events (or everyone's) and the index."""
     name = reviewer.strip() if isinstance(reviewer, str) and reviewer.strip() else None
     events = read_events(engine, None, reviewer=name, actions=("mark", "undo"), columns=STATE_COLUMNS)
-    done = np.zeros(len(scope), dtype=bool)
-    if not events.empty:
-        for key in current_marks(events)["item_key"]:
-            for pos in scope.positions.get(key, ()):
-                done[pos] = True
-    return _progress_table(scope.domains, done)
+    marked = current_marks(events)["item_key"] if not events.empty else ()
+    return _progress_table(scope.domains, _done(scope, marked))
 
 
