@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from scoring import review as V
 from scoring import store
 from scoring.store import make_engine
-from scoring.store.tables import Run, RunRow, VerdictEvent
+from scoring.store.tables import Run, VerdictEvent
 
 MARKS = 500
 
@@ -240,9 +240,8 @@ def test_marks_commit_within_a_second_while_a_large_upload_is_saved(tmp_path):
     assert result.created and result.run.n_rows == UPLOAD_ROWS
     assert [r.id for r in store.list_runs(engine)] == [result.run.id, sample.id]
     with engine.connect() as conn:
-        rows = conn.execute(select(func.count()).select_from(RunRow).where(RunRow.run_id == result.run.id)).scalar()
         marks = conn.execute(select(func.count()).select_from(VerdictEvent).where(VerdictEvent.reviewer == "alice"))
-        assert rows == UPLOAD_ROWS
         assert marks.scalar() == UPLOAD_MARKS
+    assert len(store.load_scored(engine, result.run.id)) == UPLOAD_ROWS
     current = V.current_verdicts(engine, [key])
     assert current["verdict"].tolist() == ["correct"]  # the last mark (j = 49) is the one in force

@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from apptest_support import frame_with, open_page
@@ -58,19 +59,32 @@ def test_an_old_database_is_upgraded_with_every_row_kept(tmp_path: Path, fixture
         counts = {t: raw.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                   for t in ("runs", "run_rows", "verdict_events", "judge_verdicts")}  # fmt: skip
     assert counts == {"runs": 1, "run_rows": 40, "verdict_events": 6, "judge_verdicts": 1}
+    with sqlite3.connect(path) as raw:
+        before = raw.execute(
+            "SELECT item_key, question, answer, domain, response, exact_correct, overlap_correct, matching_words, "
+            "total_golden_words, is_blank, bucket FROM run_rows ORDER BY row_idx"
+        ).fetchall()
 
     engine = make_engine(_url(path))
     with engine.connect() as conn:
         assert migrations.current(conn) == migrations.head()
         assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
     assert _has_undo_index(engine)
-    with sqlite3.connect(path) as raw:
-        after = {t: raw.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in counts}
-    assert after == counts
+    with sqlite3.connect(path) as raw:  # 0003: the rows now live in run_parts, as Parquet
+        kept = ("runs", "verdict_events", "judge_verdicts")
+        after = {t: raw.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in kept}
+        tables = {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert after == {t: counts[t] for t in kept}
+    assert "run_rows" not in tables and "run_parts" in tables
 
     runs = store.list_runs(engine)  # the run is complete (an added column's default)
     assert [(r.name, r.n_rows) for r in runs] == [("Sample run", 40)]
     frame = store.load_scored(engine, runs[0].id)
+    columns = ["item_key", "question", "answer", "Domain", "response", "exact_correct", "overlap_correct",
+               "matching_words", "total_golden_words", "is_blank", "bucket"]  # fmt: skip
+    assert [tuple(row) for row in frame[columns].itertuples(index=False)] == [
+        (*row[:5], bool(row[5]), bool(row[6]), *row[7:9], bool(row[9]), row[10]) for row in before
+    ]  # every row, in order, with its stored verdicts
     keys = frame["item_key"].tolist()
     current = review.current_verdicts(engine)
     got = {(r.reviewer, keys.index(r.item_key), r.verdict, r.reason, r.note) for r in current.itertuples()}
@@ -131,3 +145,24 @@ def test_the_dashboard_opens_an_old_database_with_its_verdicts(tmp_path: Path, m
     at = open_page("reviewers", reviewer="alice")
     per_reviewer = frame_with(at, "correct")
     assert per_reviewer["correct"].sum() == 2 and per_reviewer["wrong"].sum() == 1
+
+
+def test_the_parquet_revision_downgrades_and_upgrades_with_every_row(tmp_path: Path) -> None:
+    """0003 both ways on a database with a run with extra columns: the rows survive the trip."""
+    engine = make_engine(_url(tmp_path / "both.db"))
+    data = b"question,answer,Domain,response,id,bucket\nq1,a,D,a b,7,x\nq2,b,E,,8,y\n"
+    run = store.save_run(engine, data, "both.csv").run
+    before = store.load_scored(engine, run.id)
+    with engine.begin() as conn:
+        command.downgrade(migrations._config(conn), "0002")
+    with sqlite3.connect(tmp_path / "both.db") as raw:
+        assert raw.execute("SELECT count(*) FROM run_rows").fetchone()[0] == 2
+        assert raw.execute("SELECT extra FROM run_rows ORDER BY row_idx").fetchall() == [
+            ('{"id": "7", "bucket": "x"}',), ('{"id": "8", "bucket": "y"}',)
+        ]
+    engine.dispose()
+    engine = make_engine(_url(tmp_path / "both.db"))  # upgrades again
+    after = store.load_scored(engine, run.id)
+    assert after.equals(before)
+    assert after["extra:bucket"].tolist() == ["x", "y"] and after["id"].tolist() == ["7", "8"]
+    engine.dispose()

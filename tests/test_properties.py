@@ -13,12 +13,12 @@ import pandas as pd
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from scoring.core.columnar import score_columns
 from scoring.core.protocols import (
     exact_substring,
     is_blank,
     normalize_pair,
     normalize_text,
-    score_columns,
     word_overlap,
     word_set,
 )

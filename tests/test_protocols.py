@@ -5,15 +5,12 @@ fast column path with the per-pair reference functions.
 
 from __future__ import annotations
 
-import dataclasses
-import multiprocessing
-import os
 import string
 import unicodedata
 
-import numpy as np
 import pytest
 
+from scoring.core.columnar import score_columns
 from scoring.core.protocols import (
     BUCKETS,
     PUNCTUATION,
@@ -23,7 +20,6 @@ from scoring.core.protocols import (
     is_blank,
     normalize_pair,
     normalize_text,
-    score_columns,
     word_overlap,
     word_set,
 )
@@ -365,56 +361,3 @@ def test_lowercasing_never_touches_whitespace_or_punctuation() -> None:
             if out.upper() == out:
                 produced_caseless.add(out)
     assert produced_caseless == {"\u0307"}
-
-
-_WORKER_PIDS = None  # a queue the forked scoring workers report their pid to
-
-
-def _chunk_reporting_pid(bounds):
-    from scoring.core import protocols
-
-    _WORKER_PIDS.put(os.getpid())
-    return protocols._raw_scores_for_test(bounds)
-
-
-def test_parallel_scoring_splits_over_processes_and_agrees_with_serial(monkeypatch):
-    """Large inputs are scored in forked workers; the verdicts equal the one-process path."""
-    global _WORKER_PIDS
-    from scoring.core import protocols
-
-    answers = ["Narmada valley", "गंगा", "", "Delhi ", "amalak", "No"] * 50
-    responses = ["valley Narmada", "गंगा नदी।", "x", "Delhi", "Amalaka", "   "] * 50
-    serial = protocols.score_columns(answers, responses)
-    _WORKER_PIDS = multiprocessing.get_context("fork").SimpleQueue()
-    monkeypatch.setattr(protocols, "PARALLEL_MIN_ROWS", 10)
-    monkeypatch.setattr(protocols, "_can_fork", lambda: True)  # earlier tests may leave threads running
-    monkeypatch.setattr(protocols, "_raw_scores_for_test", protocols._score_chunk, raising=False)
-    monkeypatch.setattr(protocols, "_score_chunk", _chunk_reporting_pid)
-    parallel = protocols.score_columns_parallel(answers, responses, workers=3)
-    pids = []
-    while not _WORKER_PIDS.empty():
-        pids.append(_WORKER_PIDS.get())
-    assert len(pids) == 3 and os.getpid() not in pids  # three chunks, each scored in a worker
-    for field in dataclasses.fields(protocols.ColumnScores):
-        assert np.array_equal(getattr(parallel, field.name), getattr(serial, field.name)), field.name
-    assert protocols.score_columns_parallel(answers, responses, workers=1).bucket.tolist() == serial.bucket.tolist()
-
-
-def test_parallel_scoring_stays_in_process_beside_other_threads(monkeypatch):
-    """A multi-threaded caller (the Streamlit server) never forks: it scores in its own process."""
-    import threading
-
-    from scoring.core import protocols
-
-    monkeypatch.setattr(protocols, "PARALLEL_MIN_ROWS", 1)
-    stop = threading.Event()
-    helper = threading.Thread(target=stop.wait)
-    helper.start()
-    try:
-        assert not protocols._can_fork()
-        monkeypatch.setattr(protocols, "_score_chunk", _chunk_reporting_pid)  # would fail if called
-        result = protocols.score_columns_parallel(["a b"], ["b a"], workers=4)
-    finally:
-        stop.set()
-        helper.join()
-    assert result.overlap_correct.tolist() == [True]

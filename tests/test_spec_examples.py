@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from scoring.core.protocols import OverlapResult, bucket, exact_substring, score_columns, word_overlap
+from scoring.core.columnar import score_columns
+from scoring.core.protocols import OverlapResult, bucket, exact_substring, word_overlap
 
 # --- Spec section 1, exact substring: (golden, response, correct) --------------------------
 EXACT_TABLE: list[tuple[str, str, bool]] = [

@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pandas as pd
+import polars as pl
 import pytest
 from sqlalchemy import Engine, func, insert, inspect, select
 
@@ -19,9 +20,10 @@ from scoring import store
 from scoring.core.errors import InputError
 from scoring.core.highlight import highlight_golden, highlight_response, text_block
 from scoring.core.items import item_key
+from scoring.core.loader import load_bytes
 from scoring.core.report import score_frame
-from scoring.store import ENV_VAR, chunked, database_url, default_sqlite_path, make_engine, runs
-from scoring.store.tables import Run, RunRow, utcnow
+from scoring.store import ENV_VAR, chunked, database_url, default_sqlite_path, make_engine, run_table, runs
+from scoring.store.tables import Run, RunPart, utcnow
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data" / "sample_run.csv"
@@ -57,8 +59,17 @@ def engine(tmp_path: Path) -> Engine:
 
 
 def _row_count(engine: Engine) -> int:
+    """Rows stored for every run (each run's parts read back as its Parquet table)."""
     with engine.connect() as conn:
-        return int(conn.execute(select(func.count()).select_from(RunRow)).scalar_one())
+        ids = conn.execute(select(RunPart.run_id).distinct()).scalars().all()
+    return sum(run_table.read_rows(engine, run_id).height for run_id in ids)
+
+
+def _part_count(engine: Engine, run_id: int | None = None) -> int:
+    """Stored parts of one run, or of all runs."""
+    query = select(func.count()).select_from(RunPart)
+    with engine.connect() as conn:
+        return int(conn.execute(query if run_id is None else query.where(RunPart.run_id == run_id)).scalar_one())
 
 
 # --- runs --------------------------------------------------------------------------------------
@@ -348,20 +359,27 @@ def test_concurrent_save_of_identical_bytes_keeps_one_run(tmp_path: Path, monkey
 # --- uploads in short transactions (issue 8, section 4) ----------------------------------------
 
 
-def _all_runs_and_rows(engine: Engine) -> tuple[int, int]:
-    """Every run row (complete or not) and every run_rows row: what a failed upload must not leave."""
+def _all_runs_and_parts(engine: Engine) -> tuple[int, int]:
+    """Every run row (complete or not) and every stored part: what a failed upload must not leave."""
     with engine.connect() as conn:
         runs = conn.execute(select(func.count()).select_from(Run)).scalar_one()
-    return int(runs), _row_count(engine)
+    return int(runs), _part_count(engine)
+
+
+def _parts_of(data: bytes) -> int:
+    """How many parts an upload of ``data`` is stored as (at the part size in force)."""
+    table = load_bytes(data, "x.csv").table
+    return len(run_table.to_parts(run_table.scored_rows(table, [])))
 
 
 @pytest.fixture
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> int:
-    """Transactions of exactly 10 rows and no pause, so a few dozen rows make several chunks."""
-    monkeypatch.setattr(runs, "FIRST_CHUNK", 10)
-    monkeypatch.setattr(chunked, "MAX_CHUNK", 10)
+    """Parts of 256 bytes, one per transaction and no pause, so a few dozen rows make several."""
+    monkeypatch.setattr(run_table, "PART_BYTES", 256)
+    monkeypatch.setattr(chunked, "MAX_CHUNK", 1)
+    monkeypatch.setattr(chunked, "MIN_CHUNK", 1)
     monkeypatch.setattr(chunked, "YIELD_S", 0.0)
-    return 10
+    return 1
 
 
 def _rows_csv(n: int, tag: str = "") -> bytes:
@@ -373,10 +391,12 @@ def _rows_csv(n: int, tag: str = "") -> bytes:
 def test_upload_failing_half_way_leaves_no_run_and_no_rows(
     engine: Engine, small_chunks: int, monkeypatch: pytest.MonkeyPatch, failure: BaseException
 ) -> None:
-    """The 3rd chunk fails (an error or an interrupt): the partial run was never visible, and
-    its run row and the rows already written are removed; the exception reaches the caller."""
+    """The 3rd part fails (an error or an interrupt): the partial run was never visible, and
+    its run row and the parts already written are removed; the exception reaches the caller."""
     good = store.save_run(engine, BASE_CSV.encode(), "good.csv").run
-    real_insert = runs._insert_rows
+    good_parts = _part_count(engine, good.id)
+    assert _parts_of(_rows_csv(55)) >= 4
+    real_insert = run_table._insert_parts
     seen: list[tuple[list[int], int]] = []
 
     def third_fails(conn, rows):
@@ -385,13 +405,13 @@ def test_upload_failing_half_way_leaves_no_run_and_no_rows(
         real_insert(conn, rows)
         seen.append(([r.id for r in store.list_runs(engine)], store.count_runs(engine)))
 
-    monkeypatch.setattr(runs, "_insert_rows", third_fails)
+    monkeypatch.setattr(run_table, "_insert_parts", third_fails)
     with pytest.raises(type(failure)):
         store.save_run(engine, _rows_csv(55), "half.csv")
-    assert seen == [([good.id], 1), ([good.id], 1)]  # hidden while its first chunks went in
-    assert _all_runs_and_rows(engine) == (1, 4)  # only the good run and its rows are left
+    assert seen == [([good.id], 1), ([good.id], 1)]  # hidden while its first parts went in
+    assert _all_runs_and_parts(engine) == (1, good_parts)  # only the good run and its parts are left
     assert [r.id for r in store.list_runs(engine)] == [good.id]
-    monkeypatch.setattr(runs, "_insert_rows", real_insert)
+    monkeypatch.setattr(run_table, "_insert_parts", real_insert)
     again = store.save_run(engine, _rows_csv(55), "half.csv")  # the same bytes save cleanly later
     assert again.created and again.run.n_rows == 55
     assert len(store.load_scored(engine, again.run.id)) == 55
@@ -400,17 +420,20 @@ def test_upload_failing_half_way_leaves_no_run_and_no_rows(
 def test_rows_go_in_several_short_transactions(
     engine: Engine, small_chunks: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A 55-row upload with 10-row chunks is six transactions, and every row arrives in order."""
+    """A 55-row upload cut into 256-byte parts is one transaction per part, and every row arrives
+    in order."""
     stats: list[chunked.WriteStats] = []
-    real = runs._write_rows
+    real = runs._write_parts
 
     def spy(*args, **kwargs):
         stats.append(real(*args, **kwargs))
         return stats[-1]
 
-    monkeypatch.setattr(runs, "_write_rows", spy)
+    monkeypatch.setattr(runs, "_write_parts", spy)
     run = store.save_run(engine, _rows_csv(55), "chunks.csv").run
-    assert stats[0].rows == [10, 10, 10, 10, 10, 5]
+    parts = _parts_of(_rows_csv(55))
+    assert parts >= 4 and stats[0].rows == [1] * parts
+    assert _part_count(engine, run.id) == parts
     assert store.load_scored(engine, run.id)["question"].tolist() == [f"q{i}" for i in range(55)]
 
 
@@ -424,8 +447,8 @@ def test_next_size_aims_at_the_lock_target() -> None:
 
 
 def _hold_back(monkeypatch: pytest.MonkeyPatch, delay: float) -> threading.Event:
-    """Slow every chunk by ``delay`` seconds; the event is set once the first chunk is in."""
-    real_insert = runs._insert_rows
+    """Slow every part by ``delay`` seconds; the event is set once the first part is in."""
+    real_insert = run_table._insert_parts
     started = threading.Event()
 
     def slow(conn, rows):
@@ -433,7 +456,7 @@ def _hold_back(monkeypatch: pytest.MonkeyPatch, delay: float) -> threading.Event
         started.set()
         time.sleep(delay)
 
-    monkeypatch.setattr(runs, "_insert_rows", slow)
+    monkeypatch.setattr(run_table, "_insert_parts", slow)
     return started
 
 
@@ -458,7 +481,7 @@ def test_second_save_of_same_bytes_waits_for_the_first(
     assert results["first"].created and not second.created
     assert second.run.id == results["first"].run.id
     assert second.run.name == "a"
-    assert _all_runs_and_rows(engine) == (1, 40)
+    assert _all_runs_and_parts(engine) == (1, _parts_of(data))
 
 
 def test_stale_incomplete_run_of_same_bytes_is_replaced(
@@ -475,7 +498,7 @@ def test_stale_incomplete_run_of_same_bytes_is_replaced(
     result = store.save_run(engine, data, "retry.csv")
     assert time.monotonic() - start >= 0.3  # it waited for the leftover to prove stale
     assert result.created and result.run.name == "retry"  # (SQLite may reuse the freed id)
-    assert _all_runs_and_rows(engine) == (1, 30)  # the leftover's 12 rows are gone
+    assert _all_runs_and_parts(engine) == (1, _part_count(engine, result.run.id))  # the leftover's parts are gone
     assert store.load_scored(engine, result.run.id)["question"].tolist() == [f"q{i}" for i in range(30)]
 
 
@@ -487,7 +510,7 @@ def test_old_abandoned_runs_are_removed_by_the_next_upload(engine: Engine) -> No
     with engine.connect() as conn:
         left = set(conn.execute(select(Run.id)).scalars())
     assert old not in left and recent in left  # a recent one may be a live upload elsewhere
-    assert _row_count(engine) == 3 + 4
+    assert _part_count(engine, old) == 0 and _part_count(engine, recent) > 0
 
 
 def test_a_save_declared_stale_stops_and_saves_again(
@@ -507,21 +530,21 @@ def test_a_save_declared_stale_stops_and_saves_again(
     saver.join(30)
     (result,) = results
     assert result.created and result.run.n_rows == 50
-    assert _all_runs_and_rows(engine) == (1, 50)
+    assert _all_runs_and_parts(engine) == (1, _parts_of(data))
     assert store.load_scored(engine, result.run.id)["row_idx"].tolist() == list(range(50))
 
 
 def _leave_incomplete_run(engine: Engine, sha: str, rows: int, age: timedelta = timedelta(0)) -> int:
-    """What a process killed half-way through an upload leaves: a hidden run and some rows."""
-    frame = pd.DataFrame({"question": [f"left{i}" for i in range(rows)], "answer": "a", "Domain": "D", "response": "a"})
-    records = runs._row_records(frame, [])
+    """What a process killed half-way through an upload leaves: a hidden run and some parts."""
+    table = pl.DataFrame({"question": [f"left{i}" for i in range(rows)], "answer": "a", "Domain": "D", "response": "a"})
+    parts = run_table.to_parts(run_table.scored_rows(table, []))
     with engine.begin() as conn:
         run_id = conn.execute(
             insert(Run).values(
                 name="left", sha256=sha, n_rows=rows * 2, complete=False, uploaded_at=utcnow() - age
             )
         ).inserted_primary_key[0]
-        conn.execute(insert(RunRow), [{**r, "run_id": run_id} for r in records])
+        conn.execute(insert(RunPart), [{"run_id": run_id, "part": i, "data": d} for i, d in enumerate(parts)])
     return int(run_id)
 
 

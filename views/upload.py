@@ -6,8 +6,9 @@ import streamlit as st
 
 from scoring import store
 from scoring.core.errors import InputError
+from scoring.core.formatting import phase_progress
 from ui import state
-from ui.display import alert
+from ui.display import alert, md_escape
 
 st.title("Upload a model run")
 st.write(
@@ -26,11 +27,26 @@ for upload in files or []:
     if upload.file_id not in processed:
         messages: list[tuple[str, str]] = []
         run_id = None
-        try:
-            result = store.save_run(engine, upload.getvalue(), upload.name)
-        except InputError as exc:
-            messages.append(("error", f"{upload.name}: {exc}"))
-        else:
+        # Each phase shows as it starts (reading, scoring, saving k of n rows): a million rows
+        # take several seconds, and a bar that moves says the upload is alive.
+        shown = md_escape(upload.name)  # a file name is untrusted text; labels render Markdown
+        with st.status(f"Saving {shown}", expanded=True) as status:
+            bar = st.progress(0.0, text="Starting")
+
+            def show(phase: str, done: int, total: int, bar=bar) -> None:
+                fraction, text = phase_progress("upload", phase, done, total)
+                bar.progress(min(fraction, 1.0), text=text)
+
+            try:
+                result = store.save_run(engine, upload.getvalue(), upload.name, progress=show)
+            except InputError as exc:
+                status.update(label=f"{shown}: not saved", state="error", expanded=False)
+                result = None
+                messages.append(("error", f"{upload.name}: {exc}"))
+            else:
+                status.update(label=f"{shown}: saved ({result.run.n_rows:,} rows)", state="complete",
+                              expanded=False)
+        if result is not None:
             run_id = result.run.id
             if result.created:
                 messages.append(("success", f"{upload.name}: saved as run #{run_id} ({result.run.n_rows} rows)."))

@@ -1,27 +1,37 @@
 """The command line: ``python -m scoring <command>`` and the spec's scorer scripts.
 
-Each command lives in its own module and registers itself in :mod:`scoring.cli.common`; importing
-this package imports them all, so :func:`main` knows every subcommand.
+Each command lives in its own module and registers itself in :mod:`scoring.cli.common` when
+imported. :func:`main` imports only the module of the command asked for (all of them for
+``--help``): ``export`` pulls in the database and the judge client, a second of imports that
+``score`` on a million rows should not wait for.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import sys
 from collections.abc import Sequence
 
-from scoring.cli import export_cmd, score  # noqa: F401  (importing them registers their subcommands)
 from scoring.cli.common import COMMANDS
 from scoring.cli.score import run_metric
 
-__all__ = ["main", "run_metric"]
+__all__ = ["COMMAND_MODULES", "main", "run_metric"]
+
+#: Each subcommand and the module that registers it.
+COMMAND_MODULES = {"score": "scoring.cli.score", "export": "scoring.cli.export_cmd"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m scoring <command>``."""
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    asked = COMMAND_MODULES.get(args_in[0]) if args_in else None
+    for module in [asked] if asked else COMMAND_MODULES.values():
+        importlib.import_module(module)
     parser = argparse.ArgumentParser(prog="python -m scoring", description="Answer-review scoring tools.")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (help_text, configure, _) in COMMANDS.items():
         configure(sub.add_parser(name, help=help_text, description=help_text))
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args_in)
     return COMMANDS[args.command][2](args)
 

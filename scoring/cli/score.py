@@ -6,17 +6,19 @@ import argparse
 import json
 from collections.abc import Sequence
 
-import pandas as pd
+import polars as pl
 
 from scoring.cli.common import add_common_flags, guarded, load_for_cli, register, write_csv
 from scoring.core.formatting import p_value
+from scoring.core.loader import LoadedRun
 from scoring.core.report import (
     METRICS,
     accuracy_by_domain,
     bucket_counts,
     format_accuracy,
+    format_buckets,
     mcnemar,
-    score_frame,
+    score_table,
 )
 
 NORMALIZE_LABEL = "DIAGNOSTIC --normalize: NFC, format characters removed, digits folded; not the spec protocol"
@@ -33,7 +35,12 @@ OUT_COLUMNS = {
 SCORE_OUT = ["exact_correct", "overlap_correct", "matching_words", "total_golden_words", "is_blank", "bucket"]
 
 
-def metric_report(scored: pd.DataFrame, metric: str, normalized: bool) -> dict:
+def scored_table(run: LoadedRun, normalize: bool = False) -> pl.DataFrame:
+    """The loaded rows with both verdicts, on polars; ``--normalize`` takes the Python path."""
+    return score_table(run.table, normalize=normalize)
+
+
+def metric_report(scored: pl.DataFrame, metric: str, normalized: bool) -> dict:
     rows = accuracy_by_domain(scored, METRICS[metric])
     return {
         "metric": metric,
@@ -44,7 +51,7 @@ def metric_report(scored: pd.DataFrame, metric: str, normalized: bool) -> dict:
     }
 
 
-def _flips(raw: pd.DataFrame, normed: pd.DataFrame, col: str) -> int:
+def _flips(raw: pl.DataFrame, normed: pl.DataFrame, col: str) -> int:
     return int((raw[col] != normed[col]).sum())
 
 
@@ -58,18 +65,15 @@ def run_metric(metric: str, argv: Sequence[str] | None = None) -> int:
 
     def body() -> None:
         run = load_for_cli(args.responses)
-        scored = score_frame(run.frame, normalize=args.normalize)
+        scored = scored_table(run, args.normalize)
         report = metric_report(scored, metric, args.normalize)
         if args.normalize:
             report["diagnostic"] = NORMALIZE_LABEL
-            raw = score_frame(run.frame)
+            raw = scored_table(run)
             report["flipped_by_normalize"] = _flips(raw, scored, METRICS[metric])
         if args.out:
             cols = OUT_COLUMNS[metric]
-            out = run.frame.copy()
-            for src, dst in cols.items():
-                out[dst] = scored[src]
-            write_csv(out, args.out)
+            write_csv(run.table.with_columns(scored[src].alias(dst) for src, dst in cols.items()), args.out)
         if args.json:
             print(json.dumps(report, ensure_ascii=False, indent=2))
             return
@@ -83,7 +87,7 @@ def run_metric(metric: str, argv: Sequence[str] | None = None) -> int:
     return guarded(body)
 
 
-def score_report(scored: pd.DataFrame, normalized: bool) -> dict:
+def score_report(scored: pl.DataFrame, normalized: bool) -> dict:
     test = mcnemar(scored)
     return {
         "normalized": normalized,
@@ -97,14 +101,14 @@ def score_report(scored: pd.DataFrame, normalized: bool) -> dict:
 def cmd_score(args: argparse.Namespace) -> int:
     def body() -> None:
         run = load_for_cli(args.responses)
-        scored = score_frame(run.frame, normalize=args.normalize)
+        scored = scored_table(run, args.normalize)
         report = score_report(scored, args.normalize)
         if args.normalize:
             report["diagnostic"] = NORMALIZE_LABEL
-            raw = score_frame(run.frame)
+            raw = scored_table(run)
             report["flipped_by_normalize"] = {m: _flips(raw, scored, c) for m, c in METRICS.items()}
         if args.out:
-            write_csv(scored[[*run.frame.columns, *SCORE_OUT]], args.out)
+            write_csv(scored.select(*run.table.columns, *SCORE_OUT), args.out)
         if args.json:
             print(json.dumps(report, ensure_ascii=False, indent=2))
             return
@@ -115,9 +119,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             print(format_accuracy(accuracy_by_domain(scored, col)))
             print()
         print("Agreement buckets")
-        buckets = pd.DataFrame(report["buckets"]).T
-        buckets.index.name = "domain"
-        print(buckets.to_string())
+        print(format_buckets(report["buckets"]))
         m = report["mcnemar"]
         print(
             f"\nMcNemar exact test (exact_only={m['exact_only']}, overlap_only={m['overlap_only']}): "

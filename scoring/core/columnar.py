@@ -23,19 +23,20 @@ instead of a Python loop. Where polars and Python could differ it does not guess
 from __future__ import annotations
 
 import functools
-import re
 import sys
-import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
-from scoring.core.protocols import PUNCTUATION, bucket, exact_substring, is_blank, word_overlap
+from scoring.core.protocols import PUNCTUATION, bucket, exact_substring, is_blank, normalize_pair, word_overlap
+from scoring.core.unicode_tables import chars, runs, tables
 
 OUTPUT_COLUMNS = ("exact_correct", "overlap_correct", "matching_words", "total_golden_words", "is_blank", "bucket")
 
 #: The characters ``str.split()`` splits on (29 in Python 3.11).
-WHITESPACE: str = "".join(filter(str.isspace, map(chr, range(sys.maxunicode + 1))))
+WHITESPACE: str = chars(tables()["whitespace"])
 
 
 def _class(ranges: Iterable[tuple[int, int]], negate: bool = False) -> str:
@@ -49,12 +50,7 @@ def _char_class(chars: Iterable[str], negate: bool = False) -> str:
     flags = bytearray(sys.maxunicode + 1)
     for ch in chars:
         flags[ord(ch)] = 1
-    return _class(_runs(flags), negate)
-
-
-def _runs(flags: bytes | bytearray) -> list[tuple[int, int]]:
-    """Inclusive ranges of the code points whose flag byte is 1 (found by ``re``, in C)."""
-    return [(m.start(), m.end() - 1) for m in re.finditer(b"\x01+", flags)]
+    return _class(runs(flags), negate)
 
 
 @functools.cache
@@ -64,22 +60,15 @@ def patterns() -> dict[str, str]:
     ``cased``: a character that ``str.lower()`` changes (``Σ`` included, whatever its context);
     ``unassigned``: category ``Cn`` in Python's tables, where Rust's newer tables may lowercase
     or treat final-sigma context differently; ``token``: a whole stripped token; ``blank``: empty
-    or whitespace only; ``gap``: what :func:`_spaced` rewrites to a space. Built on first use, not
-    at import: scanning every code point takes a few tenths of a second.
+    or whitespace only; ``gap``: what :func:`_spaced` rewrites to a space. The character sets
+    come from :mod:`scoring.core.unicode_tables` (the running Python's, cached on disk).
     """
-    cased: list[str] = []
-    for start in range(0, sys.maxunicode + 1, 512):  # most blocks have no cased character at all
-        block = "".join(map(chr, range(start, min(start + 512, sys.maxunicode + 1))))
-        if block.lower() != block:
-            cased += [ch for ch in block if ch.lower() != ch]
-    code_points = range(sys.maxunicode + 1)
-    unassigned = bytes(map("Cn".__eq__, map(unicodedata.category, map(chr, code_points))))  # never cased
     space, punct = _char_class(WHITESPACE), _char_class(PUNCTUATION)
     inner = _char_class(WHITESPACE + PUNCTUATION, negate=True)  # neither whitespace nor punctuation
     odd_space = _char_class(WHITESPACE.replace(" ", ""))
     return {
-        "cased": _char_class(cased),
-        "unassigned": _class(_runs(unassigned)),
+        "cased": _class(tables()["cased"]),
+        "unassigned": _class(tables()["unassigned"]),
         "token": f"{inner}(?:{_char_class(WHITESPACE, negate=True)}*{inner})?",
         "blank": f"^{space}*$",
         "gap": f"{punct}+{space}+{punct}*|{space}+{punct}+|^{punct}+|{punct}+$|{odd_space}",
@@ -204,16 +193,47 @@ def _by_reference(scored: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _normalized(rows: pl.DataFrame) -> pl.DataFrame:
+    """The ``--normalize`` diagnostic applied pair by pair (Python: NFC is not in polars)."""
+    pairs = [normalize_pair(a, r or "") for a, r in rows.iter_rows()]
+    return pl.DataFrame({"_a": [a for a, _ in pairs], "_r": [r for _, r in pairs]}, schema=rows.schema)
+
+
 def score_polars(
-    frame: pl.DataFrame | pl.LazyFrame, answer: str = "answer", response: str = "response"
+    frame: pl.DataFrame | pl.LazyFrame, answer: str = "answer", response: str = "response", normalize: bool = False
 ) -> pl.DataFrame:
     """Both protocols and the bucket for every row of ``frame``, in order (``OUTPUT_COLUMNS``).
 
-    Equal, row for row, to what ``score_frame`` adds for the same rows (``normalize`` off). Runs
-    on polars' default (streaming) engine, which already spreads batches of rows over every
-    thread: slicing the rows by hand and concatenating lazily measured no faster on 2 cores.
+    Equal, row for row, to the per-pair reference functions (of the normalised pair with
+    ``normalize``, a diagnostic). Runs on polars' default (streaming) engine, which spreads
+    batches of rows over every thread: slicing the rows by hand measured no faster on 2 cores.
     """
     lazy = frame.lazy() if isinstance(frame, pl.DataFrame) else frame
     rows = lazy.select(_a=pl.col(answer).cast(pl.String).fill_null(""), _r=pl.col(response).cast(pl.String)).collect()
+    if normalize:
+        rows = _normalized(rows)
     golden = _golden(rows.lazy().select("_a"))
     return _by_reference(_score(rows.lazy(), golden), rows)
+
+
+@dataclass
+class ColumnScores:
+    """Verdicts for whole columns as NumPy arrays (bool, int64, object for ``bucket``)."""
+
+    exact_correct: np.ndarray
+    overlap_correct: np.ndarray
+    matching_words: np.ndarray
+    total_golden_words: np.ndarray
+    is_blank: np.ndarray
+    bucket: np.ndarray
+
+
+def score_columns(
+    answers: Sequence[str], responses: Sequence[str | None], normalize: bool = False
+) -> ColumnScores:
+    """:func:`score_polars` for two plain sequences (tests and small callers)."""
+    frame = pl.DataFrame(
+        {"answer": list(answers), "response": list(responses)}, schema={"answer": pl.String, "response": pl.String}
+    )
+    scored = score_polars(frame, normalize=normalize)
+    return ColumnScores(**{name: scored[name].to_numpy() for name in OUTPUT_COLUMNS})

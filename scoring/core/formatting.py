@@ -64,3 +64,25 @@ def p_value(p: float | None) -> str:
 def decimal(x: float | None, digits: int = 3) -> str:
     """A statistic that is not a share (Cohen's kappa) with fixed decimals; None -> "—"."""
     return maybe(x, lambda v: f"{float(v):.{digits}f}")
+
+
+#: Where each phase of a long job starts on its progress bar (the rest of the bar is its own).
+PHASES = {"reading": (0.0, "Reading the file"), "scoring": (0.15, "Scoring"), "saving": (0.4, "Saving"),
+          "loading": (0.0, "Loading the rows"), "verdicts": (0.3, "Joining the verdicts"),
+          "writing": (0.6, "Writing")}  # fmt: skip
+PHASE_ORDER = {"upload": ("reading", "scoring", "saving"), "export": ("loading", "verdicts", "writing")}
+
+
+def phase_progress(job: str, phase: str, done: int, total: int) -> tuple[float, str]:
+    """A long job's bar position in [0, 1] and its text: "Saving 120,000 of 1,000,000 rows".
+
+    ``job`` is "upload" or "export"; each phase fills the bar from its start to the next one's.
+    """
+    order = PHASE_ORDER[job]
+    start, label = PHASES[phase]
+    after = order.index(phase) + 1
+    end = PHASES[order[after]][0] if after < len(order) else 1.0
+    fraction = start + (end - start) * (done / total if total else 0.0)
+    if total and (done or phase in ("saving", "writing")):
+        return fraction, f"{label} {done:,} of {total:,} rows"
+    return fraction, f"{label} {total:,} rows" if total else label

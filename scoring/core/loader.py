@@ -2,19 +2,28 @@
 
 Every cell stays text (``NA``, ``007`` and ``1.0`` are answers, not values), the encoding is
 never guessed, and every refusal names the column, row or byte that caused it.
+
+Files are read by polars (:mod:`scoring.core.fast_csv`) into a polars table of strings. A file
+polars might read differently from pandas' C parser, or cannot read, is parsed by pandas, the
+reference: it gives the same table or the refusal with its line or byte.
 """
 
 from __future__ import annotations
 
 import codecs
-import csv
-import io
+import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+import polars as pl
 
+from scoring.core.columnar import patterns
 from scoring.core.errors import InputError
+from scoring.core.fast_csv import read_polars
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CANONICAL = {"question": "question", "answer": "answer", "domain": "Domain", "response": "response"}
 REQUIRED = ("answer", "response")
@@ -24,19 +33,24 @@ BLANK_DOMAIN = "(no domain)"
 
 @dataclass
 class LoadedRun:
-    """A parsed responses file: canonical columns first, extra columns after, all text."""
+    """A parsed responses file: canonical columns first, extra columns after, all text.
 
-    frame: pd.DataFrame
+    ``table`` is what the project computes on; ``frame`` is the same as pandas, made on first
+    use, for callers that want pandas.
+    """
+
+    table: pl.DataFrame
     warnings: list[str] = field(default_factory=list)
     extra_columns: list[str] = field(default_factory=list)
+    empty_golden: int = 0
+    blank_responses: int = 0
+    _frame: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
-    def empty_golden(self) -> int:
-        return int((self.frame["answer"] == "").sum())
-
-    @property
-    def blank_responses(self) -> int:
-        return int(self.frame["response"].str.strip().eq("").sum())
+    def frame(self) -> pd.DataFrame:
+        if self._frame is None:
+            self._frame = self.table.to_pandas().astype(object)  # plain str cells, as pandas read them
+        return self._frame
 
 
 def decode(data: bytes) -> str:
@@ -76,40 +90,11 @@ def _delimiter(text: str, filename: str | None) -> str:
     return "\t" if header.count("\t") > header.count(",") else ","
 
 
-def _parse(text: str, sep: str) -> pd.DataFrame:
-    # object dtype keeps plain Python strings: scoring iterates them, and converting Arrow-backed
-    # strings back to Python objects costs more than the Arrow layout saves. The C parser reads
-    # UTF-8 bytes more than twice as fast as a text stream.
-    try:
-        return pd.read_csv(
-            io.BytesIO(text.encode("utf-8")),
-            encoding="utf-8",
-            sep=sep,
-            dtype=object,
-            keep_default_na=False,
-            na_filter=False,
-            quoting=csv.QUOTE_MINIMAL,
-            skip_blank_lines=True,
-            engine="c",
-        )
-    except pd.errors.EmptyDataError:
-        raise InputError("The file is empty: expected a header row and at least one data row.") from None
-    except pd.errors.ParserError as exc:
-        raise InputError(f"The file is not a well-formed table: {_parser_detail(str(exc))}") from None
-
-
-def _parser_detail(message: str) -> str:
-    # pandas: "Error tokenizing data. C error: Expected 4 fields in line 3, saw 5"
-    marker = "C error: "
-    detail = message.split(marker, 1)[1] if marker in message else message
-    return detail.strip().rstrip(".") + "."
-
-
-def _canonicalise(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """Map header names (trimmed, any case) to the canonical ones; keep extra columns."""
+def _canonical_names(columns: list[str]) -> dict[str, str]:
+    """Map header names (trimmed, any case) to the canonical ones; extra columns keep theirs."""
     renamed: dict[str, str] = {}
     seen: dict[str, str] = {}
-    for col in frame.columns:
+    for col in columns:
         key = str(col).strip().lower()
         target = CANONICAL.get(key, str(col).strip())
         if target in seen:
@@ -118,36 +103,45 @@ def _canonicalise(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
             )
         seen[target] = str(col)
         renamed[col] = target
-    frame = frame.rename(columns=renamed)
-    extra = [c for c in frame.columns if c not in CANONICAL.values()]
-    return frame, extra
+    return renamed
 
 
-def load_text(text: str, filename: str | None = None) -> LoadedRun:
-    """Parse already-decoded text; see :func:`load_bytes`."""
-    if not text.strip():
-        raise InputError("The file is empty: expected a header row and at least one data row.")
-    frame = _parse(text, _delimiter(text, filename))
-    frame, extra = _canonicalise(frame)
-    found = ", ".join(repr(str(c)) for c in frame.columns) or "none"
-    missing = [c for c in REQUIRED if c not in frame.columns]
+def _reference_table(text: str, sep: str) -> pl.DataFrame:
+    """pandas' reading (:mod:`scoring.core.reference_csv`), imported only when a file needs it:
+    half a second of importing pandas that reading a well-formed file should not pay."""
+    return importlib.import_module("scoring.core.reference_csv").reference_table(text, sep)
+
+
+def _blank(column: str) -> pl.Expr:
+    """Empty or whitespace only, whitespace as ``str.isspace`` has it (``str.strip() == ""``)."""
+    return pl.col(column).str.contains(patterns()["blank"])
+
+
+def _finish(table: pl.DataFrame) -> LoadedRun:
+    """Canonical names and order, every cell text, the warnings; refusals name the columns."""
+    table = table.rename(_canonical_names(table.columns))
+    found = ", ".join(repr(c) for c in table.columns) or "none"
+    missing = [c for c in REQUIRED if c not in table.columns]
     if missing:
         names = " and ".join(repr(m) for m in missing)
         plural = "columns" if len(missing) > 1 else "column"
         raise InputError(f"Missing required {plural} {names}. Columns found: {found}.")
-    if frame.empty:
+    if table.height == 0:
         raise InputError(f"The file has a header ({found}) but no data rows.")
+    table = table.with_columns(pl.all().cast(pl.String).fill_null(""))
     warnings: list[str] = []
-    if "Domain" not in frame.columns:
-        frame["Domain"] = SINGLE_DOMAIN
+    if "Domain" not in table.columns:
+        table = table.with_columns(Domain=pl.lit(SINGLE_DOMAIN))
         warnings.append(f"No 'Domain' column: every row is put in one domain {SINGLE_DOMAIN!r}.")
     else:
-        frame["Domain"] = frame["Domain"].where(frame["Domain"].str.strip() != "", BLANK_DOMAIN)
-    if "question" not in frame.columns:
-        frame["question"] = ""
+        table = table.with_columns(Domain=pl.when(_blank("Domain")).then(pl.lit(BLANK_DOMAIN)).otherwise("Domain"))
+    if "question" not in table.columns:
+        table = table.with_columns(question=pl.lit(""))
         warnings.append("No 'question' column: questions will show as empty.")
-    ordered = ["question", "answer", "Domain", "response", *extra]
-    run = LoadedRun(frame=frame[ordered].reset_index(drop=True), extra_columns=extra)
+    extra = [c for c in table.columns if c not in CANONICAL.values()]
+    table = table.select("question", "answer", "Domain", "response", *extra)
+    counts = table.select(empty=(pl.col("answer") == "").sum(), blank=_blank("response").sum()).row(0)
+    run = LoadedRun(table=table, extra_columns=extra, empty_golden=int(counts[0]), blank_responses=int(counts[1]))
     if run.empty_golden:
         warnings.append(
             f"{run.empty_golden} row(s) have an empty golden answer; they score correct under "
@@ -162,11 +156,33 @@ def load_text(text: str, filename: str | None = None) -> LoadedRun:
     return run
 
 
+def load_text(text: str, filename: str | None = None) -> LoadedRun:
+    """Parse already-decoded text; see :func:`load_bytes`."""
+    if not text.strip():
+        raise InputError("The file is empty: expected a header row and at least one data row.")
+    return _finish(_reference_table(text, _delimiter(text, filename)))
+
+
 def load_bytes(data: bytes, filename: str | None = None) -> LoadedRun:
     """Parse an uploaded or on-disk responses file. Raises :class:`InputError` on bad input."""
     if not data:
         raise InputError("The file is empty: expected a header row and at least one data row.")
-    return load_text(decode(data), filename)
+    body = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
+    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    if utf16 or b"\x00" in body or not body or body.isspace():
+        return load_text(decode(data), filename)  # decode() refuses NUL bytes with their place
+    line_end = body.find(b"\n")
+    sep = _delimiter(body[: line_end if line_end >= 0 else len(body)].decode("utf-8", "replace"), filename)
+    table = read_polars(body, sep)
+    if table is None:
+        return _finish(_reference_table(_nonempty(decode(data)), sep))
+    return _finish(table)
+
+
+def _nonempty(text: str) -> str:
+    if not text.strip():
+        raise InputError("The file is empty: expected a header row and at least one data row.")
+    return text
 
 
 def load_path(path: str | Path) -> LoadedRun:

@@ -1,35 +1,53 @@
-"""Scored frames and the per-domain summaries that the CLI prints and the dashboard charts."""
+"""Scored frames and the per-domain summaries that the CLI prints and the dashboard charts.
+
+Scoring and the summaries run on polars; pandas frames (the pages') are accepted and converted
+column by column where needed, so both kinds of caller get the same figures from one code path.
+"""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
+import polars as pl
 
-from scoring.core.protocols import BUCKETS, score_columns_parallel
+from scoring.core.columnar import OUTPUT_COLUMNS, score_polars
+from scoring.core.protocols import BUCKETS
 from scoring.core.stats import mcnemar_exact, wilson_interval
 
-SCORE_COLUMNS = ["exact_correct", "overlap_correct", "matching_words", "total_golden_words", "is_blank", "bucket"]
+if TYPE_CHECKING:  # pandas frames are accepted, never built here: `score` need not import pandas
+    import pandas as pd
+
+    Frame = pd.DataFrame | pl.DataFrame
+
+SCORE_COLUMNS = list(OUTPUT_COLUMNS)
 METRICS = {"exact_substring": "exact_correct", "word_overlap": "overlap_correct"}
 COMBINED = "combined"
 
 
-def score_frame(frame: pd.DataFrame, normalize: bool = False, workers: int | None = None) -> pd.DataFrame:
+def score_table(table: pl.DataFrame, normalize: bool = False) -> pl.DataFrame:
+    """``table`` with both protocols' verdicts and the agreement bucket added (polars)."""
+    return table.hstack(score_polars(table, normalize=normalize))
+
+
+def score_frame(frame: pd.DataFrame, normalize: bool = False) -> pd.DataFrame:
     """A copy of ``frame`` with both protocols' verdicts and the agreement bucket added.
 
-    ``workers`` caps the processes a large input is split over (default: the cores; 1: serial).
+    For pandas callers; scored on polars (``normalize`` is the diagnostic, not the protocol).
     """
-    answers, responses = frame["answer"].tolist(), frame["response"].tolist()
-    scores = score_columns_parallel(answers, responses, normalize=normalize, workers=workers)
-    out = frame.copy(deep=False)  # copy-on-write: the caller's frame is never changed
-    out["exact_correct"] = scores.exact_correct
-    out["overlap_correct"] = scores.overlap_correct
-    out["matching_words"] = scores.matching_words
-    out["total_golden_words"] = scores.total_golden_words
-    out["is_blank"] = scores.is_blank
-    # object dtype as given: inferring Arrow strings for a million labels costs more than scoring them
-    out["bucket"] = pd.Series(scores.bucket, index=out.index, dtype=object)
-    return out
+    table = pl.DataFrame(
+        {"answer": frame["answer"].tolist(), "response": frame["response"].tolist()},
+        schema={"answer": pl.String, "response": pl.String},
+    )
+    scored = score_polars(table, normalize=normalize)
+    return frame.assign(**{col: scored[col].to_numpy() for col in SCORE_COLUMNS})
+
+
+def _polars(scored: Frame, columns: list[str]) -> pl.DataFrame:
+    """The named columns of a pandas or polars frame, as polars (no copy for polars)."""
+    if isinstance(scored, pl.DataFrame):
+        return scored.select(columns)
+    return pl.from_pandas(scored[columns])  # pandas: the pages' frames
 
 
 @dataclass(frozen=True)
@@ -53,25 +71,30 @@ def _row(domain: str, n: int, correct: int, blank: int) -> AccuracyRow:
     return AccuracyRow(domain, n, correct, blank, correct / n if n else 0.0, low, high)
 
 
-def accuracy_by_domain(scored: pd.DataFrame, correct_col: str) -> list[AccuracyRow]:
+def accuracy_by_domain(scored: Frame, correct_col: str) -> list[AccuracyRow]:
     """Per-domain rows sorted by domain name, then the combined (micro-average) row."""
-    grouped = (
-        scored.groupby("Domain", sort=False)
-        .agg(n=(correct_col, "size"), correct=(correct_col, "sum"), blank=("is_blank", "sum"))
+    table = _polars(scored, ["Domain", correct_col, "is_blank"])
+    grouped = table.group_by("Domain").agg(
+        n=pl.len(), correct=pl.col(correct_col).sum(), blank=pl.col("is_blank").sum()
     )
     rows = [
-        _row(str(dom), int(g.n), int(g.correct), int(g.blank))
-        for dom, g in sorted(grouped.iterrows(), key=lambda item: str(item[0]))
+        _row(str(dom), int(n), int(correct), int(blank))
+        for dom, n, correct, blank in sorted(grouped.iter_rows(), key=lambda row: str(row[0]))
     ]
-    rows.append(_row(COMBINED, len(scored), int(scored[correct_col].sum()), int(scored["is_blank"].sum())))
+    total = table.select(pl.col(correct_col).sum(), pl.col("is_blank").sum()).row(0)
+    rows.append(_row(COMBINED, table.height, int(total[0] or 0), int(total[1] or 0)))
     return rows
 
 
-def bucket_counts(scored: pd.DataFrame) -> dict[str, dict[str, int]]:
+def bucket_counts(scored: Frame) -> dict[str, dict[str, int]]:
     """Counts of the four agreement buckets per domain (sorted) and combined."""
-    table = pd.crosstab(scored["Domain"], scored["bucket"]).reindex(columns=list(BUCKETS), fill_value=0)
-    out = {str(dom): {b: int(table.loc[dom, b]) for b in BUCKETS} for dom in sorted(table.index, key=str)}
-    out[COMBINED] = {b: int((scored["bucket"] == b).sum()) for b in BUCKETS}
+    table = _polars(scored, ["Domain", "bucket"])
+    counts = table.group_by("Domain", "bucket").len()
+    out: dict[str, dict[str, int]] = {}
+    for dom, buck, n in sorted(counts.iter_rows(), key=lambda row: str(row[0])):
+        out.setdefault(str(dom), dict.fromkeys(BUCKETS, 0))[buck] = int(n)
+    combined = dict(table.group_by("bucket").len().iter_rows())
+    out[COMBINED] = {b: int(combined.get(b, 0)) for b in BUCKETS}
     return out
 
 
@@ -84,9 +107,10 @@ class McNemar:
     p_value: float
 
 
-def mcnemar(scored: pd.DataFrame) -> McNemar:
-    b = int((scored["bucket"] == "exact_only").sum())
-    c = int((scored["bucket"] == "overlap_only").sum())
+def mcnemar(scored: Frame) -> McNemar:
+    buckets = _polars(scored, ["bucket"])["bucket"]
+    b = int((buckets == "exact_only").sum())
+    c = int((buckets == "overlap_only").sum())
     return McNemar(b, c, mcnemar_exact(b, c))
 
 
@@ -100,4 +124,12 @@ def format_accuracy(rows: list[AccuracyRow]) -> str:
             f"{r.domain:<24} {r.n:>7} {r.correct:>8} {r.blank:>6} {r.accuracy:>8.1%}  "
             f"[{r.ci_low:.1%}, {r.ci_high:.1%}]"
         )
+    return "\n".join(lines)
+
+
+def format_buckets(counts: dict[str, dict[str, int]]) -> str:
+    """Plain-text table of :func:`bucket_counts`: one row per domain, one column per bucket."""
+    width = max(len("domain"), *(len(dom) for dom in counts))
+    lines = [f"{'domain':<{width}} " + " ".join(f"{b:>12}" for b in BUCKETS)]
+    lines += [f"{dom:<{width}} " + " ".join(f"{row[b]:>12}" for b in BUCKETS) for dom, row in counts.items()]
     return "\n".join(lines)

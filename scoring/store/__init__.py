@@ -20,6 +20,7 @@ from scoring.store.runs import (
     guess_model_language,
     list_runs,
     load_scored,
+    load_table,
     save_run,
     sha256_bytes,
     update_run_meta,
@@ -28,5 +29,6 @@ from scoring.store.runs import (
 __all__ = [
     "ENV_VAR", "LANGUAGES", "PROJECT_ROOT", "ROW_COLUMNS", "SAMPLE_PATH", "RunInfo", "SaveResult", "count_runs",
     "database_url", "default_sqlite_path", "ensure_sample", "find_run_by_sha", "get_run", "guess_model_language",
-    "list_runs", "load_scored", "make_engine", "read_secrets", "save_run", "sha256_bytes", "update_run_meta", "writer",
+    "list_runs", "load_scored", "load_table", "make_engine", "read_secrets", "save_run", "sha256_bytes",
+    "update_run_meta", "writer",
 ]  # fmt: skip

@@ -1,12 +1,13 @@
 """Uploaded runs in the database: saved once (deduplicated by sha256), scored once at upload.
 
 Scoring at upload and storing the verdicts beside the rows is what keeps every dashboard click
-independent of the run's size: pages read stored columns, they never re-score.
+independent of the run's size: pages read stored columns, they never re-score. The rows are
+stored as one Parquet file in parts (:mod:`scoring.store.run_table`).
 
-A large upload never makes a reviewer wait: its rows are written in short transactions (each
-holds SQLite's write lock for about 40 ms, see :mod:`scoring.store.chunked`), with a pause between
-them so a waiting mark gets the lock. The run stays hidden (``Run.complete`` False) until its
-last row is in, and an upload that fails half-way is removed again, also in short transactions.
+A large upload never makes a reviewer wait: its parts are written in short transactions (see
+:mod:`scoring.store.chunked`), with a pause between them so a waiting mark gets the lock. The run
+stays hidden (``Run.complete`` False) until its last part is in, and an upload that fails
+half-way is removed again, also in short transactions.
 """
 
 from __future__ import annotations
@@ -15,24 +16,38 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+import polars as pl
 from sqlalchemy import Connection, Engine, Select, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from scoring.core.export_format import split_exported
-from scoring.core.items import item_key
+from scoring.core.export_format import EXPORT_COLUMNS, split_exported
 from scoring.core.loader import load_bytes
-from scoring.core.report import score_frame
-from scoring.store.chunked import WriteStats, next_size, pause, write_in_chunks
+from scoring.store.chunked import WriteStats, pause
 from scoring.store.engine import writer
 from scoring.store.restore import restore_verdicts
-from scoring.store.tables import Run, RunRow, utcnow
+from scoring.store.run_table import (
+    EXTRA_PREFIX,
+    delete_parts_from,
+    highest_part,
+    read_rows,
+    scored_rows,
+    to_parts,
+    write_parts,
+)
+from scoring.store.tables import Run, utcnow
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: ``progress(phase, done, total)``: phases "reading", "scoring", "saving" (rows).
+Progress = Callable[[str, int, int], None]
 
 LANGUAGES = (
     "english", "hindi", "tamil", "bengali", "bangla", "telugu", "marathi", "gujarati", "kannada",
@@ -42,7 +57,7 @@ LANGUAGES = (
 SAMPLE_PATH = Path(__file__).resolve().parents[2] / "sample_data" / "sample_run.csv"
 ROW_COLUMNS = ["question", "answer", "Domain", "response"]
 
-FIRST_CHUNK = 800  #: rows in an upload's first transaction (see :mod:`scoring.store.chunked`)
+REMOVE_PARTS = 4  #: parts deleted per transaction when an incomplete run is removed
 #: An incomplete run of the same bytes whose rows do not change for this long is taken to be
 #: left by a crashed process: it is removed and the save retried.
 STALE_AFTER_S = 60.0
@@ -70,7 +85,7 @@ class SaveResult:
     run: RunInfo
     created: bool
     warnings: list[str]
-    frame: pd.DataFrame | None = None  # the parsed upload (None when the run already existed)
+    table: pl.DataFrame | None = None  # the parsed input columns (None when the run already existed)
     restored: int = 0  # human verdicts restored from an uploaded export
 
 
@@ -116,33 +131,6 @@ def find_run_by_sha(engine: Engine, sha: str) -> RunInfo | None:
         return _info(run) if run else None
 
 
-def _row_records(frame: pd.DataFrame, extra: list[str]) -> list[dict]:
-    """Rows ready to insert (``run_id`` is set once the run exists), with their stored verdicts."""
-    scored = score_frame(frame)
-    extras = (
-        [json.dumps(rec, ensure_ascii=False) for rec in frame[extra].to_dict("records")]
-        if extra
-        else ["{}"] * len(frame)
-    )
-    records = []
-    for idx, (q, a, d, r, ex, exact, overlap, match, total, blank, buck) in enumerate(
-        zip(
-            frame["question"], frame["answer"], frame["Domain"], frame["response"], extras,
-            scored["exact_correct"], scored["overlap_correct"], scored["matching_words"],
-            scored["total_golden_words"], scored["is_blank"], scored["bucket"],
-        )  # fmt: skip
-    ):
-        records.append(
-            {
-                "row_idx": idx, "item_key": item_key(q, a, r), "question": q,
-                "answer": a, "domain": d, "response": r, "extra": ex, "exact_correct": bool(exact),
-                "overlap_correct": bool(overlap), "matching_words": int(match),
-                "total_golden_words": int(total), "is_blank": bool(blank), "bucket": buck,
-            }  # fmt: skip
-        )
-    return records
-
-
 def save_run(
     engine: Engine,
     data: bytes,
@@ -150,55 +138,67 @@ def save_run(
     name: str | None = None,
     model: str | None = None,
     language: str | None = None,
+    progress: Progress | None = None,
 ) -> SaveResult:
     """Parse, score and store an upload; identical bytes open the existing run instead.
 
     Raises :class:`scoring.core.errors.InputError` for bad input, before anything is written. The
     rows go in short transactions and the run appears only once all of them are in; on any
     failure (an interrupt included) what was written is removed and the exception re-raised.
-    A concurrent save of the same bytes waits for this one and opens its run.
+    A concurrent save of the same bytes waits for this one and opens its run. ``progress`` hears
+    of each phase (for the upload page's status).
     """
+    report = progress or (lambda phase, done, total: None)
     sha = sha256_bytes(data)
     existing = find_run_by_sha(engine, sha)
     if existing:
         return SaveResult(existing, False, [])
+    report("reading", 0, 0)
     loaded = load_bytes(data, filename)
-    # An uploaded export: its derived columns are not input, its human verdicts are restored.
-    frame, exported = split_exported(loaded.frame)
-    extra_columns = [c for c in frame.columns if c not in ROW_COLUMNS]
+    table, exported = loaded.table, None
+    if set(EXPORT_COLUMNS) <= set(table.columns):
+        # An uploaded export: its derived columns are not input, its human verdicts are restored.
+        frame, exported = split_exported(loaded.frame)
+        table = pl.DataFrame({str(c): pl.Series(frame[c].tolist(), dtype=pl.String) for c in frame.columns})
+    extra_columns = [c for c in table.columns if c not in ROW_COLUMNS]
     guessed_model, guessed_language = guess_model_language(filename)
     # Scored before any write: the write lock is held for the inserts only, so reviewers
     # marking rows elsewhere never wait for a large upload to be scored.
-    records = _row_records(frame, extra_columns)
+    report("scoring", 0, table.height)
+    rows = scored_rows(table, extra_columns)
+    parts = to_parts(rows)
     values = {
         "name": name or Path(filename).stem,
         "model": guessed_model if model is None else model,
         "language": guessed_language if language is None else language,
         "filename": filename,
         "sha256": sha,
-        "n_rows": len(frame),
+        "n_rows": table.height,
         "extra_columns": json.dumps(extra_columns, ensure_ascii=False),
         "complete": False,
     }
-    run_id, created = _store(engine, values, records)
+    report("saving", 0, table.height)
+    saved = (lambda done, total: report("saving", table.height * done // total, table.height)) if progress else None
+    run_id, created = _store(engine, values, parts, saved)
     if not created:
         existing = get_run(engine, run_id)
         assert existing is not None
         return SaveResult(existing, False, [])
     restored = 0
     if exported is not None:
-        keys = pd.DataFrame({"item_key": [r["item_key"] for r in records]})
-        restored = restore_verdicts(engine, run_id, keys, exported)
+        restored = restore_verdicts(engine, run_id, rows.select("item_key").to_pandas(), exported)
     info = get_run(engine, run_id)
     assert info is not None
-    return SaveResult(info, True, loaded.warnings, frame, restored)
+    return SaveResult(info, True, loaded.warnings, table, restored)
 
 
 class _TakenOver(Exception):
     """Our incomplete run was declared stale and claimed by another save (we were too slow)."""
 
 
-def _store(engine: Engine, values: dict, records: list[dict]) -> tuple[int, bool]:
+def _store(
+    engine: Engine, values: dict, parts: list[bytes], progress: Callable[[int, int], None] | None = None
+) -> tuple[int, bool]:
     """Create the run and write its rows, or find the same bytes' run: ``(run_id, created)``.
 
     The sha256 is unique, so of two saves of the same bytes one creates the run. The other
@@ -221,7 +221,7 @@ def _store(engine: Engine, values: dict, records: list[dict]) -> tuple[int, bool
                     raise  # not the sha256: a real constraint failure
                 continue  # another save of the same bytes got there first
             try:
-                _write_rows(engine, run_id, sha, records)
+                _write_parts(engine, run_id, sha, parts, progress)
                 _mark_complete(engine, run_id, sha)
             except _TakenOver:
                 _remove_run(engine, run_id)
@@ -248,35 +248,29 @@ def _store(engine: Engine, values: dict, records: list[dict]) -> tuple[int, bool
 
 
 def _progress(engine: Engine, sha: str) -> tuple[int, bool, int | None] | None:
-    """The run holding ``sha`` (complete or not) as ``(id, complete, highest row written)``."""
+    """The run holding ``sha`` (complete or not) as ``(id, complete, highest part written)``."""
     with engine.connect() as conn:
         found = conn.execute(select(Run.id, Run.complete).where(Run.sha256 == sha)).first()
         if found is None:
             return None
-        top = conn.execute(select(func.max(RunRow.row_idx)).where(RunRow.run_id == found.id)).scalar()
+        top = highest_part(conn, found.id)
     return int(found.id), bool(found.complete), top
 
 
-def _insert_rows(conn: Connection, rows: Sequence[dict]) -> None:
-    """One chunk's INSERT (its own function so a test can make a chunk fail)."""
-    conn.execute(insert(RunRow), rows)
-
-
-def _write_rows(engine: Engine, run_id: int, sha: str, records: list[dict]) -> WriteStats:
-    """Insert ``records`` as rows of ``run_id`` in short transactions.
+def _write_parts(
+    engine: Engine, run_id: int, sha: str, parts: list[bytes], progress: Callable[[int, int], None] | None
+) -> WriteStats:
+    """Insert the run's parts in short transactions.
 
     Each transaction first checks, under the same lock, that the run is still ours
     (:func:`_abandon` renames a stale run's sha256), so a save declared stale stops at once.
     """
 
-    def write(conn: Connection, chunk: Sequence[dict]) -> None:
+    def still_ours(conn: Connection) -> None:
         if conn.execute(select(Run.sha256).where(Run.id == run_id)).scalar() != sha:
             raise _TakenOver(run_id)
-        for record in chunk:
-            record["run_id"] = run_id
-        _insert_rows(conn, chunk)
 
-    return write_in_chunks(engine, records, write, FIRST_CHUNK)
+    return write_parts(engine, run_id, parts, still_ours, progress)
 
 
 def _mark_complete(engine: Engine, run_id: int, sha: str) -> None:
@@ -303,18 +297,14 @@ def _abandon(engine: Engine, run_id: int) -> None:
 
 
 def _remove_run(engine: Engine, run_id: int) -> None:
-    """Delete an incomplete run's rows, newest first, in short transactions, then the run."""
-    size = FIRST_CHUNK
+    """Delete an incomplete run's parts, newest first, in short transactions, then the run."""
     while True:
         with writer(engine).begin() as conn:
-            began = time.perf_counter()
-            top = conn.execute(select(func.max(RunRow.row_idx)).where(RunRow.run_id == run_id)).scalar()
+            top = highest_part(conn, run_id)
             if top is None:
                 conn.execute(delete(Run).where(Run.id == run_id, Run.complete.is_(False)))
                 return
-            low = max(0, top + 1 - size)
-            removed = conn.execute(delete(RunRow).where(RunRow.run_id == run_id, RunRow.row_idx >= low)).rowcount
-        size = next_size(size, max(removed, 1), time.perf_counter() - began)
+            delete_parts_from(conn, run_id, max(0, top + 1 - REMOVE_PARTS))
         pause()
 
 
@@ -352,24 +342,23 @@ def count_runs(engine: Engine) -> int:
         return int(conn.execute(select(func.count()).select_from(Run).where(Run.complete.is_(True))).scalar_one())
 
 
+def load_table(engine: Engine, run_id: int) -> pl.DataFrame:
+    """A run's stored rows (polars), in upload order: ``row_idx``, ``item_key``, the input's
+    four columns, both verdicts and the bucket, then the extra columns under their own names
+    (an extra named like a stored column keeps the ``extra:`` prefix)."""
+    rows = read_rows(engine, run_id).with_row_index("row_idx").with_columns(pl.col("row_idx").cast(pl.Int64))
+    taken = {c for c in rows.columns if not c.startswith(EXTRA_PREFIX)}
+    return rows.rename({c: c[len(EXTRA_PREFIX) :] for c in rows.columns if c.startswith(EXTRA_PREFIX)
+                        and c[len(EXTRA_PREFIX) :] not in taken})  # fmt: skip
+
+
 def load_scored(engine: Engine, run_id: int) -> pd.DataFrame:
-    """A run's rows with stored verdicts, in upload order, extra columns expanded.
+    """:func:`load_table` as pandas for the pages, strings in Arrow-backed columns.
 
     Columns: row_idx, item_key, question, answer, Domain, response, exact_correct,
     overlap_correct, matching_words, total_golden_words, is_blank, bucket, then extras.
     """
-    stmt = select(RunRow).where(RunRow.run_id == run_id).order_by(RunRow.row_idx)
-    with engine.connect() as conn:
-        frame = pd.read_sql(stmt, conn)
-    frame = frame.rename(columns={"domain": "Domain"})
-    for col in ("exact_correct", "overlap_correct", "is_blank"):
-        frame[col] = frame[col].astype(bool)
-    info = get_run(engine, run_id)
-    extra_cols = info.extra_columns if info else []
-    if extra_cols:
-        extras = pd.DataFrame([json.loads(e) for e in frame["extra"]], columns=extra_cols, dtype=str)
-        frame = pd.concat([frame.reset_index(drop=True), extras], axis=1)
-    return frame.drop(columns=["extra", "run_id"])
+    return load_table(engine, run_id).to_pandas()
 
 
 def ensure_sample(engine: Engine, path: Path = SAMPLE_PATH) -> RunInfo | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String, Text, true
+from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, LargeBinary, String, Text, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from scoring.store.engine import Base
@@ -38,26 +38,14 @@ class Run(Base):
     complete: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
 
-class RunRow(Base):
-    """A row of a run with its deterministic verdicts, computed once at upload."""
+class RunPart(Base):
+    """A part of a run's scored rows, stored as one Parquet file cut into parts (see
+    :mod:`scoring.store.run_table`). Written once at upload, never changed."""
 
-    __tablename__ = "run_rows"
+    __tablename__ = "run_parts"
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
-    row_idx: Mapped[int] = mapped_column(Integer, primary_key=True)
-    item_key: Mapped[str] = mapped_column(String(64), index=True)
-    question: Mapped[str] = mapped_column(Text, default="")
-    answer: Mapped[str] = mapped_column(Text, default="")
-    domain: Mapped[str] = mapped_column(Text, default="")
-    response: Mapped[str] = mapped_column(Text, default="")
-    extra: Mapped[str] = mapped_column(Text, default="{}")  # JSON object of extra columns
-    exact_correct: Mapped[bool] = mapped_column(Boolean)
-    overlap_correct: Mapped[bool] = mapped_column(Boolean)
-    matching_words: Mapped[int] = mapped_column(Integer)
-    total_golden_words: Mapped[int] = mapped_column(Integer)
-    is_blank: Mapped[bool] = mapped_column(Boolean)
-    bucket: Mapped[str] = mapped_column(String(20))
-
-    __table_args__ = (Index("ix_run_rows_run_bucket", "run_id", "bucket"),)
+    part: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class VerdictEvent(Base):
