@@ -36,10 +36,8 @@ lint: install-dev
 test: install-dev browser lint
 	$(PY) -m pytest
 
-bench: install-dev
-	$(PY) tests/bench_scoring.py
-	$(PY) tests/bench_dashboard.py
-	$(PY) tests/bench_judge.py
-	$(PY) tests/bench_review_browser.py
-	$(PY) tests/bench_memory.py
-	$(PY) tests/bench_upload.py
+# Every bench script in turn (a short goal or a crash does not stop the rest), then every goal
+# line together and each script's exit status; exits non-zero on a crash or a short goal.
+bench: install-dev browser
+	$(PY) tests/bench_goals.py tests/bench_scoring.py tests/bench_dashboard.py tests/bench_judge.py \
+	  tests/bench_review_browser.py tests/bench_memory.py tests/bench_upload.py

@@ -1,12 +1,33 @@
-"""Dashboard speed: the time of one user action (a page rerun, ...) on a 1,000- and a 100,000-row run.
+"""Dashboard speed and memory: page reruns on a 1k against a 100k run, and the whole jobs at 1M rows.
 
-Run as ``.venv/bin/python tests/bench_dashboard.py`` (not collected by pytest). Both runs are
-synthetic, stored with ``store.save_run`` in a temporary SQLite file, and driven in one process
-with AppTest. Each action is prepared and warmed up (caches filled), then timed several times;
-the script prints the medians and the 100k/1k ratio per action. Goal: ratio <= 2.
+Run as ``.venv/bin/python tests/bench_dashboard.py [--rows N | --quick] [--skip-apptest] [--skip-scale]``
+(not collected by pytest; ``make bench`` runs it).
 
-To measure another action (say, marking a row in the review queue), write a function that
-returns an :class:`Action` and add it to :func:`actions`.
+1. Page reruns (issue 3/4; ``--skip-apptest`` skips it). Two synthetic runs (1,000 and 100,000
+   rows), stored with ``store.save_run`` in a temporary SQLite file and driven in one process with
+   AppTest. Each action is prepared and warmed up (caches filled), then timed several times; the
+   script prints the medians and the 100k/1k ratio per action. Goal: ratio <= 2 (a page rerun),
+   <= 1.5 (marking a row in the review queue). To measure another action, write a function that
+   returns an :class:`Action` and add it to :func:`actions`.
+
+2. At scale (issue 10; ``--skip-scale`` skips it), on a generated file of ``--rows`` rows
+   (default 1,000,000, ``--quick``: 100,000; ``bench_scoring.generate_csv``), every job timed as a
+   whole process (wall clock, start to exit), median of ``--scale-repeats`` (default 3):
+
+   * the reference: ``python -m scoring score --responses F --out G``;
+   * upload + Overview: a program doing what the Upload page does (``store.save_run`` into a new
+     SQLite file), then what the Overview needs (``store.load_scored`` and the summaries of
+     ``scoring.core.report``: ``accuracy_by_domain`` for both ``METRICS``, ``bucket_counts``,
+     ``mcnemar``). Goal: <= 3x the CLI's time;
+   * CSV export of that run: ``python -m scoring export --run ID --out F.csv --db URL``, what a user
+     runs. Goal: <= 1.5x the CLI's time;
+   * server memory: ``streamlit run app.py`` (``tests/browser.py``) on a database holding five runs
+     of ``--rows`` rows (different seeds); each run's Overview opened in Debian chromium
+     (``/?run=N``) until its chart shows, then the server's VmRSS (its process and any children,
+     from ``/proc``). Goal: < 2 GiB at 1,000,000 rows. ``REVIEW_CACHE_MB`` is left as configured.
+
+Every goal prints one ``GOAL`` line (``tests/bench_goals.py``). Exit status: 2 if a measured
+program failed, 1 with ``--strict`` when a goal is short, else 0.
 """
 
 from __future__ import annotations
@@ -16,14 +37,17 @@ import builtins
 import cProfile
 import io
 import itertools
+import json
 import os
 import pstats
 import random
 import re
+import shutil
 import statistics
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,8 +55,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 import streamlit.runtime.scriptrunner.script_runner as script_runner  # noqa: E402
+from bench_goals import goal  # noqa: E402
+from bench_scoring import Child, check_child, gib, run_child, time_cli  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from scoring import review, store  # noqa: E402
@@ -42,6 +69,12 @@ APP = ROOT / "app.py"
 SIZES = (1_000, 100_000)
 GOAL = 2.0  # a page rerun (issue 3)
 MARK_GOAL = 1.5  # the review queue's mark action (issue 4)
+UPLOAD_GOAL = 3.0  # upload + Overview load vs the CLI's whole process (issue 10)
+EXPORT_GOAL = 1.5  # CSV export vs the CLI's whole process (issue 10)
+SERVER_RSS_GOAL_GIB = 2.0  # server after opening SERVER_RUNS runs (issue 10)
+SERVER_RUNS = 5
+SCALE_ROWS = 1_000_000
+QUICK_ROWS = 100_000
 REVIEWER = "bench"
 DOMAINS = ("Art", "Geography", "History", "Literature", "Science", "Polity", "Economy", "Sports")
 WORDS = (
@@ -233,14 +266,8 @@ def profile(run_id: int, action: Action, top: int = 30) -> str:
     return out.getvalue()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7, help="timed executions per action and size")
-    parser.add_argument("--profile", action="store_true", help="profile the 100k run of actions that miss the goal")
-    parser.add_argument("--profile-match", default="", help="also profile actions whose name contains this text")
-    parser.add_argument("--strict", action="store_true", help="exit 1 when an action misses the goal")
-    args = parser.parse_args(argv)
-
+def apptest_section(args: argparse.Namespace) -> bool:
+    """Section 1: page reruns and the mark action, 100k against 1k rows. Returns whether all goals are met."""
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         os.environ[ENV_VAR] = url
@@ -262,24 +289,274 @@ def main(argv: list[str] | None = None) -> int:
 
         small, big = SIZES
         print(f"\nMedian of {args.repeats} timed executions after a warm-up (AppTest, seconds)")
-        header = f"{'action':<32} {'1k':>8} {'100k':>8} {'ratio':>6}  goal"
+        header = f"{'action':<32} {'1k':>8} {'100k':>8} {'ratio':>6}"
         print(header)
         print("-" * len(header))
-        missed: list[Action] = []
+        ratios: dict[str, tuple[Action, float]] = {}
         for action in actions():
             medians = {n: statistics.median(measure(run_ids[n], action, args.repeats)) for n in SIZES}
             ratio = medians[big] / medians[small]
-            verdict = "ok" if ratio <= action.goal else "MISSED"
-            figures = f"{medians[small]:8.3f} {medians[big]:8.3f} {ratio:6.2f}"
-            print(f"{action.name:<32} {figures}  <= {action.goal:g} {verdict}", flush=True)
-            if ratio > action.goal:
-                missed.append(action)
+            ratios[action.name] = (action, ratio)
+            print(f"{action.name:<32} {medians[small]:8.3f} {medians[big]:8.3f} {ratio:6.2f}", flush=True)
+        missed = [
+            a for a, ratio in ratios.values() if not goal(f"dashboard {a.name} 100k/1k", ratio, "<=", a.goal, "x")
+        ]
         to_profile = [a for a in actions() if args.profile_match and args.profile_match.lower() in a.name.lower()]
         if args.profile:
             to_profile += [a for a in missed if a.name not in {p.name for p in to_profile}]
         for action in to_profile:
             print(f"\nProfile of '{action.name}' on {big:,} rows:\n{profile(run_ids[big], action)}")
-    return 1 if args.strict and missed else 0
+    return not missed
+
+
+# --- at scale: whole processes and the server's memory (issue 10) -------------------------------
+
+#: What the Upload page does with a file, then what the Overview needs; prints its phases as JSON.
+UPLOAD_PROGRAM = """
+import json, sys, time
+from pathlib import Path
+t0 = time.perf_counter()
+from scoring import store
+from scoring.core import report
+db_url, path, filename = sys.argv[1:4]
+data = Path(path).read_bytes()
+t1 = time.perf_counter()
+engine = store.make_engine(db_url)
+run_id = store.save_run(engine, data, filename).run.id
+t2 = time.perf_counter()
+scored = store.load_scored(engine, run_id)
+t3 = time.perf_counter()
+summaries = [report.accuracy_by_domain(scored, col) for col in report.METRICS.values()]
+buckets = report.bucket_counts(scored)
+test = report.mcnemar(scored)
+t4 = time.perf_counter()
+assert len(scored) > 0 and summaries and buckets
+print(json.dumps({"run_id": run_id, "import_read_s": t1 - t0, "save_s": t2 - t1, "load_s": t3 - t2,
+                  "summaries_s": t4 - t3}))
+"""
+
+#: Generate more runs (bench_scoring's generator, given seeds) and save them; prints their ids.
+SAVE_PROGRAM = """
+import json, sys
+sys.path.insert(0, "tests")
+from bench_scoring import generate_csv
+from scoring import store
+db_url, rows, stem = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+engine = store.make_engine(db_url)
+ids = []
+for seed in map(int, sys.argv[4:]):
+    ids.append(store.save_run(engine, generate_csv(rows, seed), f"{stem}_s{seed}.csv").run.id)
+print(json.dumps(ids))
+"""
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite:///{path}"
+
+
+def last_json(path: Path) -> object:
+    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    return json.loads(lines[-1])
+
+
+def remove_db(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def tree_rss_bytes(pid: int) -> int:
+    """VmRSS of ``pid`` plus that of every descendant (children found through /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    tree, frontier = {pid}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        for child, ppid in parents.items():
+            if ppid == parent and child not in tree:
+                tree.add(child)
+                frontier.append(child)
+    total = 0
+    for member in tree:
+        try:
+            for line in Path(f"/proc/{member}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return total
+
+
+def time_upload(responses: Path, tmp: Path, filename: str, repeats: int) -> tuple[list[Child], list[dict], Path, int]:
+    """``repeats`` upload + Overview processes, each into a new SQLite file; the last file is kept.
+    Returns the processes, their phase timings, the kept database and the run's id there."""
+    children, phases = [], []
+    db = tmp / "upload_0.db"
+    for i in range(repeats):
+        if i:
+            remove_db(db)
+        db = tmp / f"upload_{i}.db"
+        out = tmp / "upload_stdout.txt"
+        cmd = [sys.executable, "-c", UPLOAD_PROGRAM, sqlite_url(db), str(responses), filename]
+        child = run_child(cmd, out)
+        check_child(child, "upload + Overview program")
+        children.append(child)
+        phases.append(last_json(out))
+    return children, phases, db, int(phases[-1]["run_id"])
+
+
+def time_export(db: Path, run_id: int, tmp: Path, repeats: int) -> list[Child]:
+    """``repeats`` runs of ``python -m scoring export --run ID --out F.csv --db URL``."""
+    children = []
+    for _ in range(repeats):
+        cmd = [sys.executable, "-m", "scoring", "export", "--run", str(run_id), "--out", str(tmp / "export.csv"),
+               "--db", sqlite_url(db)]  # fmt: skip
+        child = run_child(cmd, tmp / "export_stdout.txt")
+        check_child(child, "python -m scoring export")
+        children.append(child)
+    return children
+
+
+def server_rss(db: Path, runs: dict[int, str], log: Path) -> tuple[int, int, list[float]]:
+    """Start the app on ``db``, open each run's Overview in chromium until its chart shows.
+    Returns (RSS after the first page, RSS after the last run, seconds to each chart)."""
+    from browser import launch_chromium, settle, start_app
+    from playwright.sync_api import expect, sync_playwright
+
+    timeout_ms = 900_000
+    app = start_app(sqlite_url(db), log, timeout_s=300)
+    opened: list[float] = []
+    try:
+        with sync_playwright() as playwright:
+            browser = launch_chromium(playwright)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(timeout_ms)
+            start_rss = 0
+            for run_id, name in runs.items():
+                began = time.perf_counter()
+                page.goto(f"{app.url}/?run={run_id}", timeout=timeout_ms)
+                expect(page.locator("h1").first).to_contain_text(f"Overview: {name}", timeout=timeout_ms)
+                page.locator("[data-testid='stPlotlyChart']").first.wait_for(state="visible", timeout=timeout_ms)
+                settle(page, timeout_ms)
+                if page.locator("[data-testid='stException']").count():
+                    raise RuntimeError(f"run {run_id}: the Overview shows an exception")
+                opened.append(time.perf_counter() - began)
+                start_rss = start_rss or tree_rss_bytes(app.process.pid)
+                print(f"  Overview of run #{run_id} ({name}): chart after {opened[-1]:.1f} s, "
+                      f"server RSS {gib(tree_rss_bytes(app.process.pid))}", flush=True)
+            browser.close()
+        return start_rss, tree_rss_bytes(app.process.pid), opened
+    finally:
+        app.stop()
+
+
+def scale_section(args: argparse.Namespace) -> tuple[bool, bool]:
+    """Section 2: upload, export and server memory at ``args.rows`` rows against the CLI.
+    Returns (every goal met, every measured program ran)."""
+    from bench_scoring import generate_csv
+
+    rows, repeats = args.rows, args.scale_repeats
+    ok, ran = True, True
+    folder = Path(tempfile.mkdtemp(prefix="bench_dashboard_"))
+    try:
+        t0 = time.perf_counter()
+        responses = folder / "responses.csv"
+        responses.write_bytes(generate_csv(rows, args.seed))
+        print(f"\nAt scale: {rows:,} rows ({responses.stat().st_size / 1e6:.0f} MB, generated in "
+              f"{time.perf_counter() - t0:.1f} s), whole processes, median of {repeats}, {os.cpu_count()} cores")
+        cli, _ = time_cli(responses, folder, repeats)
+        cli_wall = statistics.median(c.wall for c in cli)
+        print(f"  python -m scoring score --out: {cli_wall:.2f} s ({', '.join(f'{c.wall:.2f}' for c in cli)}), "
+              f"peak RSS {gib(max(c.peak for c in cli))}", flush=True)
+
+        db, run_id = None, None
+        try:
+            upload, phases, db, run_id = time_upload(responses, folder, f"bench_{rows}.csv", repeats)
+            wall = statistics.median(c.wall for c in upload)
+            phase = {k: statistics.median(p[k] for p in phases) for k in phases[0] if k.endswith("_s")}
+            print(f"  upload + Overview load: {wall:.2f} s ({', '.join(f'{c.wall:.2f}' for c in upload)}), "
+                  f"peak RSS {gib(max(c.peak for c in upload))}; phases (median): "
+                  + ", ".join(f"{k[:-2]} {v:.2f} s" for k, v in phase.items()), flush=True)
+            ok &= goal(f"upload+Overview {rows:,} rows / CLI", wall / cli_wall, "<=", UPLOAD_GOAL, "x")
+        except (Exception, SystemExit):  # noqa: BLE001  (report, then go on with the other goals)
+            traceback.print_exc()
+            ran = ok = False
+            goal(f"upload+Overview {rows:,} rows / CLI", None, "<=", UPLOAD_GOAL, "x")
+
+        try:
+            if db is None or run_id is None:
+                raise RuntimeError("no stored run to export (the upload failed)")
+            export = time_export(db, run_id, folder, repeats)
+            wall = statistics.median(c.wall for c in export)
+            size = (folder / "export.csv").stat().st_size
+            runs = ", ".join(f"{c.wall:.2f}" for c in export)
+            print(f"  CSV export (python -m scoring export): {wall:.2f} s ({runs}), "
+                  f"peak RSS {gib(max(c.peak for c in export))}, {size / 1e6:.0f} MB written", flush=True)
+            ok &= goal(f"CSV export {rows:,} rows / CLI", wall / cli_wall, "<=", EXPORT_GOAL, "x")
+        except (Exception, SystemExit):  # noqa: BLE001
+            traceback.print_exc()
+            ran = ok = False
+            goal(f"CSV export {rows:,} rows / CLI", None, "<=", EXPORT_GOAL, "x")
+
+        what = f"server RSS, {args.server_runs} runs of {rows:,} opened"
+        try:
+            if db is None or run_id is None:
+                raise RuntimeError("no stored run (the upload failed)")
+            (folder / "export.csv").unlink(missing_ok=True)
+            seeds = [args.seed + i for i in range(1, args.server_runs)]
+            t0 = time.perf_counter()
+            cmd = [sys.executable, "-c", SAVE_PROGRAM, sqlite_url(db), str(rows), f"bench_{rows}", *map(str, seeds)]
+            saver = run_child(cmd, folder / "save_stdout.txt")
+            check_child(saver, "saving the other runs")
+            names = {run_id: f"bench_{rows}"}
+            saved = last_json(folder / "save_stdout.txt")
+            names.update({rid: f"bench_{rows}_s{seed}" for rid, seed in zip(saved, seeds, strict=True)})
+            print(f"  {len(seeds)} more runs generated and saved in {time.perf_counter() - t0:.0f} s; "
+                  f"database {db.stat().st_size / 1e6:,.0f} MB; REVIEW_CACHE_MB="
+                  f"{os.environ.get('REVIEW_CACHE_MB', '(unset: the app default)')}", flush=True)
+            start_rss, rss, _ = server_rss(db, names, folder / "streamlit.log")
+            print(f"  server RSS after the first Overview {gib(start_rss)}, after all {len(names)}: {gib(rss)}")
+            ok &= goal(what, rss / 1024**3, "<", SERVER_RSS_GOAL_GIB, "GiB")
+        except (Exception, SystemExit):  # noqa: BLE001
+            traceback.print_exc()
+            ran = ok = False
+            goal(what, None, "<", SERVER_RSS_GOAL_GIB, "GiB")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return ok, ran
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7, help="timed executions per action and size")
+    parser.add_argument("--profile", action="store_true", help="profile the 100k run of actions that miss the goal")
+    parser.add_argument("--profile-match", default="", help="also profile actions whose name contains this text")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a goal is short")
+    parser.add_argument("--rows", type=int, default=SCALE_ROWS, help="rows of the at-scale file (default 1,000,000)")
+    parser.add_argument("--quick", action="store_true", help=f"at-scale smoke run on {QUICK_ROWS:,} rows")
+    parser.add_argument("--seed", type=int, default=2, help="seed of the at-scale file (the other runs: seed+1...)")
+    parser.add_argument("--scale-repeats", type=int, default=3, help="whole-process runs per job at scale (median)")
+    parser.add_argument("--server-runs", type=int, default=SERVER_RUNS, help="runs opened in the server")
+    parser.add_argument("--skip-apptest", action="store_true", help="skip the page-rerun section")
+    parser.add_argument("--skip-scale", action="store_true", help="skip the at-scale section")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.rows = QUICK_ROWS
+
+    ok, ran = True, True
+    if not args.skip_apptest:
+        ok &= apptest_section(args)
+    if not args.skip_scale:
+        met, ran = scale_section(args)
+        ok &= met
+    if not ran:
+        return 2
+    return 1 if args.strict and not ok else 0
 
 
 if __name__ == "__main__":
