@@ -273,7 +273,7 @@ def test_round_trip_restores_verdicts_on_a_fresh_database(tmp_path, engine, conf
     assert result.created
     assert result.restored == 8  # alice+bob on rows 0, 2 and 5 (two conflicts), carol on rows 4 and 6
     assert result.run.extra_columns == ["note_input", "source"]  # no export column stored as an extra
-    assert list(result.frame.columns) == ["question", "answer", "Domain", "response", "note_input", "source"]
+    assert result.table.columns == ["question", "answer", "Domain", "response", "note_input", "source"]
     scored = store.load_scored(fresh, result.run.id)
     assert scored["question"].tolist() == [r[0] for r in ROWS]  # the neutralising quote is undone
     assert scored["response"].tolist() == [r[3] for r in ROWS]

@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring.cli.common import csv_cells
+from scoring.core import export_format as EF
 from scoring.core import unicode_tables
 from scoring.core.errors import InputError
 from scoring.core.fast_csv import read_polars
@@ -203,3 +204,39 @@ def test_the_cache_names_the_python_and_unicode_versions(tmp_path, monkeypatch) 
     name = unicode_tables.cache_path().name
     assert f"py{sys.version_info.major}.{sys.version_info.minor}" in name
     assert unicodedata.unidata_version in name
+
+
+# ----------------------------------------------------------------------------- export CSV
+
+
+def pandas_export_csv(frame: pd.DataFrame) -> bytes:
+    """What ``to_csv_bytes`` wrote before it moved to polars (the reference)."""
+    out = pd.DataFrame({i: EF.neutralise(EF._cell_text(frame.iloc[:, i])) for i in range(frame.shape[1])})
+    out.columns = [EF._neutralise_name(str(c)) for c in frame.columns]
+    return out.to_csv(index=False, lineterminator="\r\n").encode("utf-8")
+
+
+export_cell = pieces(list("ab ,\"\n\r\t'=+-@#") + ["मधु", "\u2028"], 6)
+verdict = st.fixed_dictionaries({f: pieces(list('ab ,"\n=') + ["मधु"], 4) for f in EF.VERDICT_FIELDS})
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(
+        st.tuples(export_cell, st.one_of(st.none(), export_cell), st.booleans(), st.integers(-5, 99),
+                  st.lists(verdict, max_size=2)),
+        min_size=1, max_size=6,
+    )  # fmt: skip
+)
+def test_export_csv_bytes_equal_the_pandas_writer(rows) -> None:
+    frame = pd.DataFrame(
+        {
+            "question": pd.Series([r[0] for r in rows], dtype="str"),  # Arrow-backed, as loaded
+            "=note": pd.Series([r[1] for r in rows], dtype=object),  # a neutralised header too
+            "exact_correct": [r[2] for r in rows],
+            "matching_words": pd.Series([r[3] for r in rows], dtype="int64"),
+            EF.VERDICTS_COLUMN: pd.Series([r[4] for r in rows], dtype=object),
+        }
+    )
+    assert EF.to_csv_bytes(frame) == pandas_export_csv(frame)
+    assert EF.to_csv_bytes(frame, bom=True) == codecs.BOM_UTF8 + pandas_export_csv(frame)

@@ -12,6 +12,7 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
+import polars as pl
 
 from scoring.core.report import COMBINED
 from scoring.core.stats import agreement_table, cohen_kappa, raw_agreement, wilson_interval
@@ -78,10 +79,17 @@ def check_verdict(verdict: str | None) -> str:
 
 
 
+def _polars_text(values: object) -> pl.Series:
+    if isinstance(values, pd.Series | pd.Index):
+        return pl.from_pandas(pd.Series(values, copy=False)).cast(pl.String, strict=False)
+    items = values.tolist() if isinstance(values, np.ndarray) else list(values)  # type: ignore[union-attr]
+    return pl.Series(items, dtype=pl.String, strict=False)
+
+
 def isin(values: pd.Series | pd.Index, keys: Iterable[str]) -> np.ndarray:
-    """Membership as object arrays: pandas' Arrow string ``isin`` loops in Python (slow at 100k)."""
-    haystack = np.asarray(keys if hasattr(keys, "__array__") else list(keys), dtype=object)
-    return pd.Index(np.asarray(values, dtype=object), dtype=object).isin(pd.Index(haystack, dtype=object))
+    """Membership hashed by polars: pandas' Arrow-string ``isin`` loops in Python, and turning a
+    million Arrow strings into Python objects first took a second."""
+    return _polars_text(values).is_in(_polars_text(keys).implode()).fill_null(False).to_numpy()
 
 
 def utc(values: pd.Series) -> pd.Series:
@@ -166,13 +174,20 @@ def final_verdicts(
     label) a ``judge_label`` column is added. Columns of ``scored`` with these names (an input
     file's own ``note``, say) are replaced; the export keeps them under ``<name>_input``.
     """
-    out = scored.copy()
-    aligned = summary.reindex(out["item_key"].to_numpy())
+    out = scored.copy(deep=False)  # copy-on-write: columns are added, the caller's stay
+    keys = out["item_key"]
+    # Only reviewed rows (a few of a large run) look their summary up; the rest stay empty.
+    reviewed = isin(keys, summary.index) if len(summary) else np.zeros(len(out), dtype=bool)
+    aligned = summary.reindex(keys.to_numpy(dtype=object)[reviewed]) if reviewed.any() else summary.iloc[:0]
     for col in ("human_verdict", "reviewers", "reason", "note"):
-        out[col] = aligned[col].fillna("").astype(object).to_numpy()
-    out["reviewed_at"] = utc(aligned["reviewed_at"]).to_numpy()
+        values = np.full(len(out), "", dtype=object)
+        values[reviewed] = aligned[col].fillna("").astype(object).to_numpy()
+        out[col] = values
+    times = pd.Series(pd.NaT, index=out.index, dtype="datetime64[us, UTC]")
+    times.iloc[np.flatnonzero(reviewed)] = utc(aligned["reviewed_at"]).to_numpy()
+    out["reviewed_at"] = times
     human = out["human_verdict"].to_numpy(dtype=object)
-    auto = out["bucket"].map(AUTO_RULE).fillna(PENDING).to_numpy(dtype=object)
+    auto = _polars_text(out["bucket"]).replace_strict(AUTO_RULE, default=PENDING).to_numpy().astype(object)
     is_human = np.isin(human, VERDICTS)
     is_conflict = human == CONFLICT
     final = np.where(is_human, human, np.where(is_conflict, PENDING, auto))

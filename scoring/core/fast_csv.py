@@ -54,6 +54,8 @@ def read_polars(body: bytes, sep: str) -> pl.DataFrame | None:
     """
     if (b"\r" in body and body.count(b"\r") != body.count(b"\r\n")) or _stray_quotes(body, sep):
         return None
+    if not body.endswith(b"\n"):
+        body += b"\n"  # polars lets a last line without a newline carry an extra empty cell
     try:
         table = pl.read_csv(
             body, separator=sep, infer_schema=False, quote_char='"', truncate_ragged_lines=False, raise_if_empty=True

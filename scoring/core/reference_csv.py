@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import warnings
 
 import pandas as pd
 import polars as pl
@@ -20,17 +21,27 @@ def parse(text: str, sep: str) -> pd.DataFrame:
     # strings back to Python objects costs more than the Arrow layout saves. The C parser reads
     # UTF-8 bytes more than twice as fast as a text stream.
     try:
-        return pd.read_csv(
-            io.BytesIO(text.encode("utf-8")),
-            encoding="utf-8",
-            sep=sep,
-            dtype=object,
-            keep_default_na=False,
-            na_filter=False,
-            quoting=csv.QUOTE_MINIMAL,
-            skip_blank_lines=True,
-            engine="c",
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            return pd.read_csv(
+                io.BytesIO(text.encode("utf-8")),
+                encoding="utf-8",
+                sep=sep,
+                dtype=object,
+                keep_default_na=False,
+                na_filter=False,
+                quoting=csv.QUOTE_MINIMAL,
+                skip_blank_lines=True,
+                engine="c",
+                # A first data row longer than the header would otherwise become the index,
+                # shifting every cell one column left without a word.
+                index_col=False,
+            )
+    except pd.errors.ParserWarning:
+        raise InputError(
+            "The file is not a well-formed table: the first data row (line 2) has more cells than "
+            "the header."
+        ) from None
     except pd.errors.EmptyDataError:
         raise InputError("The file is empty: expected a header row and at least one data row.") from None
     except pd.errors.ParserError as exc:

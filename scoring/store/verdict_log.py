@@ -241,7 +241,11 @@ def undo_last_mark(engine: Engine, reviewer: str, run_id: int | None = None) -> 
 
 
 def _unique_keys(item_keys: Iterable[str]) -> pd.Index:
-    keys = item_keys if isinstance(item_keys, pd.Series | pd.Index | np.ndarray) else list(item_keys)
+    """Distinct keys, in the column's own dtype (converting a million Arrow strings to Python
+    objects first cost a second)."""
+    if isinstance(item_keys, pd.Series | pd.Index):
+        return pd.Index(item_keys.unique())
+    keys = item_keys if isinstance(item_keys, np.ndarray) else list(item_keys)
     return pd.Index(pd.unique(pd.Series(keys, dtype=object)))
 
 
@@ -262,13 +266,13 @@ def read_events(
         stmt = stmt.where(VerdictEvent.reviewer == reviewer)
     if actions is not None:
         stmt = stmt.where(VerdictEvent.action.in_(list(actions)))
-    keys: pd.Index | None = None
+    keys: Iterable[str] | None = None
     if item_keys is not None:
-        keys = _unique_keys(item_keys)
+        keys = item_keys if isinstance(item_keys, pd.Series | pd.Index | np.ndarray) else list(item_keys)
         if len(keys) == 0:
             return pd.DataFrame(columns=columns)
-        if len(keys) <= KEY_FILTER_LIMIT:
-            stmt = stmt.where(VerdictEvent.item_key.in_([str(k) for k in keys]))
+        if len(keys) <= KEY_FILTER_LIMIT:  # else: read every event, then keep the run's (below)
+            stmt = stmt.where(VerdictEvent.item_key.in_([str(k) for k in _unique_keys(keys)]))
     with engine.connect() as conn:
         rows = conn.execute(stmt).all()
     frame = pd.DataFrame.from_records([tuple(r) for r in rows], columns=columns)
