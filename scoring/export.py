@@ -7,7 +7,7 @@ and reading an export back live in :mod:`scoring.core.export_format`; restoring 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -39,9 +39,13 @@ from scoring.judge import stored_labels
 from scoring.store import ROW_COLUMNS, get_run, load_scored, make_engine
 from scoring.store.restore import restore_verdicts
 
+#: From this many rows the Export page prepares the file first, showing its phases, then offers
+#: the download (a million rows take seconds to build; a silent button gets clicked again).
+PREPARE_ROWS = 100_000
+
 #: The export's public names, wherever they are implemented (pages and tests use ``export.X``).
 __all__ = [
-    "DERIVED_COLUMNS", "EXPORT_COLUMNS", "JUDGE_COLUMN", "VERDICTS_COLUMN", "build_export", "manifest", "neutralise",
+    "DERIVED_COLUMNS", "EXPORT_COLUMNS", "JUDGE_COLUMN", "PREPARE_ROWS", "VERDICTS_COLUMN", "build_export", "manifest", "neutralise",
     "open_existing", "restore_verdicts", "split_exported", "stored_judge_labels", "to_csv_bytes", "to_jsonl_bytes",
     "unneutralise",
 ]  # fmt: skip
@@ -66,17 +70,22 @@ def build_export(
     run_id: int,
     judge_labels: Mapping[str, str] | None = None,
     judge_settles: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Every row of a run in input order: input columns, both metrics, human and final verdicts,
     and every reviewer's own verdict in :data:`VERDICTS_COLUMN` (lists of dicts).
 
     An input column named like an export column is kept under ``<name>_input``.
-    Raises :class:`InputError` when the run does not exist.
+    Raises :class:`InputError` when the run does not exist. ``progress(phase, done, total)``
+    hears "loading" and "verdicts" (the page's status for a large run).
     """
+    report = progress or (lambda phase, done, total: None)
     info = get_run(engine, run_id)
     if info is None:
         raise InputError(f"No run with id {run_id}.")
+    report("loading", 0, info.n_rows)
     scored = load_scored(engine, run_id)
+    report("verdicts", 0, len(scored))
     current = review.current_verdicts(engine, scored["item_key"])
     final = review.final_verdicts(scored, review.human_summary(current), judge_labels, judge_settles)
     final["reviewed_at"] = format_time(final["reviewed_at"])

@@ -7,6 +7,7 @@ on screen: every mark must be stored the moment it is given.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from collections.abc import Iterator
@@ -415,3 +416,29 @@ def test_with_sign_in_configured_a_typed_name_is_not_enough(
     for key in ("q_yes", "q_no", "q_skip", "q_undo"):
         assert at.button(key=key).disabled, key
     assert event_count(engine) == 0
+
+
+def test_a_large_run_is_prepared_with_its_phases_then_downloaded(
+    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From export.PREPARE_ROWS rows the page builds the file on "Prepare", showing its phases,
+    then offers it: the bytes are the export of the database at that moment, with its manifest."""
+    monkeypatch.setattr(export, "PREPARE_ROWS", 1)
+    managers = record_media_managers(monkeypatch)
+    at = open_page("export", run_id=run_id)
+    assert [b.key for b in at.download_button] == []  # nothing to download before preparing
+    review.record_mark(engine, key_of(scored, order[0]), run_id, "carol", "wrong", "", "=2+2")
+    at.button(key="prepare_export").click().run()
+    assert not at.exception
+    assert [(s.label, s.state) for s in at.status] == [(f"CSV export ready: {len(scored):,} rows", "complete")]
+    url = at.download_button(key="dl_prepared").proto.url
+    data = managers[-1]._storage.get_file(url.rsplit("/", 1)[-1]).content
+    assert data == export.to_csv_bytes(export.build_export(engine, run_id))
+    csv = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
+    assert (csv.iloc[order[0]]["final_verdict"], csv.iloc[order[0]]["note"]) == ("wrong", "'=2+2")
+    url = at.download_button(key="dl_prepared_manifest").proto.url
+    manifest = json.loads(managers[-1]._storage.get_file(url.rsplit("/", 1)[-1]).content)
+    assert manifest["rows"] == len(scored) and manifest["format"] == "csv"
+    assert manifest["export_sha256"] == hashlib.sha256(data).hexdigest()
+    at.checkbox(key="export_bom").check().run()  # another setting: the prepared file no longer applies
+    assert [b.key for b in at.download_button] == []

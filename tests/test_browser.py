@@ -186,3 +186,38 @@ def test_shared_link_works_as_the_first_visit_after_a_start(tmp_path: Path, brow
     finally:
         ctx.close()
         app.stop()
+
+
+SEEN_PHASES = """() => {
+  window.__phases = [];
+  const keep = (el) => {
+    const t = el.innerText.trim();
+    if (t && !window.__phases.includes(t)) window.__phases.push(t);
+  };
+  const record = () => document.querySelectorAll("[data-testid='stProgress'], [data-testid='stExpander'] summary")
+    .forEach(keep);
+  new MutationObserver(record).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
+
+def test_a_large_upload_shows_its_phases(server: AppServer, page: Page) -> None:
+    """A 200,000-row upload shows scoring and saving k of n rows as they happen, then its result,
+    and opens its Overview (the texts are recorded by a MutationObserver as the page changes;
+    reading so small a file is over before the browser draws it)."""
+    rows = 200_000
+    lines = ["question,answer,Domain,response"]
+    lines += [f"q{i},a{i % 97} b,D{i % 5},the a{i % 89} b {i}" for i in range(rows)]
+    data = ("\n".join(lines) + "\n").encode()
+    page.goto(server.url, timeout=TIMEOUT_MS)
+    settle(page)
+    open_nav(page, "Upload", "Upload a model run")
+    page.evaluate(SEEN_PHASES)
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
+        files=[{"name": "large_run.csv", "mimeType": "text/csv", "buffer": data}]
+    )
+    expect(page.locator("h1").first).to_have_text("Overview: large_run", timeout=TIMEOUT_MS)
+    seen = " | ".join(page.evaluate("window.__phases || []"))
+    assert f"Scoring {rows:,} rows" in seen, seen
+    assert re.search(rf"Saving [\d,]+ of {rows:,} rows", seen), seen
+    assert f"large_run.csv: saved ({rows:,} rows)" in seen, seen
+    assert exception_count(page) == 0

@@ -1,4 +1,9 @@
-"""Export adjudicated verdicts as CSV or JSONL, with a manifest; built when the button is clicked."""
+"""Export adjudicated verdicts as CSV or JSONL, with a manifest.
+
+A run of ordinary size exports when a download button is clicked (the file is built on click).
+A large run is prepared first, with its phases shown, then downloaded: building a million rows
+takes seconds, and a button that seems to do nothing for that long gets clicked again.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import json
 import streamlit as st
 
 from scoring import export
+from scoring.core.formatting import phase_progress
 from ui import state
 
 run = state.require_run()
@@ -44,11 +50,47 @@ def _manifest() -> bytes:
     return json.dumps(info, ensure_ascii=False, indent=2).encode("utf-8")
 
 
-c1, c2, c3 = st.columns(3)
-c1.download_button("Download CSV", _csv, file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
-c2.download_button("Download JSONL", _jsonl, file_name=f"{stem}.jsonl", mime="application/jsonl", key="dl_jsonl")
-c3.download_button("Download manifest", _manifest, file_name=f"{stem}.manifest.json", mime="application/json",
-                   key="dl_manifest")
+def _prepare(kind: str) -> dict:
+    """Build the export of a large run with its phases on a progress bar; returns the files."""
+    with st.status(f"Preparing the {kind} export of {run.n_rows:,} rows", expanded=True) as status:
+        bar = st.progress(*phase_progress("export", "loading", 0, run.n_rows))
+
+        def show(phase: str, done: int, total: int) -> None:
+            fraction, text = phase_progress("export", phase, done, total)
+            bar.progress(min(fraction, 1.0), text=text)
+
+        frame = export.build_export(engine, url_run, **judge_args, progress=show)
+        show("writing", 0, len(frame))
+        data = export.to_csv_bytes(frame, bom=bom) if kind == "CSV" else export.to_jsonl_bytes(frame)
+        show("writing", len(frame), len(frame))
+        info = export.manifest(engine, url_run, frame, data=data, judge_settles=judge_settles)
+        info["format"] = kind.lower()
+        status.update(label=f"{kind} export ready: {len(frame):,} rows", state="complete", expanded=False)
+    manifest_bytes = json.dumps(info, ensure_ascii=False, indent=2).encode("utf-8")
+    return {"run": run.id, "kind": kind, "bom": bom, "data": data, "manifest": manifest_bytes}
+
+
+if run.n_rows < export.PREPARE_ROWS:
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("Download CSV", _csv, file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
+    c2.download_button("Download JSONL", _jsonl, file_name=f"{stem}.jsonl", mime="application/jsonl",
+                       key="dl_jsonl")
+    c3.download_button("Download manifest", _manifest, file_name=f"{stem}.manifest.json", mime="application/json",
+                       key="dl_manifest")
+else:
+    kind = st.radio("Format", ["CSV", "JSONL"], horizontal=True, key="export_kind")
+    if st.button(f"Prepare the {kind} export", key="prepare_export", type="primary"):
+        st.session_state["prepared_export"] = _prepare(kind)
+    ready = st.session_state.get("prepared_export")
+    if ready and ready["run"] == run.id and ready["kind"] == kind and ready["bom"] == bom:
+        suffix, mime = ("csv", "text/csv") if kind == "CSV" else ("jsonl", "application/jsonl")
+        c1, c2 = st.columns(2)
+        c1.download_button(f"Download {kind}", ready["data"], file_name=f"{stem}.{suffix}", mime=mime,
+                           key="dl_prepared", on_click="ignore")
+        c2.download_button("Download manifest", ready["manifest"], file_name=f"{stem}.manifest.json",
+                           mime="application/json", key="dl_prepared_manifest", on_click="ignore")
+    else:
+        st.caption("Verdicts given after preparing are not in the file: prepare again to include them.")
 final = state.final_frame(run.id)
 st.subheader("Final verdicts")
 st.dataframe(final["final_source"].value_counts().rename_axis("final source").reset_index(), hide_index=True,

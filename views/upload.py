@@ -31,7 +31,7 @@ for upload in files or []:
         # take several seconds, and a bar that moves says the upload is alive.
         shown = md_escape(upload.name)  # a file name is untrusted text; labels render Markdown
         with st.status(f"Saving {shown}", expanded=True) as status:
-            bar = st.progress(0.0, text="Starting")
+            bar = st.progress(*phase_progress("upload", "reading", 0, 0))
 
             def show(phase: str, done: int, total: int, bar=bar) -> None:
                 fraction, text = phase_progress("upload", phase, done, total)

@@ -44,12 +44,15 @@ def load_for_cli(path: str) -> LoadedRun:
 def csv_cells(table: pl.DataFrame) -> pl.DataFrame:
     """Cells as the spec's scripts write them: booleans ``True``/``False``, an empty text cell
     unquoted (polars would write ``""``); missing values stay empty."""
+    strings = [name for name, dtype in table.schema.items() if dtype == pl.String]
+    has_empty = table.select((pl.col(name).str.len_bytes() == 0).any() for name in strings).row(0) if strings else ()
+    empty = {name for name, found in zip(strings, has_empty) if found}
     cells = []
     for name, dtype in table.schema.items():
         col = pl.col(name)
         if dtype == pl.Boolean:
             cells.append(pl.when(col).then(pl.lit("True")).when(~col).then(pl.lit("False")).alias(name))
-        elif dtype == pl.String:
+        elif name in empty:  # rewriting a column costs a copy of its text: only where needed
             cells.append(pl.when(col != "").then(col).alias(name))
         else:
             cells.append(col)
