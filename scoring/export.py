@@ -45,9 +45,9 @@ PREPARE_ROWS = 100_000
 
 #: The export's public names, wherever they are implemented (pages and tests use ``export.X``).
 __all__ = [
-    "DERIVED_COLUMNS", "EXPORT_COLUMNS", "JUDGE_COLUMN", "PREPARE_ROWS", "VERDICTS_COLUMN", "build_export", "manifest", "neutralise",
-    "open_existing", "restore_verdicts", "split_exported", "stored_judge_labels", "to_csv_bytes", "to_jsonl_bytes",
-    "unneutralise",
+    "DERIVED_COLUMNS", "EXPORT_COLUMNS", "JUDGE_COLUMN", "PREPARE_ROWS", "VERDICTS_COLUMN", "build_export",
+    "manifest", "neutralise", "open_existing", "restore_verdicts", "split_exported", "stored_judge_labels",
+    "to_csv_bytes", "to_jsonl_bytes", "unneutralise",
 ]  # fmt: skip
 
 

@@ -5,8 +5,11 @@ synthetic upload (``bench_dashboard.synthetic_csv``) is saved into a fresh SQLit
 the sample run, two ways, while a reviewer thread marks a sample row every 100 ms from the moment
 the rows start going in until the save returns:
 
-* baseline: the old path, kept here only: the run and all its rows in ONE write transaction;
-* project: ``store.save_run`` (rows in short transactions, :mod:`scoring.store.chunked`).
+* baseline: the run and all its stored parts in ONE write transaction (kept here only);
+* project: ``store.save_run`` (parts in short transactions, :mod:`scoring.store.chunked`).
+
+Since issue 10 a run's rows are stored as one Parquet file in 2 MiB parts, so the write phase is
+a few inserts; the baseline shows what one transaction for all of them holds.
 
 Printed per way: the whole save (parse, score, write), the write phase, the number of write
 transactions and the longest write-lock hold (BEGIN to COMMIT as timed by the saver, which also
@@ -41,8 +44,8 @@ from sqlalchemy import Engine, insert  # noqa: E402
 
 from scoring import review, store  # noqa: E402
 from scoring.core.loader import load_bytes  # noqa: E402
-from scoring.store import judge_cache, make_engine, runs, writer  # noqa: E402  # noqa: E402
-from scoring.store.tables import Run, RunRow  # noqa: E402
+from scoring.store import judge_cache, make_engine, run_table, runs, writer  # noqa: E402
+from scoring.store.tables import Run, RunPart  # noqa: E402
 
 MARK_EVERY_S = 0.1
 JUDGE_ROWS = 5_000
@@ -52,31 +55,28 @@ JUDGE_ROWS = 5_000
 
 
 def save_single_transaction(engine: Engine, data: bytes, filename: str, writing: threading.Event) -> list[float]:
-    """store.save_run as it was before issue 8: parse and score, then the run and every row in one
-    write transaction. Returns that transaction's lock hold (a one-element list)."""
-    frame = load_bytes(data, filename).frame
+    """store.save_run without short transactions: parse and score, then the run and every part in
+    one write transaction. Returns that transaction's lock hold (a one-element list)."""
+    frame = load_bytes(data, filename).table
     extra = [c for c in frame.columns if c not in store.ROW_COLUMNS]
-    records = runs._row_records(frame, extra)
+    parts = run_table.to_parts(run_table.scored_rows(frame, extra))
     writing.set()
     with writer(engine).begin() as conn:
         began = time.perf_counter()
         run_id = conn.execute(
             insert(Run).values(
                 name=Path(filename).stem, filename=filename, sha256=store.sha256_bytes(data),
-                n_rows=len(frame), extra_columns=json.dumps(extra), complete=True,
+                n_rows=frame.height, extra_columns=json.dumps(extra), complete=True,
             )  # fmt: skip
         ).inserted_primary_key[0]
-        for record in records:
-            record["run_id"] = run_id
-        for start in range(0, len(records), 20_000):
-            conn.execute(insert(RunRow), records[start : start + 20_000])
+        conn.execute(insert(RunPart), [{"run_id": run_id, "part": i, "data": d} for i, d in enumerate(parts)])
     return [time.perf_counter() - began]
 
 
 def save_project(engine: Engine, data: bytes, filename: str, writing: threading.Event) -> list[float]:
     """store.save_run, with its write transactions' lock holds taken from the stats it records."""
     holds: list[float] = []
-    real = runs._write_rows
+    real = runs._write_parts
 
     def spy(*args, **kwargs):
         writing.set()
@@ -84,11 +84,11 @@ def save_project(engine: Engine, data: bytes, filename: str, writing: threading.
         holds.extend(stats.holds)
         return stats
 
-    runs._write_rows = spy
+    runs._write_parts = spy
     try:
         result = store.save_run(engine, data, filename)
     finally:
-        runs._write_rows = real
+        runs._write_parts = real
     assert result.created
     return holds
 

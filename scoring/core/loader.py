@@ -128,7 +128,9 @@ def _finish(table: pl.DataFrame) -> LoadedRun:
         raise InputError(f"Missing required {plural} {names}. Columns found: {found}.")
     if table.height == 0:
         raise InputError(f"The file has a header ({found}) but no data rows.")
-    table = table.with_columns(pl.all().cast(pl.String).fill_null(""))
+    table = table.with_columns(pl.all().cast(pl.String))
+    with_nulls = [name for name, count in zip(table.columns, table.null_count().row(0)) if count]
+    table = table.with_columns(pl.col(with_nulls).fill_null(""))  # only where a cell is missing
     warnings: list[str] = []
     if "Domain" not in table.columns:
         table = table.with_columns(Domain=pl.lit(SINGLE_DOMAIN))
