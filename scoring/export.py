@@ -7,11 +7,12 @@ and reading an export back live in :mod:`scoring.core.export_format`; restoring 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
+import polars as pl
 from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -30,15 +31,19 @@ from scoring.core.export_format import (
     format_time,
     neutralise,
     split_exported,
+    table_csv_bytes,
     to_csv_bytes,
     to_jsonl_bytes,
     unneutralise,
     verdict_lists,
+    verdicts_text,
 )
-from scoring.judge import stored_labels
-from scoring.store import ROW_COLUMNS, get_run, load_scored, make_engine
+from scoring.store import ROW_COLUMNS, get_run, judge_cache, load_scored, load_table, make_engine
 from scoring.store.restore import restore_verdicts
+from scoring.store.run_table import EXTRA_PREFIX
 
+#: The columns :func:`scoring.review.final_verdicts` adds that the export carries.
+FINAL_COLUMNS = ["human_verdict", "reviewers", "reason", "note", "final_verdict", "final_source", "reviewed_at"]
 #: From this many rows the Export page prepares the file first, showing its phases, then offers
 #: the download (a million rows take seconds to build; a silent button gets clicked again).
 PREPARE_ROWS = 100_000
@@ -46,8 +51,8 @@ PREPARE_ROWS = 100_000
 #: The export's public names, wherever they are implemented (pages and tests use ``export.X``).
 __all__ = [
     "DERIVED_COLUMNS", "EXPORT_COLUMNS", "JUDGE_COLUMN", "PREPARE_ROWS", "VERDICTS_COLUMN", "build_export",
-    "manifest", "neutralise", "open_existing", "restore_verdicts", "split_exported", "stored_judge_labels",
-    "to_csv_bytes", "to_jsonl_bytes", "unneutralise",
+    "export_table", "manifest", "neutralise", "open_existing", "restore_verdicts", "split_exported",
+    "stored_judge_labels", "table_csv_bytes", "to_csv_bytes", "to_jsonl_bytes", "unneutralise",
 ]  # fmt: skip
 
 
@@ -63,6 +68,13 @@ def _input_names(extras: list[str], added: set[str]) -> dict[str, str]:
             taken.add(new)
             renames[col] = new
     return renames
+
+
+def _extra_source(columns: Iterable[str], name: str) -> str:
+    """The stored column holding input column ``name`` (``extra:<name>`` when the name is taken
+    by a stored column such as ``bucket``; see :func:`scoring.store.load_table`)."""
+    prefixed = f"{EXTRA_PREFIX}{name}"
+    return prefixed if prefixed in set(columns) else name
 
 
 def build_export(
@@ -93,7 +105,9 @@ def build_export(
     added = [*EXPORT_COLUMNS, VERDICTS_COLUMN, *([JUDGE_COLUMN] if judge_labels is not None else [])]
     extras = list(info.extra_columns)
     renames = _input_names(extras, set(added))
-    inputs = scored[[*ROW_COLUMNS, *extras]].rename(columns=renames)  # final's 'note' is the reviewers'
+    sources = [_extra_source(scored.columns, name) for name in extras]
+    inputs = scored[[*ROW_COLUMNS, *sources]]  # final's 'note' is the reviewers'
+    inputs.columns = [*ROW_COLUMNS, *(renames.get(name, name) for name in extras)]
     out = pd.concat([inputs, final[added]], axis=1).reset_index(drop=True)
     for col in ("exact_correct", "overlap_correct"):
         out[col] = out[col].astype(bool)
@@ -102,10 +116,71 @@ def build_export(
     return out
 
 
+def export_table(
+    engine: Engine,
+    run_id: int,
+    judge_labels: Mapping[str, str] | None = None,
+    judge_settles: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> pl.DataFrame:
+    """:func:`build_export` as polars text columns, for the CSV file: the same rows and cells
+    (``test_export`` checks the bytes agree), about five times faster on a million rows.
+
+    The rules are not restated here. Rows someone reviewed (a few of a large run) go through
+    :func:`scoring.review.final_verdicts` as they are; every other row's final verdict depends
+    only on its bucket and judge label, so the rule is applied once per distinct pair of those
+    and joined back.
+    """
+    report = progress or (lambda phase, done, total: None)
+    info = get_run(engine, run_id)
+    if info is None:
+        raise InputError(f"No run with id {run_id}.")
+    report("loading", 0, info.n_rows)
+    table = load_table(engine, run_id)
+    report("verdicts", 0, table.height)
+    current = review.current_verdicts(engine, table["item_key"])  # polars keys: no conversion
+    summary = review.human_summary(current)
+    labels = dict(judge_labels or {})
+    label = table["item_key"].replace_strict(labels, default="", return_dtype=pl.String) if labels else None
+    keyed = table.select("item_key", "bucket").with_columns(_label=label if label is not None else pl.lit(""))
+    reviewed = keyed["item_key"].is_in(pl.Series(summary.index.astype(str).tolist(), dtype=pl.String).implode())
+    derived = [*FINAL_COLUMNS, *([JUDGE_COLUMN] if judge_labels is not None else [])]
+    # Rows nobody reviewed: one row per (bucket, judge label) through the same rule.
+    combos = keyed.filter(~reviewed).select("bucket", "_label").unique(maintain_order=True)
+    combos = combos.with_columns(item_key=pl.format("combo:{}", pl.int_range(pl.len())))
+    combo_labels = dict(zip(combos["item_key"], combos["_label"])) if judge_labels is not None else None
+    ruled = review.final_verdicts(combos.to_pandas(), summary.iloc[:0], combo_labels, judge_settles)
+    ruled["reviewed_at"] = format_time(ruled["reviewed_at"])
+    ruled_pl = pl.from_pandas(ruled[["bucket", "_label", *derived]].astype(str))
+    out = keyed.join(ruled_pl, on=["bucket", "_label"], how="left", maintain_order="left").select(derived)
+    out = out.with_columns(pl.lit("").alias(VERDICTS_COLUMN))
+    where = reviewed.arg_true()
+    if not where.is_empty():  # the reviewed rows, exactly as build_export computes them
+        rows = keyed.filter(reviewed).to_pandas()
+        part = review.final_verdicts(rows, summary, labels if judge_labels is not None else None, judge_settles)
+        part["reviewed_at"] = format_time(part["reviewed_at"])
+        part[VERDICTS_COLUMN] = verdict_lists(current, part["item_key"]).map(verdicts_text)
+        out = out.with_columns(
+            out[col].scatter(where, pl.Series(part[col].astype(str).tolist(), dtype=pl.String))
+            for col in [*derived, VERDICTS_COLUMN]
+        )
+    added = [*EXPORT_COLUMNS, VERDICTS_COLUMN, *([JUDGE_COLUMN] if judge_labels is not None else [])]
+    extras = list(info.extra_columns)
+    renames = _input_names(extras, set(added))
+    inputs = table.select(
+        *ROW_COLUMNS,
+        *(pl.col(_extra_source(table.columns, name)).alias(renames.get(name, name)) for name in extras),
+    )
+    metrics = table.select("exact_correct", "overlap_correct", "matching_words", "total_golden_words", "bucket")
+    return pl.concat([inputs, metrics, out], how="horizontal").select(
+        *inputs.columns, *EXPORT_COLUMNS, VERDICTS_COLUMN, *([JUDGE_COLUMN] if judge_labels is not None else [])
+    )
+
+
 def manifest(
     engine: Engine,
     run_id: int,
-    frame: pd.DataFrame,
+    frame: pd.DataFrame | pl.DataFrame,
     data: bytes | None = None,
     judge_settles: bool = False,
 ) -> dict:
@@ -115,7 +190,10 @@ def manifest(
         raise InputError(f"No run with id {run_id}.")
 
     def counts(col: str, labels: tuple[str, ...]) -> dict[str, int]:
-        found = frame[col].value_counts() if col in frame.columns else pd.Series(dtype=int)
+        if col not in frame.columns:
+            return dict.fromkeys(labels, 0)
+        found = dict(frame[col].value_counts().iter_rows()) if isinstance(frame, pl.DataFrame) else (
+            frame[col].value_counts().to_dict())  # fmt: skip
         return {label: int(found.get(label, 0)) for label in labels}
 
     result = {
@@ -149,7 +227,10 @@ def stored_judge_labels(engine: Engine, run_id: int) -> dict[str, str]:
     """The latest stored judge label of each item of a run (any model), for the export."""
     if get_run(engine, run_id) is None:
         raise InputError(f"No run with id {run_id}.")
-    return stored_labels(engine, load_scored(engine, run_id)["item_key"], prompt_version=None)
+    # Read from the judge cache directly: importing scoring.judge would load the OpenAI SDK, a
+    # second of start-up for every `python -m scoring export`.
+    found = judge_cache.latest_by_item(engine, load_table(engine, run_id)["item_key"], model=None, prompt_version=None)
+    return {key: verdict.label for key, verdict in found.items()}
 
 
 def open_existing(url: str) -> Engine:

@@ -585,3 +585,39 @@ def test_cli_export_with_judge_labels_settles_only_when_asked(tmp_path, db_url, 
     assert (row["final_verdict"], row["final_source"]) == ("wrong", "judge")
     side = json.loads((tmp_path / "settled.csv.manifest.json").read_text(encoding="utf-8"))
     assert side["counts"]["final_source"]["judge"] >= 1
+
+
+# --- the polars export path (issue 10) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("labels", ["none", "labels", "settles"])
+@pytest.mark.parametrize("bom", [False, True])
+def test_export_table_csv_equals_build_export_csv(engine, conflicted, keys, labels, bom) -> None:
+    """The fast CSV (export_table + table_csv_bytes) is byte for byte the file build_export +
+    to_csv_bytes give: reviewed rows, conflicts, untouched rows, judge labels settling or not."""
+    judge = None if labels == "none" else {keys[1]: "CORRECT", keys[3]: "incorrect ", keys[5]: "NOT_ATTEMPTED"}
+    settles = labels == "settles"
+    slow = E.to_csv_bytes(E.build_export(engine, conflicted.id, judge_labels=judge, judge_settles=settles), bom=bom)
+    table = E.export_table(engine, conflicted.id, judge_labels=judge, judge_settles=settles)
+    assert E.table_csv_bytes(table, bom=bom) == slow
+    assert parse_csv(slow)[1:] and len(parse_csv(slow)) == len(keys) + 1
+    counts = E.manifest(engine, conflicted.id, table)["counts"]
+    assert counts == E.manifest(engine, conflicted.id, E.build_export(engine, conflicted.id, judge, settles))["counts"]
+
+
+def test_export_table_keeps_input_columns_named_like_stored_ones(engine) -> None:
+    """Input columns called ``bucket``, ``item_key`` or ``note`` are exported with their own
+    values (``bucket`` and ``note`` under ``<name>_input``), not the stored ones, on both paths."""
+    data = b"question,answer,Domain,response,bucket,item_key,note\nq,a,D,a,mine,k1,n1\nq2,b,D,x,yours,k2,n2\n"
+    run = store.save_run(engine, data, "named.csv").run
+    frame = E.build_export(engine, run.id)
+    assert frame["note_input"].tolist() == ["n1", "n2"]
+    assert frame.columns.tolist()[4:7] == ["bucket_input", "item_key", "note_input"]
+    assert frame["bucket_input"].tolist() == ["mine", "yours"] and frame["item_key"].tolist() == ["k1", "k2"]
+    assert E.table_csv_bytes(E.export_table(engine, run.id)) == E.to_csv_bytes(frame)
+
+
+def test_export_cli_uses_the_fast_path_and_writes_the_same_file(tmp_path, db_url, engine, conflicted) -> None:
+    out = tmp_path / "fast.csv"
+    assert main(["export", "--run", str(conflicted.id), "--out", str(out), "--db", db_url]) == 0
+    assert out.read_bytes() == E.to_csv_bytes(E.build_export(engine, conflicted.id))

@@ -59,9 +59,14 @@ def _prepare(kind: str) -> dict:
             fraction, text = phase_progress("export", phase, done, total)
             bar.progress(min(fraction, 1.0), text=text)
 
-        frame = export.build_export(engine, url_run, **judge_args, progress=show)
-        show("writing", 0, len(frame))
-        data = export.to_csv_bytes(frame, bom=bom) if kind == "CSV" else export.to_jsonl_bytes(frame)
+        if kind == "CSV":
+            frame = export.export_table(engine, url_run, **judge_args, progress=show)
+            show("writing", 0, len(frame))
+            data = export.table_csv_bytes(frame, bom=bom)
+        else:
+            frame = export.build_export(engine, url_run, **judge_args, progress=show)
+            show("writing", 0, len(frame))
+            data = export.to_jsonl_bytes(frame)
         show("writing", len(frame), len(frame))
         info = export.manifest(engine, url_run, frame, data=data, judge_settles=judge_settles)
         info["format"] = kind.lower()

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from scoring.cli.common import fail, guarded, register
 from scoring.core.errors import InputError
-from scoring.core.export_format import to_csv_bytes, to_jsonl_bytes
-from scoring.export import build_export, manifest, open_existing, stored_judge_labels
+from scoring.core.export_format import table_csv_bytes, to_jsonl_bytes
+from scoring.export import build_export, export_table, manifest, open_existing, stored_judge_labels
 from scoring.store import database_url
 
 
@@ -35,8 +35,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     def body() -> None:
         engine = open_existing(args.db or database_url())
         labels = stored_judge_labels(engine, args.run) if args.judge or args.judge_settles else None
-        frame = build_export(engine, args.run, judge_labels=labels, judge_settles=args.judge_settles)
-        data = to_csv_bytes(frame, bom=args.bom) if args.format == "csv" else to_jsonl_bytes(frame)
+        if args.format == "csv":  # polars all the way: a million rows in a few seconds
+            frame = export_table(engine, args.run, judge_labels=labels, judge_settles=args.judge_settles)
+            data = table_csv_bytes(frame, bom=args.bom)
+        else:
+            frame = build_export(engine, args.run, judge_labels=labels, judge_settles=args.judge_settles)
+            data = to_jsonl_bytes(frame)
         out = Path(args.out)
         side = Path(f"{args.out}.manifest.json")
         info = manifest(engine, args.run, frame, data=data, judge_settles=args.judge_settles)

@@ -80,13 +80,15 @@ def check_verdict(verdict: str | None) -> str:
 
 
 def _polars_text(values: object) -> pl.Series:
+    if isinstance(values, pl.Series):
+        return values.cast(pl.String, strict=False)
     if isinstance(values, pd.Series | pd.Index):
         return pl.from_pandas(pd.Series(values, copy=False)).cast(pl.String, strict=False)
     items = values.tolist() if isinstance(values, np.ndarray) else list(values)  # type: ignore[union-attr]
     return pl.Series(items, dtype=pl.String, strict=False)
 
 
-def isin(values: pd.Series | pd.Index, keys: Iterable[str]) -> np.ndarray:
+def isin(values: pd.Series | pd.Index | pl.Series, keys: Iterable[str]) -> np.ndarray:
     """Membership hashed by polars: pandas' Arrow-string ``isin`` loops in Python, and turning a
     million Arrow strings into Python objects first took a second."""
     return _polars_text(values).is_in(_polars_text(keys).implode()).fill_null(False).to_numpy()

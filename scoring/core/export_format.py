@@ -106,7 +106,7 @@ def verdict_lists(current: pd.DataFrame, keys: pd.Series) -> pd.Series:
     return pd.Series(lists, index=keys.index, dtype=object)
 
 
-def _verdicts_text(value: object) -> str:
+def verdicts_text(value: object) -> str:
     """A :data:`VERDICTS_COLUMN` cell as CSV text: compact JSON, "" for nobody."""
     if isinstance(value, list | tuple):
         return json.dumps(list(value), ensure_ascii=False, separators=(",", ":")) if value else ""
@@ -118,7 +118,7 @@ def _cell_text(values: pd.Series) -> pd.Series:
     if pd.api.types.is_bool_dtype(values):
         return values.map({True: "True", False: "False"}).astype(object)
     if str(values.name) == VERDICTS_COLUMN:
-        return values.map(_verdicts_text).astype(object)
+        return values.map(verdicts_text).astype(object)
     return values.astype(object).where(values.notna(), "").map(str)
 
 
@@ -151,7 +151,7 @@ def _csv_column(values: pd.Series) -> pl.Series:
         texts = np.full(len(values), "", dtype=object)
         cells = values.to_numpy(dtype=object)
         for pos in np.flatnonzero(np.fromiter(map(bool, cells), dtype=bool, count=len(cells))):
-            texts[pos] = _verdicts_text(cells[pos])
+            texts[pos] = verdicts_text(cells[pos])
         return pl.Series(texts.tolist(), dtype=pl.String)
     try:
         column = pl.from_pandas(values.reset_index(drop=True))
@@ -167,23 +167,33 @@ def _csv_column(values: pd.Series) -> pl.Series:
 
 
 def to_csv_bytes(frame: pd.DataFrame, bom: bool = False) -> bytes:
-    """UTF-8 CSV (CRLF rows, minimal quoting) with formula-like cells neutralised.
+    """UTF-8 CSV (CRLF rows, minimal quoting) with formula-like cells neutralised."""
+    columns = [_csv_column(frame.iloc[:, i]).alias(str(name)) for i, name in enumerate(frame.columns)]
+    return table_csv_bytes(pl.DataFrame(columns), bom)
+
+
+def table_csv_bytes(table: pl.DataFrame, bom: bool = False) -> bytes:
+    """:func:`to_csv_bytes` of a polars table: headers and cells neutralised the same way.
 
     Written by polars (a million rows in about a second; pandas took over ten): the bytes are
-    those pandas' ``to_csv`` wrote, an empty cell unquoted.
+    those pandas' ``to_csv`` wrote, an empty cell unquoted, booleans ``True``/``False``.
     """
-    names = [_neutralise_name(str(c)) for c in frame.columns]
-    table = pl.DataFrame([_csv_column(frame.iloc[:, i]).alias(name) for i, name in enumerate(names)])
+    table = table.rename({name: _neutralise_name(name) for name in table.columns})
+    text = [
+        pl.when(pl.col(n)).then(pl.lit("True")).otherwise(pl.lit("False")).alias(n) if dtype == pl.Boolean
+        else pl.col(n).cast(pl.String).fill_null("").alias(n)
+        for n, dtype in table.schema.items()
+    ]  # fmt: skip
     cells = [
         pl.when(pl.col(name) == "").then(None)
         .when(_formula_like(pl.col(name))).then(pl.lit("'") + pl.col(name))
         .otherwise(pl.col(name)).alias(name)
-        for name in names
+        for name in table.columns
     ]  # fmt: skip
     buffer = io.BytesIO()
     if bom:
         buffer.write(codecs.BOM_UTF8)
-    table.select(cells).write_csv(buffer, quote_style="necessary", line_terminator="\r\n")
+    table.select(text).select(cells).write_csv(buffer, quote_style="necessary", line_terminator="\r\n")
     return buffer.getvalue()
 
 

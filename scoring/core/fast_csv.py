@@ -26,7 +26,10 @@ def _stray_quotes(body: bytes, sep: str) -> bool:
     on the quotes' positions only, so a file without quotes costs one scan.
     """
     data = np.frombuffer(body, dtype=np.uint8)
-    where = np.flatnonzero(data == QUOTE)
+    step = 1 << 18  # slices that stay in the CPU cache: half the time of one pass over the file
+    where = np.concatenate(
+        [np.flatnonzero(data[i : i + step] == QUOTE) + i for i in range(0, data.size, step)] or [np.zeros(0, np.int64)]
+    )
     if where.size % 2:
         return True  # a quoted cell runs to the end of the file: pandas refuses it, polars not
     if where.size == 0:

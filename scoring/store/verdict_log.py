@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
+import polars as pl
 from sqlalchemy import Engine, exists, func, insert, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import aliased
@@ -268,7 +269,7 @@ def read_events(
         stmt = stmt.where(VerdictEvent.action.in_(list(actions)))
     keys: Iterable[str] | None = None
     if item_keys is not None:
-        keys = item_keys if isinstance(item_keys, pd.Series | pd.Index | np.ndarray) else list(item_keys)
+        keys = item_keys if isinstance(item_keys, pd.Series | pd.Index | np.ndarray | pl.Series) else list(item_keys)
         if len(keys) == 0:
             return pd.DataFrame(columns=columns)
         if len(keys) <= KEY_FILTER_LIMIT:  # else: read every event, then keep the run's (below)
