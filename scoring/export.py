@@ -38,7 +38,7 @@ from scoring.core.export_format import (
     verdict_lists,
     verdicts_text,
 )
-from scoring.store import ROW_COLUMNS, get_run, judge_cache, load_scored, load_table, make_engine
+from scoring.store import ROW_COLUMNS, RunInfo, get_run, judge_cache, load_scored, load_table, make_engine
 from scoring.store.restore import restore_verdicts
 from scoring.store.run_table import EXTRA_PREFIX
 
@@ -70,6 +70,13 @@ def _input_names(extras: list[str], added: set[str]) -> dict[str, str]:
     return renames
 
 
+def _require_run(engine: Engine, run_id: int) -> RunInfo:
+    info = get_run(engine, run_id)
+    if info is None:
+        raise InputError(f"No run with id {run_id}.")
+    return info
+
+
 def _extra_source(columns: Iterable[str], name: str) -> str:
     """The stored column holding input column ``name`` (``extra:<name>`` when the name is taken
     by a stored column such as ``bucket``; see :func:`scoring.store.load_table`)."""
@@ -92,9 +99,7 @@ def build_export(
     hears "loading" and "verdicts" (the page's status for a large run).
     """
     report = progress or (lambda phase, done, total: None)
-    info = get_run(engine, run_id)
-    if info is None:
-        raise InputError(f"No run with id {run_id}.")
+    info = _require_run(engine, run_id)
     report("loading", 0, info.n_rows)
     scored = load_scored(engine, run_id)
     report("verdicts", 0, len(scored))
@@ -132,9 +137,7 @@ def export_table(
     and joined back.
     """
     report = progress or (lambda phase, done, total: None)
-    info = get_run(engine, run_id)
-    if info is None:
-        raise InputError(f"No run with id {run_id}.")
+    info = _require_run(engine, run_id)
     report("loading", 0, info.n_rows)
     table = load_table(engine, run_id)
     report("verdicts", 0, table.height)
@@ -185,9 +188,7 @@ def manifest(
     judge_settles: bool = False,
 ) -> dict:
     """What an export contains and how it was made; ``data`` (the exported bytes) adds its sha256."""
-    info = get_run(engine, run_id)
-    if info is None:
-        raise InputError(f"No run with id {run_id}.")
+    info = _require_run(engine, run_id)
 
     def counts(col: str, labels: tuple[str, ...]) -> dict[str, int]:
         if col not in frame.columns:
@@ -225,8 +226,7 @@ def manifest(
 
 def stored_judge_labels(engine: Engine, run_id: int) -> dict[str, str]:
     """The latest stored judge label of each item of a run (any model), for the export."""
-    if get_run(engine, run_id) is None:
-        raise InputError(f"No run with id {run_id}.")
+    _require_run(engine, run_id)
     # Read from the judge cache directly: importing scoring.judge would load the OpenAI SDK, a
     # second of start-up for every `python -m scoring export`.
     found = judge_cache.latest_by_item(engine, load_table(engine, run_id)["item_key"], model=None, prompt_version=None)
