@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test install install-dev browser lint bench
+.PHONY: run test install install-dev browser postgres lint bench
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,10 +30,17 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	  else echo "chromium is missing: run 'sudo apt-get install -y chromium' (needed by the browser tests)"; exit 1; fi; }
 
+# The storage tests run on SQLite and on a throwaway PostgreSQL server (tests/pg_server.py starts
+# Debian's postgres binaries in a temporary folder): install them when missing.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; \
+	  else echo "PostgreSQL is missing: run 'sudo apt-get install -y postgresql' (needed by the storage tests)"; exit 1; fi; }
+
 lint: install-dev
 	$(PY) -m ruff check .
 
-test: install-dev browser lint
+test: install-dev browser postgres lint
 	$(PY) -m pytest
 
 # Every bench script in turn (a short goal or a crash does not stop the rest), then every goal

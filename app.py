@@ -20,7 +20,6 @@ PAGES = [
     st.Page("views/export.py", title="Export", icon=":material/download:"),
 ]
 nav = st.navigation(PAGES)
-engine = state.engine()
 
 
 def _run_label(run: store.RunInfo) -> str:
@@ -32,26 +31,37 @@ def _on_pick() -> None:
     state.select_run(st.session_state["run_picker"])
 
 
-with st.sidebar:
-    run_id, warning = state.resolve_run()
-    if warning:
-        st.warning(warning)
-    if run_id is not None:
-        runs = store.list_runs(engine)
-        labels = {r.id: _run_label(r) for r in runs}
-        st.session_state["run_picker"] = run_id
-        st.selectbox("Run", list(labels), key="run_picker", format_func=labels.__getitem__, on_change=_on_pick)
-    user = state.signed_in_user()
-    if user:
-        st.text(f"Signed in as {user}")
-        st.button("Log out", on_click=st.logout, key="logout")
-    elif "auth" in read_secrets():
-        st.button("Log in to review", on_click=st.login, key="login", type="primary")
-    else:
-        state.reviewer_field()
-    state.keep_reviewer_in_url()
-    url = database_url()
-    st.caption("Database")
-    st.code(url.replace("sqlite:///", "") if url.startswith("sqlite") else url.split("@")[-1], language=None)
+def _sidebar() -> None:
+    """Run picker, who is reviewing, and the database (its password masked)."""
+    with st.sidebar:
+        run_id, warning = state.resolve_run()
+        if warning:
+            st.warning(warning)
+        if run_id is not None:
+            runs = state.known_runs()
+            labels = {r.id: _run_label(r) for r in runs}
+            st.session_state["run_picker"] = run_id
+            st.selectbox("Run", list(labels), key="run_picker", format_func=labels.__getitem__, on_change=_on_pick)
+        user = state.signed_in_user()
+        if user:
+            st.text(f"Signed in as {user}")
+            st.button("Log out", on_click=st.logout, key="logout")
+        elif "auth" in read_secrets():
+            st.button("Log in to review", on_click=st.login, key="login", type="primary")
+        else:
+            state.reviewer_field()
+        state.keep_reviewer_in_url()
+        url = database_url()
+        st.caption("Database")
+        st.code(store.display_url(url), language=None)
 
-nav.run()
+
+st.session_state["script_runs"] = st.session_state.get("script_runs", 0) + 1
+try:
+    _sidebar()
+    nav.run()
+except store.DatabaseError:  # the server stopped or the network went: say so, keep what is on screen
+    st.error(state.UNREACHABLE)
+    st.session_state["db_unreachable"] = True
+if state.unreachable():
+    st.sidebar.error("Database unreachable: nothing is saved until it is back.")

@@ -38,7 +38,7 @@ from scoring.core.export_format import (
     verdict_lists,
     verdicts_text,
 )
-from scoring.store import ROW_COLUMNS, RunInfo, get_run, judge_cache, load_scored, load_table, make_engine
+from scoring.store import ROW_COLUMNS, RunInfo, display_url, get_run, judge_cache, load_scored, load_table, make_engine
 from scoring.store.restore import restore_verdicts
 from scoring.store.run_table import EXTRA_PREFIX
 
@@ -239,14 +239,14 @@ def open_existing(url: str) -> Engine:
     try:
         parsed = make_url(url)
     except ArgumentError:
-        raise InputError(f"Not a database URL: {url!r}.") from None
+        # Not repeated in the message: an unparsable URL may still hold a password.
+        raise InputError("Not a database URL: it could not be parsed.") from None
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
         if not Path(parsed.database).is_file():
             raise InputError(f"No database at {parsed.database!r}.")
     try:
         return make_engine(url)
     except SQLAlchemyError as exc:
-        shown = parsed.render_as_string(hide_password=True)
-        raise InputError(f"Cannot open the database {shown!r}: {exc.__class__.__name__}.") from None
+        raise InputError(f"Cannot open the database {display_url(url)!r}: {exc.__class__.__name__}.") from None
 
 

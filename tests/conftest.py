@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pg_server
 import pytest
 from browser import TIMEOUT_MS, AppServer, ChromiumMissing, launch_chromium, start_app
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
@@ -96,3 +97,35 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
 @pytest.fixture
 def page(context: BrowserContext) -> Page:
     return context.new_page()
+
+
+# --- databases: SQLite and a throwaway PostgreSQL (issue 11) ------------------------------------
+
+ENGINES = ("sqlite", "postgresql")
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[pg_server.PgServer]:
+    """One PostgreSQL server for the session, started on first use; missing binaries fail."""
+    try:
+        server = pg_server.start()
+    except pg_server.PostgresMissing as exc:
+        pytest.fail(str(exc))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=ENGINES)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A new empty database of each engine: a SQLite file, or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'review.db'}"
+        return
+    server: pg_server.PgServer = request.getfixturevalue("postgres")
+    name, url = server.database()
+    try:
+        yield url
+    finally:
+        server.drop(name)

@@ -58,8 +58,8 @@ def _mark_and_report(url: str, conn) -> None:
         j += 1
 
 
-def test_eight_threads_500_marks_each(tmp_path):
-    url = f"sqlite:///{tmp_path}/r.db"
+def test_eight_threads_500_marks_each(db_url):
+    url = db_url
     engine = make_engine(url)
     errors: list[BaseException] = []
     start = threading.Barrier(8)
@@ -90,8 +90,8 @@ def _plain_main(monkeypatch):
     monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
 
 
-def test_two_processes_500_marks_each(tmp_path):
-    url = f"sqlite:///{tmp_path}/r.db"
+def test_two_processes_500_marks_each(db_url):
+    url = db_url
     make_engine(url).dispose()  # schema first, so the children do not race to create it
     ctx = mp.get_context("spawn")
     start = ctx.Barrier(2)
@@ -104,8 +104,8 @@ def test_two_processes_500_marks_each(tmp_path):
     assert _marks_in(url) == _expected("proc0") | _expected("proc1")
 
 
-def test_mark_survives_a_process_killed_right_after_it_returns(tmp_path):
-    url = f"sqlite:///{tmp_path}/r.db"
+def test_mark_survives_a_process_killed_right_after_it_returns(db_url):
+    url = db_url
     make_engine(url).dispose()
     ctx = mp.get_context("spawn")
     parent_end, child_end = ctx.Pipe(duplex=False)
@@ -132,8 +132,8 @@ def test_mark_survives_a_process_killed_right_after_it_returns(tmp_path):
     assert V.record_mark(engine, "after", 1, "parent", "wrong") > max(reported)
 
 
-def test_concurrent_undos_retract_each_mark_once(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path}/r.db")
+def test_concurrent_undos_retract_each_mark_once(db_url):
+    engine = make_engine(db_url)
     keys = [f"item-{j}" for j in range(40)]
     for k in keys:
         V.record_mark(engine, k, 1, "alice", "correct")
@@ -186,7 +186,7 @@ def _incomplete_runs(engine) -> int:
         return int(conn.execute(select(func.count()).select_from(Run).where(Run.complete.is_(False))).scalar_one())
 
 
-def test_marks_commit_within_a_second_while_a_large_upload_is_saved(tmp_path, monkeypatch):
+def test_marks_commit_within_a_second_while_a_large_upload_is_saved(db_url, monkeypatch):
     """Issue 8 section 4: an upload writes its rows in short transactions, so 50 marks made
     during a 200,000-row save all commit, p99 under 1 s; the run is hidden until complete.
 
@@ -194,7 +194,7 @@ def test_marks_commit_within_a_second_while_a_large_upload_is_saved(tmp_path, mo
     quickly for 50 marks to overlap; parts of 2 KiB, one per transaction, make it last seconds."""
     monkeypatch.setattr(run_table, "PART_BYTES", 2 * 1024)
     monkeypatch.setattr(chunked, "MAX_CHUNK", 1)
-    engine = make_engine(f"sqlite:///{tmp_path}/r.db")
+    engine = make_engine(db_url)
     sample = store.ensure_sample(engine)
     assert sample is not None
     key = store.load_scored(engine, sample.id)["item_key"].iloc[0]

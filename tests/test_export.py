@@ -50,13 +50,10 @@ def csv_bytes(rows, header=HEADER) -> bytes:
 
 
 @pytest.fixture
-def db_url(tmp_path) -> str:
-    return f"sqlite:///{tmp_path}/r.db"
-
-
-@pytest.fixture
 def engine(db_url):
-    return make_engine(db_url)
+    engine = make_engine(db_url)
+    yield engine
+    engine.dispose()
 
 
 @pytest.fixture

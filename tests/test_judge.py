@@ -12,6 +12,7 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -68,8 +69,10 @@ KEY = "sk-test-Zq9SECRETkey-4711"
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    return make_engine(f"sqlite:///{tmp_path / 'judge.db'}")
+def engine(db_url: str) -> Iterator[Engine]:
+    engine = make_engine(db_url)
+    yield engine
+    engine.dispose()
 
 
 @pytest.fixture

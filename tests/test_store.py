@@ -8,6 +8,7 @@ import re
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -53,9 +54,11 @@ PAYLOADS = (
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    """A fresh schema in a temporary SQLite file."""
-    return make_engine(f"sqlite:///{tmp_path / 'store.db'}")
+def engine(db_url: str) -> Iterator[Engine]:
+    """A fresh schema in a new database of each engine (SQLite file, PostgreSQL database)."""
+    engine = make_engine(db_url)
+    yield engine
+    engine.dispose()
 
 
 def _row_count(engine: Engine) -> int:

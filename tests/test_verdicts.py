@@ -46,8 +46,10 @@ def csv_bytes(rows: list[tuple[str, ...]], header: tuple[str, ...] = HEADER) -> 
 
 
 @pytest.fixture
-def engine(tmp_path):
-    return make_engine(f"sqlite:///{tmp_path}/r.db")
+def engine(db_url):
+    engine = make_engine(db_url)
+    yield engine
+    engine.dispose()
 
 
 @pytest.fixture
@@ -314,12 +316,12 @@ def test_queue_order_unreviewed_then_skipped_then_reviewed(engine, run, scored):
     assert V.queue(scored, "alice", engine) == [5, 6, 2, 3]
 
 
-def test_queue_continues_after_a_refresh(tmp_path, engine, run, scored):
+def test_queue_continues_after_a_refresh(db_url, engine, run, scored):
     order = V.queue(scored, "alice", engine)
     for idx in order[:2]:
         V.record_mark(engine, key(scored, idx), run.id, "alice", "correct")
     engine.dispose()
-    fresh = make_engine(f"sqlite:///{tmp_path}/r.db")  # a restart: everything comes from the database
+    fresh = make_engine(db_url)  # a restart: everything comes from the database
     again = V.queue(store.load_scored(fresh, run.id), "alice", fresh)
     assert again[0] == order[2]
     assert again == [*order[2:], *order[:2]]

@@ -116,7 +116,7 @@ def resolve_run() -> tuple[int | None, str | None]:
     Returns the id and a warning when the URL named a run that does not exist. Every page calls
     this (through :func:`selected_run`), so a page works even when run on its own.
     """
-    runs = store.list_runs(engine())
+    runs = known_runs()
     ids = [r.id for r in runs]
     warning = None
     wanted: int | None = None
@@ -140,7 +140,46 @@ def resolve_run() -> tuple[int | None, str | None]:
 
 def selected_run() -> store.RunInfo | None:
     run_id, _ = resolve_run()
-    return store.get_run(engine(), run_id) if run_id is not None else None
+    if run_id is None:
+        return None
+    return next((r for r in known_runs() if r.id == run_id), None)
+
+
+#: What every page says while the database cannot be reached (a stopped server, a lost network).
+UNREACHABLE = (
+    "The database cannot be reached right now, so nothing can be saved or read. What is on screen "
+    "stays; a mark given now is not saved. Once the database is back, press or click again: no "
+    "restart is needed."
+)
+
+
+def known_runs() -> list[store.RunInfo]:
+    """The complete runs, read once per script run; while the database cannot be reached, the
+    list read last (so the page still shows what it showed) and :func:`unreachable` says so."""
+    cached = st.session_state.get("_runs_this_run")
+    if cached is not None and cached[0] == _run_counter():
+        return cached[1]
+    try:
+        runs = store.list_runs(engine())
+    except store.DatabaseError:
+        if "known_runs" not in st.session_state:
+            raise
+        st.session_state["db_unreachable"] = True
+        return st.session_state["known_runs"]
+    st.session_state["known_runs"] = runs
+    st.session_state["db_unreachable"] = False
+    st.session_state["_runs_this_run"] = (_run_counter(), runs)
+    return runs
+
+
+def _run_counter() -> int:
+    """A number that changes on every script run of this session (set in app.py)."""
+    return int(st.session_state.get("script_runs", 0))
+
+
+def unreachable() -> bool:
+    """Whether the last read of the database in this session failed to reach it."""
+    return bool(st.session_state.get("db_unreachable"))
 
 
 def _typed_mode() -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from scoring import review
+from scoring import review, store
 from scoring.core import search
 from scoring.core.protocols import BUCKETS
 from scoring.review import my_verdicts
@@ -118,14 +118,14 @@ def _finished(scope: review.QueueScope) -> None:
                   on_click=_go_to_scope, args=(str(row.bucket), str(row.Domain)))  # fmt: skip
 
 
-def _card(row: pd.Series, screen: int) -> None:
+def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
     st.text(f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}")
     if not blind:
         st.text(verdict_caption(row, with_domain=False))
-        suggestion = state.judge_suggestion(row["item_key"])
+        suggestion = None if offline else state.judge_suggestion(row["item_key"])
         if suggestion:
             st.text(f"Judge suggests: {suggestion}")
-    if reviewer:
+    if reviewer and not offline:
         mine = review.current_verdicts(engine, [row["item_key"]], reviewer=reviewer)
         if len(mine):
             given = mine.iloc[0]
@@ -151,13 +151,30 @@ def _card(row: pd.Series, screen: int) -> None:
                "press Esc to leave it, then a key, or click a button.")  # fmt: skip
 
 
+def _offline() -> None:
+    """The database cannot be reached: say so, keep the row that was on screen (its verdict and
+    the judge's are not read), and keep listening for presses, which will say "Not saved"."""
+    st.session_state["db_unreachable"] = True
+    st.error(state.UNREACHABLE)
+    _show_feedback()
+    if loop.screen is not None:
+        screen = loop.show(loop.screen.row_idx, loop.screen.item_key)
+        _card(frame.iloc[loop.screen.row_idx], screen.number, offline=True)
+    keys.keyboard(loop.last_seq, _on_press)
+
+
 @st.fragment
 def queue_view() -> None:
     """Only this fragment reruns on a mark, and it touches one row."""
     if st.session_state.pop("q_rerun_app", False):
         st.rerun()
     scope = _scope()
-    first, prog = review.queue_position(scope, engine, reviewer)
+    try:
+        first, prog = review.queue_position(scope, engine, reviewer)
+    except store.DatabaseError:
+        _offline()
+        return
+    st.session_state["db_unreachable"] = False
     done, total = int(prog.iloc[-1]["reviewed"]), int(prog.iloc[-1]["n"])
     who = "you" if reviewer else "anyone"
     st.progress(done / total if total else 1.0, text=f"Reviewed {done} of {total} in this scope (rows marked by {who})")

@@ -17,7 +17,6 @@ import sys
 from collections.abc import Sequence
 
 import pandas as pd
-from sqlalchemy import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from tqdm import tqdm
 
@@ -36,7 +35,7 @@ from scoring.judge import (
     judge_run,
     redact,
 )
-from scoring.store import database_url, make_engine
+from scoring.store import database_url, display_url, make_engine
 
 EXIT_FAILURES = 1
 OUT_COLUMNS = ["judge_label", "judge_raw", "is_correct", "is_blank"]
@@ -68,8 +67,7 @@ def _engine_for_cli():
     try:
         return make_engine(url)
     except SQLAlchemyError as exc:
-        shown = make_url(url).render_as_string(hide_password=True)
-        raise InputError(f"Cannot open the review database {shown}: {type(exc).__name__}.") from None
+        raise InputError(f"Cannot open the review database {display_url(url)}: {type(exc).__name__}.") from None
 
 
 def _out_frame(original: pd.DataFrame, scored: pd.DataFrame, run: JudgeRun) -> pd.DataFrame:

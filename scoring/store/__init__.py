@@ -6,7 +6,16 @@ the database (``make_engine``); the other modules are imported by name.
 """
 
 from scoring.store.database import make_engine
-from scoring.store.engine import ENV_VAR, PROJECT_ROOT, database_url, default_sqlite_path, read_secrets, writer
+from scoring.store.engine import (
+    ENV_VAR,
+    PROJECT_ROOT,
+    DatabaseError,
+    database_url,
+    default_sqlite_path,
+    display_url,
+    read_secrets,
+    writer,
+)
 from scoring.store.runs import (
     LANGUAGES,
     ROW_COLUMNS,
@@ -27,8 +36,8 @@ from scoring.store.runs import (
 )
 
 __all__ = [
-    "ENV_VAR", "LANGUAGES", "PROJECT_ROOT", "ROW_COLUMNS", "SAMPLE_PATH", "RunInfo", "SaveResult", "count_runs",
-    "database_url", "default_sqlite_path", "ensure_sample", "find_run_by_sha", "get_run", "guess_model_language",
-    "list_runs", "load_scored", "load_table", "make_engine", "read_secrets", "save_run", "sha256_bytes",
-    "update_run_meta", "writer",
+    "ENV_VAR", "DatabaseError", "LANGUAGES", "PROJECT_ROOT", "ROW_COLUMNS", "SAMPLE_PATH", "RunInfo", "SaveResult",
+    "count_runs", "database_url", "default_sqlite_path", "display_url", "ensure_sample", "find_run_by_sha", "get_run",
+    "guess_model_language", "list_runs", "load_scored", "load_table", "make_engine", "read_secrets", "save_run",
+    "sha256_bytes", "update_run_meta", "writer",
 ]  # fmt: skip

@@ -13,9 +13,14 @@ import tomllib
 from pathlib import Path
 
 from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import DeclarativeBase
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+#: What a read or write raises when the database cannot be reached or refuses (a stopped server,
+#: a lost network, a read-only file): pages catch it and say so instead of showing a traceback.
+DatabaseError = DBAPIError
 ENV_VAR = "REVIEW_DB_URL"
 
 # Explicit constraint names keep the schema diffable by a migration tool (Alembic) later.
@@ -55,6 +60,17 @@ def database_url(root: Path = PROJECT_ROOT) -> str:
     return f"sqlite:///{path}"
 
 
+def display_url(url: str) -> str:
+    """The database as pages and messages show it: a SQLite file's path, or the URL with its
+    password masked (``postgresql+psycopg://review:***@db:5432/review``). Never the secret."""
+    if url.startswith("sqlite"):
+        return url.split("///", 1)[-1] or url
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(an unreadable database URL)"
+
+
 def _sqlite_pragmas(dbapi_conn, _record) -> None:
     # WAL lets readers (the dashboard) run beside a writer (a marking reviewer, a judge run);
     # busy_timeout makes concurrent writers wait instead of failing with "database is locked".
@@ -79,7 +95,7 @@ def _sqlite_begin(conn) -> None:
     options = conn.get_execution_options()
     # The pool hands a connection on, so a short wait one writer asked for is put back for the
     # next; the setting is remembered per connection so other transactions send nothing extra.
-    busy_ms = int(options.get("sqlite_busy_ms", BUSY_TIMEOUT_MS))
+    busy_ms = int(options.get("lock_wait_ms", BUSY_TIMEOUT_MS))
     info = conn.connection.info
     if info.get("busy_ms", BUSY_TIMEOUT_MS) != busy_ms:
         conn.exec_driver_sql(f"PRAGMA busy_timeout={busy_ms}")
@@ -93,12 +109,19 @@ def writer(engine: Engine, busy_ms: int | None = None) -> Engine:
     A deferred transaction that reads and then writes fails at once with "database is locked"
     when another process committed in between (the busy timeout does not apply); BEGIN
     IMMEDIATE waits for the lock instead, so concurrent reviewers never lose a mark.
-    Other databases ignore the option. ``busy_ms`` bounds that wait (a reviewer's mark would
-    rather fail visibly after a moment than hang behind a stuck writer).
+    PostgreSQL locks rows, not the database, and needs no such BEGIN. ``busy_ms`` bounds the wait
+    for a lock on either engine (SQLite's busy timeout, PostgreSQL's ``lock_timeout``): a
+    reviewer's mark would rather fail visibly after a moment than hang behind a stuck writer.
     """
     if busy_ms is None:
         return engine.execution_options(sqlite_begin="IMMEDIATE")
-    return engine.execution_options(sqlite_begin="IMMEDIATE", sqlite_busy_ms=busy_ms)
+    return engine.execution_options(sqlite_begin="IMMEDIATE", lock_wait_ms=busy_ms)
+
+
+def _postgres_begin(conn) -> None:
+    wait_ms = conn.get_execution_options().get("lock_wait_ms")
+    if wait_ms is not None:  # for this transaction only
+        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {int(wait_ms)}")
 
 
 def open_engine(url: str | None = None) -> Engine:
@@ -111,5 +134,9 @@ def open_engine(url: str | None = None) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
     else:
+        # pre-ping: a server restarted under a running dashboard costs one failed mark at most,
+        # never a pool of dead connections.
         engine = create_engine(url, pool_pre_ping=True)
+        if engine.dialect.name == "postgresql":
+            event.listen(engine, "begin", _postgres_begin)
     return engine

@@ -1,0 +1,162 @@
+"""A throwaway PostgreSQL server for the tests: Debian's binaries, ``initdb`` into a temporary
+folder, a free port on 127.0.0.1, stopped and removed at the end.
+
+Not a test module. ``tests/conftest.py`` starts one per test session on first use and gives each
+test its own database. PostgreSQL refuses to run as root, so as root the server runs as the
+``postgres`` user that Debian's package creates. Without the binaries the tests fail (never skip)
+with the one line that says what to install; ``make test`` installs them as root.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+INSTALL_HINT = "PostgreSQL is missing: run 'sudo apt-get install -y postgresql' (the tests need initdb and postgres)"
+START_TIMEOUT_S = 60.0
+
+
+class PostgresMissing(RuntimeError):
+    """Debian's postgresql package is not installed."""
+
+
+def bin_dir() -> Path:
+    """The newest ``/usr/lib/postgresql/<version>/bin`` (Debian), else where ``initdb`` is on PATH."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[4]))
+    if found:
+        return Path(found[-1]).parent
+    initdb = shutil.which("initdb")
+    if initdb and (Path(initdb).parent / "postgres").exists():
+        return Path(initdb).parent
+    raise PostgresMissing(INSTALL_HINT)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class PgServer:
+    """A running server; :meth:`database` makes a fresh database, :meth:`stop` ends it all."""
+
+    process: subprocess.Popen[bytes]
+    root: Path
+    port: int
+    bins: Path
+    run_as: dict
+
+    @property
+    def admin_url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def url(self, name: str) -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{name}"
+
+    def database(self) -> tuple[str, str]:
+        """A new empty database: (name, SQLAlchemy URL)."""
+        name = f"t_{uuid.uuid4().hex[:16]}"
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE template0 ENCODING \'UTF8\'')
+        return name, self.url(name)
+
+    def drop(self, name: str) -> None:
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def pause(self) -> None:
+        """Stop the server (the data stays): what an unreachable database looks like."""
+        subprocess.run([str(self.bins / "pg_ctl"), "-D", str(self.root / "data"), "-m", "fast", "stop"],
+                       check=True, capture_output=True, **self.run_as)  # fmt: skip
+        self.process.wait(timeout=30)
+
+    def stop(self) -> None:
+        """End the server even if it hangs, and remove its folder."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=20)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _run_as() -> dict:
+    """subprocess arguments that drop root to the ``postgres`` user (nothing when not root)."""
+    if os.geteuid() != 0:
+        return {}
+    try:
+        user = pwd.getpwnam("postgres")
+    except KeyError:
+        raise PostgresMissing(INSTALL_HINT + " (no 'postgres' user to run the server as)") from None
+    return {"user": user.pw_uid, "group": user.pw_gid}
+
+
+def start() -> PgServer:
+    """initdb into a new temporary folder and start a server on a free port (fsync off: tests
+    need speed, not durability)."""
+    bins = bin_dir()
+    run_as = _run_as()
+    root = Path(tempfile.mkdtemp(prefix="review-pg-"))
+    if run_as:
+        os.chown(root, run_as["user"], run_as["group"])
+    data, sockets = root / "data", root / "sock"
+    subprocess.run(
+        [str(bins / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale"],
+        check=True, capture_output=True, **run_as,
+    )  # fmt: skip
+    sockets.mkdir()
+    if run_as:
+        os.chown(sockets, run_as["user"], run_as["group"])
+    port = free_port()
+    settings = {
+        "listen_addresses": "127.0.0.1", "port": str(port), "unix_socket_directories": str(sockets),
+        "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "200",
+    }  # fmt: skip
+    args = [str(bins / "postgres"), "-D", str(data)] + [f"--{k.replace('_', '-')}={v}" for k, v in settings.items()]
+    log = (root / "server.log").open("wb")
+    process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, **run_as)
+    server = PgServer(process, root, port, bins, run_as)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        try:
+            with psycopg.connect(server.admin_url, connect_timeout=2):
+                return server
+        except psycopg.OperationalError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                text = (root / "server.log").read_text(errors="replace")[-2000:]
+                server.stop()
+                raise RuntimeError(f"PostgreSQL did not start:\n{text}") from None
+            time.sleep(0.1)
+
+
+def restart(server: PgServer) -> None:
+    """Start a paused server again on the same port and data."""
+    data = server.root / "data"
+    log = (server.root / "server.log").open("ab")
+    server.process = subprocess.Popen(
+        [str(server.bins / "postgres"), "-D", str(data), f"--port={server.port}", "--listen-addresses=127.0.0.1",
+         f"--unix-socket-directories={server.root / 'sock'}", "--fsync=off"],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True, **server.run_as,
+    )  # fmt: skip
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            with psycopg.connect(server.admin_url, connect_timeout=2):
+                return
+        except psycopg.OperationalError:
+            time.sleep(0.1)
+    raise RuntimeError("PostgreSQL did not restart")
