@@ -48,8 +48,7 @@ def _sidebar() -> None:
             st.button("Log out", on_click=st.logout, key="logout")
         elif "auth" in read_secrets():
             st.button("Log in to review", on_click=st.login, key="login", type="primary")
-        else:
-            state.reviewer_field()
+        state.identity_panel()
         state.keep_reviewer_in_url()
         url = database_url()
         st.caption("Database")

@@ -84,11 +84,16 @@ class AppServer:
 
 
 def start_app(
-    db_url: str, log_path: Path, timeout_s: float = START_TIMEOUT_S, script: Path = ROOT / "app.py"
+    db_url: str,
+    log_path: Path,
+    timeout_s: float = START_TIMEOUT_S,
+    script: Path = ROOT / "app.py",
+    extra_env: dict[str, str] | None = None,
 ) -> AppServer:
-    """Start the dashboard on a free port with ``REVIEW_DB_URL=db_url`` and wait until healthy."""
+    """Start the dashboard on a free port with ``REVIEW_DB_URL=db_url`` (plus ``extra_env``) and
+    wait until healthy."""
     port = free_port()
-    env = {**os.environ, "REVIEW_DB_URL": db_url, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "REVIEW_DB_URL": db_url, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(script),
         "--server.headless", "true",

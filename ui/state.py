@@ -17,7 +17,7 @@ from scoring.core import search
 from scoring.core.memo import DEFAULT_BUDGET, ByteBudgetCache
 from scoring.core.report import METRICS, accuracy_by_domain, bucket_counts, mcnemar
 from scoring.judge import judge_comparisons
-from scoring.review import ReviewLoop
+from scoring.review import ReviewLoop, identity
 from scoring.store import database_url, judge_cache, make_engine, read_secrets
 from ui.display import md_escape
 
@@ -182,8 +182,13 @@ def unreachable() -> bool:
     return bool(st.session_state.get("db_unreachable"))
 
 
+def identity_config() -> identity.Identity:
+    """How reviewers are known here (sign-in, a proxy's header, a typed name) and the roles."""
+    return identity.identity(read_secrets())
+
+
 def _typed_mode() -> bool:
-    return "auth" not in read_secrets()
+    return identity_config().mode == "typed"
 
 
 def reviewer() -> str:
@@ -194,8 +199,17 @@ def reviewer() -> str:
     ``st.switch_page``) and is put back into the URL on every page (:func:`keep_reviewer_in_url`),
     so a refresh or a shared link restores it. A page run on its own still finds it there.
     """
-    if not _typed_mode():
-        return (signed_in_user() or "").strip()
+    config = identity_config()
+    if config.mode != "typed":
+        if config.mode == "signin":
+            name, problem = (signed_in_user() or "").strip(), None
+        else:
+            name, problem = identity.from_header(dict(st.context.headers), config)
+        problem = problem or identity.refusal(config, name)
+        if problem:
+            st.session_state[REVIEWER_ERROR] = problem
+            return ""
+        return name
     if REVIEWER_KEY not in st.session_state:
         raw = str(st.query_params.get(REVIEWER_PARAM, "")).strip()
         try:
@@ -203,7 +217,28 @@ def reviewer() -> str:
         except ValueError as exc:
             st.session_state[REVIEWER_KEY] = ""
             st.session_state[REVIEWER_ERROR] = str(exc)
-    return str(st.session_state[REVIEWER_KEY])
+    name = str(st.session_state[REVIEWER_KEY])
+    problem = identity.refusal(config, name)
+    if problem:
+        st.session_state[REVIEWER_ERROR] = problem
+        return ""
+    return name
+
+
+def identity_panel() -> None:
+    """The sidebar's "who is reviewing": the way in force, the name, and any problem with it."""
+    config = identity_config()
+    if config.mode == "typed":
+        reviewer_field()
+    else:
+        name = reviewer()
+        st.text(f"Reviewer: {name or '(none)'}")
+        error = st.session_state.pop(REVIEWER_ERROR, None)
+        if error:
+            st.error(md_escape(error))
+    name = reviewer()
+    role = " · adjudicator" if name and config.adjudicators is not None and config.may_adjudicate(name) else ""
+    st.caption(f"Identity: {config.label}{role}")
 
 
 def keep_reviewer_in_url() -> None:

@@ -1,0 +1,103 @@
+"""Who is reviewing, and what they may do: the three ways a reviewer is known, and the roles.
+
+In this order, the first configured wins (the sidebar says which is in force):
+
+1. ``signin``: Streamlit's ``st.login`` when ``[auth]`` is configured in secrets;
+2. ``header``: a trusted header set by a reverse proxy (``REVIEW_TRUSTED_HEADER``, e.g.
+   ``X-Forwarded-Email``). Off unless configured, and only safe behind a proxy that strips the
+   header from clients' requests: anyone who can reach the dashboard directly can send it;
+3. ``typed``: a name typed in the sidebar (one machine, people who trust each other).
+
+Roles: ``REVIEW_ADJUDICATORS`` lists who may adjudicate, ``REVIEW_REVIEWERS`` (optional) who
+may mark at all. Without them everyone may do everything, as on one machine. Each setting is
+read from the environment, then from ``.streamlit/secrets.toml``; lists are comma-separated in
+the environment, a comma-separated string or a TOML list in secrets. Names compare ignoring
+case and surrounding spaces (identity providers differ in the case of emails).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from scoring.core.adjudication import check_reviewer
+
+HEADER_SETTING = "REVIEW_TRUSTED_HEADER"
+ADJUDICATORS_SETTING = "REVIEW_ADJUDICATORS"
+REVIEWERS_SETTING = "REVIEW_REVIEWERS"
+MODE_LABELS = {
+    "signin": "signed in (st.login)",
+    "header": "from the proxy header {header}",
+    "typed": "typed name (one machine)",
+}
+
+
+@dataclass(frozen=True)
+class Identity:
+    """How reviewers are known here, and the role lists (None: no restriction)."""
+
+    mode: str
+    header: str | None = None
+    adjudicators: frozenset[str] | None = None
+    reviewers: frozenset[str] | None = None
+
+    @property
+    def label(self) -> str:
+        return MODE_LABELS[self.mode].format(header=self.header)
+
+    def may_review(self, name: str) -> bool:
+        return bool(name) and (self.reviewers is None or _key(name) in self.reviewers)
+
+    def may_adjudicate(self, name: str) -> bool:
+        return bool(name) and (self.adjudicators is None or _key(name) in self.adjudicators)
+
+
+def _key(name: str) -> str:
+    return name.strip().casefold()
+
+
+def _setting(name: str, secrets: Mapping, environ: Mapping[str, str]) -> object:
+    value = environ.get(name)
+    return value if value not in (None, "") else secrets.get(name)
+
+
+def _names(value: object) -> frozenset[str] | None:
+    if value in (None, ""):
+        return None
+    items = value.split(",") if isinstance(value, str) else list(value)  # type: ignore[arg-type]
+    return frozenset(_key(str(item)) for item in items if str(item).strip())
+
+
+def identity(secrets: Mapping, environ: Mapping[str, str] = os.environ) -> Identity:
+    """The identity configuration in force (see the module docstring for the order)."""
+    adjudicators = _names(_setting(ADJUDICATORS_SETTING, secrets, environ))
+    reviewers = _names(_setting(REVIEWERS_SETTING, secrets, environ))
+    if reviewers is not None and adjudicators is not None:
+        reviewers = reviewers | adjudicators  # an adjudicator may always mark
+    if "auth" in secrets:
+        return Identity("signin", None, adjudicators, reviewers)
+    header = _setting(HEADER_SETTING, secrets, environ)
+    if header:
+        return Identity("header", str(header).strip(), adjudicators, reviewers)
+    return Identity("typed", None, adjudicators, reviewers)
+
+
+def from_header(headers: Mapping[str, str], config: Identity) -> tuple[str, str | None]:
+    """(reviewer, problem) from the request headers in ``header`` mode; the problem says why the
+    name is empty (the header is missing or unusable), without echoing a bad value at length."""
+    assert config.header
+    raw = next((v for k, v in headers.items() if k.lower() == config.header.lower()), "")
+    if not str(raw).strip():
+        return "", f"The proxy sent no {config.header} header: marks cannot be saved from this connection."
+    try:
+        return check_reviewer(str(raw)), None
+    except ValueError as exc:
+        return "", f"The {config.header} header is not a usable name: {exc}"
+
+
+def refusal(config: Identity, name: str) -> str | None:
+    """Why ``name`` may not mark here (not on the reviewers list), or None."""
+    if name and not config.may_review(name):
+        return f"{name} is not on the reviewers list ({REVIEWERS_SETTING}): marks are not saved under this name."
+    return None
