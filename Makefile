@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test install install-dev browser postgres lint bench
+.PHONY: run test install install-dev browser postgres lint bench test-load
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -48,3 +48,7 @@ test: install-dev browser postgres lint
 bench: install-dev browser
 	$(PY) tests/bench_goals.py tests/bench_scoring.py tests/bench_dashboard.py tests/bench_judge.py \
 	  tests/bench_review_browser.py tests/bench_memory.py tests/bench_upload.py
+
+# Many reviewers at once on SQLite and PostgreSQL, one killed and restarted (tests/load_review.py).
+test-load: install-dev postgres
+	$(PY) tests/load_review.py
