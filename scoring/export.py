@@ -21,6 +21,7 @@ import scoring
 from scoring import review
 from scoring.core.errors import InputError
 from scoring.core.export_format import (
+    ADJUDICATION_EXPORT,
     DERIVED_COLUMNS,
     EXPORT_COLUMNS,
     JUDGE_COLUMN,
@@ -70,6 +71,11 @@ def _input_names(extras: list[str], added: set[str]) -> dict[str, str]:
     return renames
 
 
+def _added_columns(with_judge: bool) -> list[str]:
+    """The export's columns after the input's, in order."""
+    return [*EXPORT_COLUMNS, VERDICTS_COLUMN, *ADJUDICATION_EXPORT, *([JUDGE_COLUMN] if with_judge else [])]
+
+
 def _require_run(engine: Engine, run_id: int) -> RunInfo:
     info = get_run(engine, run_id)
     if info is None:
@@ -104,10 +110,11 @@ def build_export(
     scored = load_scored(engine, run_id)
     report("verdicts", 0, len(scored))
     current = review.current_verdicts(engine, scored["item_key"])
-    final = review.final_verdicts(scored, review.human_summary(current), judge_labels, judge_settles)
+    decisions = review.adjudications(engine, scored["item_key"])
+    final = review.final_verdicts(scored, review.human_summary(current), judge_labels, judge_settles, decisions)
     final["reviewed_at"] = format_time(final["reviewed_at"])
     final[VERDICTS_COLUMN] = verdict_lists(current, final["item_key"])
-    added = [*EXPORT_COLUMNS, VERDICTS_COLUMN, *([JUDGE_COLUMN] if judge_labels is not None else [])]
+    added = _added_columns(judge_labels is not None)
     extras = list(info.extra_columns)
     renames = _input_names(extras, set(added))
     sources = [_extra_source(scored.columns, name) for name in extras]
@@ -143,16 +150,18 @@ def export_table(
     report("verdicts", 0, table.height)
     current = review.current_verdicts(engine, table["item_key"])  # polars keys: no conversion
     summary = review.human_summary(current)
+    decisions = review.adjudications(engine, table["item_key"])
     labels = dict(judge_labels or {})
     label = table["item_key"].replace_strict(labels, default="", return_dtype=pl.String) if labels else None
     keyed = table.select("item_key", "bucket").with_columns(_label=label if label is not None else pl.lit(""))
-    reviewed = keyed["item_key"].is_in(pl.Series(summary.index.astype(str).tolist(), dtype=pl.String).implode())
-    derived = [*FINAL_COLUMNS, *([JUDGE_COLUMN] if judge_labels is not None else [])]
+    touched = [*summary.index.astype(str), *decisions.index.astype(str)]
+    reviewed = keyed["item_key"].is_in(pl.Series(touched, dtype=pl.String).implode())
+    derived = [*FINAL_COLUMNS, *ADJUDICATION_EXPORT, *([JUDGE_COLUMN] if judge_labels is not None else [])]
     # Rows nobody reviewed: one row per (bucket, judge label) through the same rule.
     combos = keyed.filter(~reviewed).select("bucket", "_label").unique(maintain_order=True)
     combos = combos.with_columns(item_key=pl.format("combo:{}", pl.int_range(pl.len())))
     combo_labels = dict(zip(combos["item_key"], combos["_label"])) if judge_labels is not None else None
-    ruled = review.final_verdicts(combos.to_pandas(), summary.iloc[:0], combo_labels, judge_settles)
+    ruled = review.final_verdicts(combos.to_pandas(), summary.iloc[:0], combo_labels, judge_settles, decisions.iloc[:0])
     ruled["reviewed_at"] = format_time(ruled["reviewed_at"])
     ruled_pl = pl.from_pandas(ruled[["bucket", "_label", *derived]].astype(str))
     out = keyed.join(ruled_pl, on=["bucket", "_label"], how="left", maintain_order="left").select(derived)
@@ -160,14 +169,15 @@ def export_table(
     where = reviewed.arg_true()
     if not where.is_empty():  # the reviewed rows, exactly as build_export computes them
         rows = keyed.filter(reviewed).to_pandas()
-        part = review.final_verdicts(rows, summary, labels if judge_labels is not None else None, judge_settles)
+        part = review.final_verdicts(rows, summary, labels if judge_labels is not None else None, judge_settles,
+                                     decisions)  # fmt: skip
         part["reviewed_at"] = format_time(part["reviewed_at"])
         part[VERDICTS_COLUMN] = verdict_lists(current, part["item_key"]).map(verdicts_text)
         out = out.with_columns(
             out[col].scatter(where, pl.Series(part[col].astype(str).tolist(), dtype=pl.String))
             for col in [*derived, VERDICTS_COLUMN]
         )
-    added = [*EXPORT_COLUMNS, VERDICTS_COLUMN, *([JUDGE_COLUMN] if judge_labels is not None else [])]
+    added = _added_columns(judge_labels is not None)
     extras = list(info.extra_columns)
     renames = _input_names(extras, set(added))
     inputs = table.select(
@@ -175,9 +185,7 @@ def export_table(
         *(pl.col(_extra_source(table.columns, name)).alias(renames.get(name, name)) for name in extras),
     )
     metrics = table.select("exact_correct", "overlap_correct", "matching_words", "total_golden_words", "bucket")
-    return pl.concat([inputs, metrics, out], how="horizontal").select(
-        *inputs.columns, *EXPORT_COLUMNS, VERDICTS_COLUMN, *([JUDGE_COLUMN] if judge_labels is not None else [])
-    )
+    return pl.concat([inputs, metrics, out], how="horizontal").select(*inputs.columns, *added)
 
 
 def manifest(

@@ -442,3 +442,37 @@ def test_a_large_run_is_prepared_with_its_phases_then_downloaded(
     assert manifest["export_sha256"] == hashlib.sha256(data).hexdigest()
     at.checkbox(key="export_bom").check().run()  # another setting: the prepared file no longer applies
     assert [b.key for b in at.download_button] == []
+
+
+# --- adjudication (issue 11) --------------------------------------------------------------------
+
+
+def test_an_adjudicator_decides_a_conflict_and_the_reviewers_page_counts_what_waits(
+    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice and bob disagree on two rows: the Reviewers page says 2 wait; a reviewer who is not
+    an adjudicator cannot decide; ana decides one: it is final ("adjudicated") and 1 waits."""
+    for row in order[:2]:
+        review.record_mark(engine, key_of(scored, row), run_id, "alice", "correct")
+        review.record_mark(engine, key_of(scored, row), run_id, "bob", "wrong")
+    monkeypatch.setenv("REVIEW_ADJUDICATORS", "ana")
+    at = open_page("reviewers", reviewer="alice", run_id=run_id)
+    assert any("Waiting for adjudication: 2 item(s)" in t for t in texts(at))
+    at = open_page("adjudication", reviewer="alice", run_id=run_id)
+    assert any("not an adjudicator" in a for a in alerts(at)) and not at.button
+    at = open_page("adjudication", reviewer="ana", run_id=run_id)
+    assert any("Waiting for a decision: 2 item(s)" in t for t in texts(at))
+    assert at.selectbox(key="adj_row").value == order[0]
+    verdicts = frame_with(at, "reviewer")
+    assert sorted(verdicts["reviewer"]) == ["alice", "bob"]
+    at.text_input(key=f"adj_note_{key_of(scored, order[0])[:12]}").input("narrower golden answer").run()
+    click(at, "adj_wrong")
+    assert any("decided wrong by ana" in a for a in alerts(at))
+    assert any("Waiting for a decision: 1 item(s)" in t for t in texts(at))
+    decided = review.adjudications(engine).loc[key_of(scored, order[0])]
+    assert (decided["adjudicator"], decided["decision"], decided["adjudication_note"]) == (
+        "ana", "wrong", "narrower golden answer")  # fmt: skip
+    final = export.build_export(engine, run_id).iloc[order[0]]
+    assert (final["final_verdict"], final["final_source"]) == ("wrong", "adjudicated")
+    at = open_page("reviewers", reviewer="ana", run_id=run_id)
+    assert any("Waiting for adjudication: 1 item(s)" in t for t in texts(at))

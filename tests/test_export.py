@@ -25,7 +25,7 @@ from scoring.cli import main
 from scoring.core.errors import InputError
 from scoring.core.items import item_key
 from scoring.core.loader import load_bytes
-from scoring.store import make_engine
+from scoring.store import make_engine, verdict_log
 from scoring.store.tables import VerdictEvent
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,7 +105,8 @@ def event_count(engine) -> int:
 def test_export_columns_rows_and_verdicts(engine, reviewed, keys):
     frame = E.build_export(engine, reviewed.id)
     inputs = ["question", "answer", "Domain", "response", "note_input", "source"]
-    assert list(frame.columns) == [*inputs, *E.EXPORT_COLUMNS, E.VERDICTS_COLUMN]
+    assert list(frame.columns) == [*inputs, *E.EXPORT_COLUMNS, E.VERDICTS_COLUMN, "adjudicator", "decision",
+                                   "adjudication_note"]  # fmt: skip
     assert len(frame) == len(ROWS)
     assert frame["question"].tolist() == [r[0] for r in ROWS]  # input order, raw text
     assert frame["response"].tolist() == [r[3] for r in ROWS]
@@ -220,7 +221,7 @@ def test_manifest_counts_and_provenance(engine, reviewed):
     assert info["tool_version"] == scoring.__version__
     assert info["run"]["sha256"] == reviewed.sha256 == store.sha256_bytes(csv_bytes(ROWS))
     assert (info["run"]["name"], info["run"]["model"], info["run"]["language"]) == ("model_hindi", "model", "Hindi")
-    assert info["counts"]["final_source"] == {"human": 3, "auto": 3, "judge": 0, "pending": 2}
+    assert info["counts"]["final_source"] == {"human": 3, "adjudicated": 0, "auto": 3, "judge": 0, "pending": 2}
     assert info["counts"]["final_verdict"] == {"correct": 4, "wrong": 2, "pending": 2}
     assert info["counts"]["human_verdict"] == {"correct": 2, "wrong": 1, "conflict": 1}
     assert info["rows"] == 8
@@ -618,3 +619,35 @@ def test_export_cli_uses_the_fast_path_and_writes_the_same_file(tmp_path, db_url
     out = tmp_path / "fast.csv"
     assert main(["export", "--run", str(conflicted.id), "--out", str(out), "--db", db_url]) == 0
     assert out.read_bytes() == E.to_csv_bytes(E.build_export(engine, conflicted.id))
+
+
+# --- adjudication (issue 11) --------------------------------------------------------------------
+
+
+def test_an_adjudicated_conflict_is_final_and_exported_with_its_history(engine, conflicted, keys) -> None:
+    """Row 2 (alice correct, bob wrong) is decided by ana: final verdict "wrong", source
+    "adjudicated", with adjudicator and decision in the export on both paths; the reviewers'
+    verdicts stay in human_verdicts; a later decision replaces the earlier and both stay logged."""
+    V.record_adjudication(engine, keys[2], conflicted.id, "ana", "correct", "first look")
+    V.record_adjudication(engine, keys[2], conflicted.id, "ana", "wrong", "golden answer is narrower")
+    frame = E.build_export(engine, conflicted.id)
+    row = frame.iloc[2]
+    assert (row["human_verdict"], row["final_verdict"], row["final_source"]) == ("conflict", "wrong", "adjudicated")
+    decided = (row["adjudicator"], row["decision"], row["adjudication_note"])
+    assert decided == ("ana", "wrong", "golden answer is narrower")
+    assert {v["reviewer"] for v in row[E.VERDICTS_COLUMN]} == {"alice", "bob"}
+    assert frame.iloc[5]["final_source"] == "pending"  # the other conflict waits for its decision
+    assert (frame["adjudicator"] != "").sum() == 1
+    assert E.table_csv_bytes(E.export_table(engine, conflicted.id)) == E.to_csv_bytes(frame)
+    assert E.manifest(engine, conflicted.id, frame)["counts"]["final_source"]["adjudicated"] == 1
+    assert V.adjudications(engine).loc[keys[2], "decision"] == "wrong"
+    events = verdict_log.read_events(engine, [keys[2]], actions=(V.ADJUDICATE,))
+    assert events["verdict"].tolist() == ["correct", "wrong"]  # the history is kept
+    assert set(V.current_verdicts(engine, [keys[2]])["reviewer"]) == {"alice", "bob"}  # not a reviewer's mark
+
+
+def test_an_adjudication_is_refused_with_a_bad_decision(engine, keys) -> None:
+    with pytest.raises(ValueError):
+        V.record_adjudication(engine, keys[0], 1, "ana", "maybe")
+    with pytest.raises(ValueError):
+        V.record_adjudication(engine, keys[0], 1, "", "correct")

@@ -27,6 +27,11 @@ if current.empty:
 where = state.queue_scope(run.id, None, None, None).positions  # item key -> row positions, built once per run
 rows_per_item = current["item_key"].map(lambda key: len(where.get(key, ())))
 
+waiting = review.waiting_count(frame, state.engine())
+st.text(f"Waiting for adjudication: {waiting} item(s) where reviewers disagree and no adjudicator has decided.")
+if waiting:
+    st.page_link("views/adjudication.py", label="Open the Adjudication page", icon=":material/balance:")
+
 st.subheader("Verdicts per reviewer")
 st.caption(
     "Counts are distinct items. An item that appears on several rows of the run is marked once for all "

@@ -22,7 +22,7 @@ REASONS: tuple[str, ...] = ("paraphrase", "inflection", "different claim", "gold
 CONFLICT = "conflict"
 PENDING = "pending"
 FINAL_VERDICTS: tuple[str, ...] = ("correct", "wrong", PENDING)
-FINAL_SOURCES: tuple[str, ...] = ("human", "auto", "judge", PENDING)
+FINAL_SOURCES: tuple[str, ...] = ("human", "adjudicated", "auto", "judge", PENDING)
 #: The automatic rule for rows no human has settled (the spec's reading of the two metrics).
 AUTO_RULE: dict[str, str] = {
     "both_pass": "correct",
@@ -35,6 +35,8 @@ JUDGE_LABELS: dict[str, str] = {"CORRECT": "correct", "INCORRECT": "wrong"}
 #: identical row, and pages say so ("marked in run #3").
 CURRENT_COLUMNS = ["item_key", "reviewer", "verdict", "reason", "note", "reviewed_at", "run_id"]
 SUMMARY_COLUMNS = ["human_verdict", "reviewers", "reason", "note", "reviewed_at"]
+#: An adjudicator's decision on an item (see :mod:`scoring.store.adjudications`).
+ADJUDICATION_COLUMNS = ["adjudicator", "decision", "adjudication_note"]
 METRIC_COLUMNS: tuple[str, ...] = ("exact_correct", "overlap_correct")
 MAX_REVIEWER = 200  # VerdictEvent.reviewer is String(200)
 _BAD_NAME = re.compile(r"[;\x00-\x1f\x7f]")
@@ -167,14 +169,18 @@ def final_verdicts(
     summary: pd.DataFrame,
     judge_labels: Mapping[str, str] | None = None,
     judge_settles: bool = False,
+    decisions: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """``scored`` plus the human summary and the final verdict of every row.
 
     The human verdict wins; reviewers in conflict leave the row pending. Otherwise the automatic
     rule (:data:`AUTO_RULE`) applies, and with ``judge_settles`` a judge label CORRECT/INCORRECT
     settles a pending overlap_only row (source ``judge``). With ``judge_labels`` (item key ->
-    label) a ``judge_label`` column is added. Columns of ``scored`` with these names (an input
-    file's own ``note``, say) are replaced; the export keeps them under ``<name>_input``.
+    label) a ``judge_label`` column is added. With ``decisions`` (adjudicators' decisions indexed
+    by item key, :data:`ADJUDICATION_COLUMNS`) a decision is the final verdict, source
+    ``adjudicated``, whatever the reviewers said, and those columns are added. Columns of
+    ``scored`` with these names (an input file's own ``note``, say) are replaced; the export keeps
+    them under ``<name>_input``.
     """
     out = scored.copy(deep=False)  # copy-on-write: columns are added, the caller's stay
     keys = out["item_key"]
@@ -204,6 +210,15 @@ def final_verdicts(
             )
             final = np.where(settle, settled, final)
             source = np.where(settle, "judge", source)
+    if decisions is not None:
+        decided = isin(keys, decisions.index) if len(decisions) else np.zeros(len(out), dtype=bool)
+        chosen = decisions.reindex(keys.to_numpy(dtype=object)[decided]) if decided.any() else decisions.iloc[:0]
+        for col in ADJUDICATION_COLUMNS:
+            values = np.full(len(out), "", dtype=object)
+            values[decided] = chosen[col].fillna("").astype(object).to_numpy()
+            out[col] = values
+        final = np.where(decided, out["decision"].to_numpy(dtype=object), final)
+        source = np.where(decided, "adjudicated", source)
     out["final_verdict"] = final.astype(object)
     out["final_source"] = source.astype(object)
     return out

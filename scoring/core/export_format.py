@@ -36,7 +36,10 @@ EXPORT_COLUMNS = [
 VERDICTS_COLUMN = "human_verdicts"
 VERDICT_FIELDS = ("reviewer", "verdict", "reason", "note", "reviewed_at")
 JUDGE_COLUMN = "judge_label"
-DERIVED_COLUMNS = frozenset([*EXPORT_COLUMNS, VERDICTS_COLUMN, JUDGE_COLUMN])
+#: An adjudicator's decision where reviewers disagreed (empty elsewhere); like VERDICTS_COLUMN,
+#: not part of EXPORT_COLUMNS, so exports made before adjudication existed are still recognised.
+ADJUDICATION_EXPORT = list(review.ADJUDICATION_COLUMNS)
+DERIVED_COLUMNS = frozenset([*EXPORT_COLUMNS, VERDICTS_COLUMN, *ADJUDICATION_EXPORT, JUDGE_COLUMN])
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 #: Times inside :data:`VERDICTS_COLUMN` keep their microseconds, so a restored mark has exactly
 #: the time it was made and the round trip is lossless.

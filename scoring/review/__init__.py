@@ -7,6 +7,7 @@ Pages and commands use ``from scoring import review`` and ``review.record_mark(.
 """
 
 from scoring.core.adjudication import (
+    ADJUDICATION_COLUMNS,
     AUTO_RULE,
     CONFLICT,
     CURRENT_COLUMNS,
@@ -35,6 +36,7 @@ from scoring.core.adjudication import (
     split_per_reviewer,
 )
 from scoring.review import loop, my_verdicts
+from scoring.review.adjudicate import adjudication_queue, waiting_count
 from scoring.review.loop import ReviewLoop
 from scoring.review.queue import (
     QueueScope,
@@ -45,6 +47,7 @@ from scoring.review.queue import (
     queue_scope,
     scope_progress,
 )
+from scoring.store.adjudications import ADJUDICATE, adjudications, record_adjudication
 from scoring.store.verdict_log import (
     ACTION_BUSY_MS,
     KEY_FILTER_LIMIT,
@@ -62,12 +65,14 @@ from scoring.store.verdict_log import (
 )
 
 __all__ = [
-    "ACTION_BUSY_MS", "AUTO_RULE", "CONFLICT", "CURRENT_COLUMNS", "FINAL_SOURCES", "FINAL_VERDICTS", "JUDGE_LABELS",
-    "KEY_FILTER_LIMIT", "MAX_REVIEWER", "METRIC_COLUMNS", "PENDING", "REASONS", "RESTORE_CHUNK", "SUMMARY_COLUMNS",
-    "VERDICTS", "AdjudicatedRow", "PairAgreement", "QueueScope", "ReviewLoop", "Undone", "adjudicated_accuracy",
-    "check_reason",
-    "check_reviewer", "check_verdict", "conflicts", "conflicts_in", "current_verdicts", "final_verdicts",
-    "human_summary", "human_vs_metric", "loop", "metric_precision", "my_verdicts", "next_in_queue", "pair_agreement",
-    "progress", "queue", "queue_position", "queue_scope", "record_mark", "record_marks", "record_skip", "revision",
-    "reviewer_agreement", "scope_progress", "skipped_keys", "split_per_reviewer", "undo_last", "undo_last_mark",
+    "adjudication_queue", "waiting_count",
+    "ACTION_BUSY_MS", "ADJUDICATE", "ADJUDICATION_COLUMNS", "AUTO_RULE", "CONFLICT", "CURRENT_COLUMNS",
+    "FINAL_SOURCES", "FINAL_VERDICTS", "JUDGE_LABELS", "KEY_FILTER_LIMIT", "MAX_REVIEWER", "METRIC_COLUMNS",
+    "PENDING", "REASONS", "RESTORE_CHUNK", "SUMMARY_COLUMNS", "VERDICTS", "adjudicated_accuracy", "AdjudicatedRow",
+    "adjudications", "check_reason", "check_reviewer", "check_verdict", "conflicts", "conflicts_in",
+    "current_verdicts", "final_verdicts", "human_summary", "human_vs_metric", "loop", "metric_precision",
+    "my_verdicts", "next_in_queue", "pair_agreement", "PairAgreement", "progress", "queue", "queue_position",
+    "queue_scope", "QueueScope", "record_adjudication", "record_mark", "record_marks", "record_skip",
+    "reviewer_agreement", "ReviewLoop", "revision", "scope_progress", "skipped_keys", "split_per_reviewer",
+    "undo_last", "undo_last_mark", "Undone",
 ]  # fmt: skip

@@ -82,7 +82,7 @@ def _action_turn() -> Iterator[None]:
         _ACTION_TURN.release()
 
 
-def _append(engine: Engine, values: dict) -> int:
+def append_event(engine: Engine, values: dict) -> int:
     """One INSERT in its own transaction, committed before returning the event id.
 
     Raises :class:`NotSaved` when the database is busy beyond :data:`ACTION_BUSY_MS` or cannot
@@ -112,7 +112,7 @@ def record_mark(
     ``reviewed_at`` defaults to now; restoring an export passes the original time.
     """
     values = _mark_values(item_key, run_id, reviewer, verdict, reason, note, reviewed_at)
-    return _append(engine, values)
+    return append_event(engine, values)
 
 
 def _mark_values(
@@ -158,7 +158,7 @@ def record_marks(engine: Engine, marks: Iterable[Mapping]) -> int:
 
 def record_skip(engine: Engine, item_key: str, run_id: int | None, reviewer: str) -> int:
     """Append a skip: the item moves behind the reviewer's unreviewed rows until marked."""
-    return _append(
+    return append_event(
         engine,
         {
             "item_key": _check_item(item_key),

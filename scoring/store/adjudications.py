@@ -1,0 +1,56 @@
+"""Adjudicators' decisions on items whose reviewers disagree, kept in the verdict log.
+
+A decision is an event like a mark (``action`` ``adjudicate``, the adjudicator as ``reviewer``,
+the decision as ``verdict``), appended and committed before the call returns, never updated: a
+later decision on the same item replaces an earlier one and both stay in the history. Reviewers'
+own verdicts are untouched; :func:`scoring.core.adjudication.final_verdicts` makes the decision
+the row's final verdict (source ``adjudicated``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+from sqlalchemy import Engine
+
+from scoring.core.adjudication import ADJUDICATION_COLUMNS, check_reviewer, check_verdict, utc
+from scoring.store.tables import utcnow
+from scoring.store.verdict_log import append_event, read_events
+
+ADJUDICATE = "adjudicate"
+
+
+def record_adjudication(
+    engine: Engine, item_key: str, run_id: int | None, adjudicator: str, decision: str, note: str = ""
+) -> int:
+    """Append an adjudicator's decision (``correct``/``wrong``); returns the event id once committed.
+
+    Raises :class:`scoring.core.errors.NotSaved` when the database cannot be written. Who may
+    adjudicate is the caller's check (:mod:`scoring.review.identity`).
+    """
+    return append_event(engine, {
+        "item_key": str(item_key), "run_id": run_id, "reviewer": check_reviewer(adjudicator), "action": ADJUDICATE,
+        "verdict": check_verdict(decision), "reason": "", "note": (note or "").strip(), "created_at": utcnow(),
+    })  # fmt: skip
+
+
+def adjudications(engine: Engine, item_keys: Iterable[str] | None = None) -> pd.DataFrame:
+    """The decision in force per item (the latest), indexed by item key.
+
+    Columns: adjudicator, decision, adjudication_note, adjudicated_at (UTC).
+    """
+    events = read_events(engine, item_keys, actions=(ADJUDICATE,))
+    if events.empty:
+        empty = pd.DataFrame({c: pd.Series(dtype=object) for c in ADJUDICATION_COLUMNS})
+        empty["adjudicated_at"] = pd.Series(dtype="datetime64[us, UTC]")
+        return empty.rename_axis("item_key")
+    latest = events.drop_duplicates("item_key", keep="last").set_index("item_key")
+    return pd.DataFrame(
+        {
+            "adjudicator": latest["reviewer"].astype(object),
+            "decision": latest["verdict"].astype(object),
+            "adjudication_note": latest["note"].fillna("").astype(object),
+            "adjudicated_at": utc(latest["created_at"]),
+        }
+    )

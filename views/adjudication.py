@@ -1,0 +1,64 @@
+"""Adjudication: an adjudicator decides the items whose reviewers disagree.
+
+The decision becomes the row's final verdict (source "adjudicated"); the reviewers' verdicts and
+every decision stay in the history and in the export. Who may adjudicate comes from
+configuration (REVIEW_ADJUDICATORS); without it everyone may, as on one machine.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from scoring import review, store
+from scoring.core.errors import NotSaved
+from ui import state
+from ui.display import alert, show_row
+
+run = state.require_run()
+engine = state.engine()
+frame = state.scored(run.id)
+st.title(f"Adjudication: {run.name}")
+name = state.reviewer()
+config = state.identity_config()
+if not name:
+    st.warning("Say who you are in the sidebar to adjudicate: every decision is saved under your name.")
+    st.stop()
+if not config.may_adjudicate(name):
+    alert("error", f"{name} is not an adjudicator here (REVIEW_ADJUDICATORS): the decisions are theirs.")
+    st.stop()
+
+show_decided = st.toggle("Show decided items too", key="adj_decided")
+table = review.adjudication_queue(frame, engine, include_decided=show_decided)
+waiting = int((table["decision"] == "").sum())
+st.text(f"Waiting for a decision: {waiting} item(s) of this run where reviewers disagree.")
+for kind, text in st.session_state.pop("adj_feedback", []):
+    alert(kind, text)
+if table.empty:
+    st.info("Nothing to adjudicate: no item of this run has reviewers who disagree.")
+    st.stop()
+
+labels = {int(r.row_idx): f"Row {int(r.row_idx) + 1}" + (f" (decided: {r.decision})" if r.decision else "")
+          for r in table.itertuples(index=False)}  # fmt: skip
+row_idx = st.selectbox("Item", list(labels), format_func=labels.__getitem__, key="adj_row")
+row = frame.iloc[row_idx]
+key = str(row["item_key"])
+st.text(f"Row {row_idx + 1} of the run   Domain: {row['Domain']}")
+show_row(row)
+st.subheader("The reviewers' verdicts")
+verdicts = review.current_verdicts(engine, [key])
+st.dataframe(verdicts[["reviewer", "verdict", "reason", "note", "reviewed_at"]], hide_index=True, key="adj_verdicts")
+note = st.text_input("Note on the decision (optional)", key=f"adj_note_{key[:12]}")
+
+
+def _decide(decision: str) -> None:
+    try:
+        review.record_adjudication(engine, key, run.id, name, decision, note)
+    except (store.DatabaseError, NotSaved) as exc:
+        st.session_state["adj_feedback"] = [("error", f"Not saved: {exc}")]
+        return
+    st.session_state["adj_feedback"] = [("success", f"Saved: row {row_idx + 1} decided {decision} by {name}.")]
+
+
+c1, c2 = st.columns(2)
+c1.button("Decide: correct", key="adj_correct", type="primary", on_click=_decide, args=("correct",))
+c2.button("Decide: wrong", key="adj_wrong", on_click=_decide, args=("wrong",))
