@@ -1,0 +1,69 @@
+"""A team on one PostgreSQL database (issue 11): two dashboard processes on two ports, a reviewer
+in a real browser on each, marking at the same time; after a refresh each sees the other's marks
+on the Reviewers page, and the database holds every mark once. (Double-blind assignment, where
+no row may be handed to both at once, does not exist yet.)
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pg_server
+from browser import TIMEOUT_MS, exception_count, open_nav, settle, start_app
+from playwright.sync_api import Browser, Page, expect
+
+from scoring import review, store
+from scoring.store import make_engine
+
+
+def _reviewer_page(browser: Browser, url: str, name: str) -> Page:
+    page = browser.new_context().new_page()
+    page.goto(f"{url}/?reviewer={name}", timeout=TIMEOUT_MS)
+    settle(page)
+    open_nav(page, "Review queue", "Review queue")
+    return page
+
+
+def _mark(page: Page, times: int) -> None:
+    """Press Correct ``times`` times, each after the next row is shown (as a person does)."""
+    for _ in range(times):
+        before = page.locator("[data-testid='stMain']").inner_text()
+        row = re.search(r"Row (\d+) of the run", before)
+        page.locator(".st-key-q_yes button").click()
+        expect(page.locator("[data-testid='stMain']")).not_to_contain_text(
+            row.group(0) if row else "\0", timeout=TIMEOUT_MS
+        )
+        settle(page)
+
+
+def test_two_dashboard_processes_share_one_postgresql(postgres: pg_server.PgServer, browser: Browser,
+                                                      tmp_path: Path) -> None:  # fmt: skip
+    name, url = postgres.database()
+    make_engine(url).dispose()  # migrate once before two processes start (they would agree anyway)
+    one = start_app(url, tmp_path / "one.log")
+    two = start_app(url, tmp_path / "two.log")
+    try:
+        alice = _reviewer_page(browser, one.url, "alice")
+        bob = _reviewer_page(browser, two.url, "bob")
+        _mark(alice, 2)
+        _mark(bob, 3)
+        _mark(alice, 1)
+        for page in (alice, bob):
+            page.reload(timeout=TIMEOUT_MS)
+            settle(page)
+            open_nav(page, "Reviewers", "Reviewers")
+            main = page.locator("[data-testid='stMain']")
+            # Both marked the same three rows (each in their own process): the pair is on both.
+            expect(main).to_contain_text("alice vs bob: n = 3, raw agreement = 100.0%", timeout=TIMEOUT_MS)
+            assert exception_count(page) == 0
+        engine = make_engine(url)
+        current = review.current_verdicts(engine)
+        assert current.groupby("reviewer").size().to_dict() == {"alice": 3, "bob": 3}
+        assert (current["verdict"] == "correct").all()
+        assert store.count_runs(engine) == 1  # the sample, loaded once though two processes started
+        engine.dispose()
+    finally:
+        one.stop()
+        two.stop()
+        postgres.drop(name)
