@@ -476,3 +476,34 @@ def test_an_adjudicator_decides_a_conflict_and_the_reviewers_page_counts_what_wa
     assert (final["final_verdict"], final["final_source"]) == ("wrong", "adjudicated")
     at = open_page("reviewers", reviewer="ana", run_id=run_id)
     assert any("Waiting for adjudication: 1 item(s)" in t for t in texts(at))
+
+
+def test_double_blind_hands_two_reviewers_different_rows_and_hides_the_metrics(
+    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An adjudicator turns double-blind on for overlap_only (and is handed the first row, being a
+    reviewer too): alice and bob, in tabs open at once, are shown the next rows, one each,
+    without the metrics; a row marked by two reviewers is handed to nobody else."""
+    monkeypatch.setenv("REVIEW_ADJUDICATORS", "ana")
+    at = open_page("review", reviewer="ana", run_id=run_id)
+    at.toggle(key=f"q_double_{run_id}_overlap_only").set_value(True).run()
+    assert review.is_blind(engine, run_id, "overlap_only")
+    assert shown_row(at) == order[0]
+    alice = open_page("review", reviewer="alice", run_id=run_id)
+    bob = open_page("review", reviewer="bob", run_id=run_id)
+    assert (shown_row(alice), shown_row(bob)) == (order[1], order[2])
+    assert not any("Exact:" in t for t in texts(alice))  # the metrics are hidden
+    assert not [t for t in alice.toggle if t.key == "q_blind"]  # and cannot be shown
+    click(alice, "q_yes")
+    assert shown_row(alice) == order[3]
+    bob = open_page("review", reviewer="bob", run_id=run_id)
+    assert shown_row(bob) == order[2]  # a refresh shows bob the row he holds
+    click(bob, "q_no")
+    assert shown_row(bob) == order[1]  # alice's row needs a second verdict and is free now
+    click(bob, "q_yes")
+    carol = open_page("review", reviewer="carol", run_id=run_id)
+    # Row 1 is ana's, row 2 has its two verdicts, row 3 has bob's only: carol is the second there.
+    assert shown_row(carol) == order[2]
+    per_item = review.current_verdicts(engine).groupby("item_key")["reviewer"].agg(sorted)
+    assert per_item[key_of(scored, order[1])] == ["alice", "bob"]
+    assert review.live_claims(engine)[key_of(scored, order[0])] == "ana"

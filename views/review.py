@@ -51,7 +51,24 @@ bucket = c1.selectbox("Scope (bucket)", list(BUCKETS), index=list(BUCKETS).index
 domain = c2.selectbox("Domain", [ALL_DOMAINS, *summary["domains"]], key="q_domain")
 sample = c3.number_input("Random sample (0 = all)", 0, 10_000, 0, step=10, key="q_sample",
                          help="Audit a metric: review a reproducible random sample of the bucket.")
-blind = st.toggle("Blind review (hide metric verdicts and judge suggestion)", key="q_blind")
+blind_key = f"q_is_blind_{run.id}_{bucket}"
+try:
+    double_blind = st.session_state[blind_key] = review.is_blind(engine, run.id, bucket)
+except store.DatabaseError:  # unreachable: keep the mode last seen (the queue says the rest)
+    double_blind = st.session_state.get(blind_key, False)
+if reviewer and state.identity_config().may_adjudicate(reviewer):
+    wanted = st.toggle("Double-blind for this bucket (each item to two reviewers, claimed in turn)",
+                       value=double_blind, key=f"q_double_{run.id}_{bucket}")  # fmt: skip
+    if wanted != double_blind:
+        review.set_blind(engine, run.id, bucket, reviewer, on=wanted)
+        double_blind = wanted
+if double_blind:
+    blind = True
+    st.info("Double-blind review: each item goes to two reviewers, one at a time; the metrics, the judge "
+            "and the other reviewer's verdict are hidden. The item shown is held for you for "
+            f"{int(review.CLAIM_TTL.total_seconds() // 60)} minutes.")  # fmt: skip
+else:
+    blind = st.toggle("Blind review (hide metric verdicts and judge suggestion)", key="q_blind")
 view = st.segmented_control("Show", VIEWS, default=VIEWS[0], key="q_view") or VIEWS[0]
 scope_domain = None if domain == ALL_DOMAINS else domain
 
@@ -151,6 +168,15 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
                "press Esc to leave it, then a key, or click a button.")  # fmt: skip
 
 
+def _claimed(scope: review.QueueScope) -> int | None:
+    """In a double-blind scope, the row of the item claimed for this reviewer (None: no item
+    is left that needs this reviewer's verdict and is free)."""
+    if not reviewer:
+        return None
+    key = review.claim_next(engine, run.id, reviewer, list(scope.item_keys))
+    return int(scope.row_idx[scope.positions[key][0]]) if key is not None else None
+
+
 def _offline() -> None:
     """The database cannot be reached: say so, keep the row that was on screen (its verdict and
     the judge's are not read), and keep listening for presses, which will say "Not saved"."""
@@ -184,7 +210,15 @@ def queue_view() -> None:
     if loop.dropped:
         st.text(f"Presses not applied because they came before the next row was shown: {loop.dropped} "
                 "(since this tab opened the queue).")  # fmt: skip
+    if double_blind and loop.opened is None:
+        first = _claimed(scope)
     pos = loop.opened if loop.opened is not None else first
+    if pos is None and double_blind and reviewer:
+        loop.show_nothing()
+        st.info(f"No item of this scope needs your verdict right now: each has {review.VERDICTS_NEEDED} verdicts, "
+                "your own, or is held by another reviewer (a held item comes back if it is not marked in time).")
+        keys.keyboard(loop.last_seq, _on_press)
+        return
     if pos is None:
         loop.show_nothing()
         if total:

@@ -70,3 +70,29 @@ class VerdictEvent(Base):
     # A mark can be retracted once only: two concurrent undos picking the same mark cannot both
     # be written (the loser retries with the next mark). NULLs (marks, skips) never collide.
     __table_args__ = (Index("ux_verdict_events_undoes", "undoes", unique=True),)
+
+
+class Claim(Base):
+    """Double-blind review: a reviewer holds an item for a while so nobody else takes that turn.
+
+    One live claim per item at most (the key). A claim is live until ``expires_at`` and while its
+    reviewer has not marked the item; an expired or fulfilled claim is taken over by the next
+    reviewer who asks (see :mod:`scoring.store.claims`).
+    """
+
+    __tablename__ = "claims"
+    item_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    run_id: Mapped[int] = mapped_column(Integer)
+    reviewer: Mapped[str] = mapped_column(String(200))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class BlindScope(Base):
+    """A run (or one bucket of it) under double-blind review: each item goes to two different
+    reviewers, neither seeing the other's verdict nor the metrics' or the judge's."""
+
+    __tablename__ = "blind_scopes"
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    bucket: Mapped[str] = mapped_column(String(20), primary_key=True, default="")  # "" = the whole run
+    created_by: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

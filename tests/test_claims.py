@@ -1,0 +1,107 @@
+"""Double-blind claims (issue 11) on both engines: each item goes to two different reviewers,
+never to two at once, an expired claim goes back to the pool, and many reviewers asking at the
+same moment never get the same item."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import Engine, update
+
+from scoring import review, store
+from scoring.store import claims, make_engine
+from scoring.store.tables import Claim, utcnow
+
+KEYS = [f"item-{i:03d}" for i in range(30)]
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    engine = make_engine(db_url)
+    yield engine
+    engine.dispose()
+
+
+def test_two_reviewers_get_different_items_and_each_item_two_verdicts(engine: Engine) -> None:
+    a = claims.claim_next(engine, 1, "alice", KEYS)
+    b = claims.claim_next(engine, 1, "bob", KEYS)
+    assert (a, b) == (KEYS[0], KEYS[1])  # alice holds item 0, so bob is handed the next one
+    assert claims.claim_next(engine, 1, "alice", KEYS) == KEYS[0]  # asking again: the same item
+    review.record_mark(engine, a, 1, "alice", "correct")
+    assert claims.claim_next(engine, 1, "carol", KEYS) == KEYS[0]  # alice's claim is fulfilled
+    review.record_mark(engine, KEYS[0], 1, "carol", "wrong")
+    # Item 0 has two verdicts now: nobody else is handed it, and alice moves on.
+    assert claims.claim_next(engine, 1, "dave", KEYS) == KEYS[2]
+    assert claims.claim_next(engine, 1, "alice", KEYS) == KEYS[3]
+    assert claims.live_claims(engine)[KEYS[1]] == "bob"
+
+
+def test_an_expired_claim_goes_back_to_the_pool(engine: Engine) -> None:
+    assert claims.claim_next(engine, 1, "alice", KEYS[:1]) == KEYS[0]
+    assert claims.claim_next(engine, 1, "bob", KEYS[:1]) is None  # held by alice
+    with engine.begin() as conn:
+        conn.execute(update(Claim).values(expires_at=utcnow() - timedelta(minutes=1)))  # ten minutes later
+    assert claims.claim_next(engine, 1, "bob", KEYS[:1]) == KEYS[0]
+    assert claims.live_claims(engine) == {KEYS[0]: "bob"}
+
+
+def test_a_scope_with_every_verdict_hands_out_nothing(engine: Engine) -> None:
+    for who in ("alice", "bob"):
+        for key in KEYS[:3]:
+            review.record_mark(engine, key, 1, who, "correct")
+    assert claims.claim_next(engine, 1, "carol", KEYS[:3]) is None
+    assert claims.claim_next(engine, 1, "alice", KEYS[:3]) is None
+
+
+def test_blind_scopes_are_per_run_and_bucket(engine: Engine) -> None:
+    run = store.save_run(engine, b"answer,response\na,a\nb,c\n", "blind.csv").run
+    assert not claims.is_blind(engine, run.id, "overlap_only")
+    claims.set_blind(engine, run.id, "overlap_only", "ana")
+    assert claims.is_blind(engine, run.id, "overlap_only") and not claims.is_blind(engine, run.id, "both_fail")
+    claims.set_blind(engine, run.id, None, "ana")
+    assert claims.is_blind(engine, run.id, "both_fail")
+    claims.set_blind(engine, run.id, None, "ana", on=False)
+    claims.set_blind(engine, run.id, "overlap_only", "ana", on=False)
+    assert not claims.is_blind(engine, run.id, "overlap_only")
+
+
+def test_reviewers_asking_at_once_never_share_an_item(engine: Engine) -> None:
+    """Eight reviewers claim and mark in threads: no item is ever handed to one while another
+    holds it, and no item ends with more than two verdicts or two from one reviewer."""
+    start = threading.Barrier(8)
+    lock = threading.Lock()
+    in_hand: dict[str, str] = {}  # item -> reviewer, from the claim until just before the mark
+    clashes: list[str] = []
+    errors: list[BaseException] = []
+
+    def work(name: str) -> None:
+        try:
+            start.wait(30)
+            for _ in range(6):
+                key = claims.claim_next(engine, 1, name, KEYS)
+                if key is None:
+                    return
+                with lock:
+                    if in_hand.get(key, name) != name:
+                        clashes.append(f"{key} handed to {name} while {in_hand[key]} holds it")
+                    in_hand[key] = name
+                with lock:
+                    del in_hand[key]
+                review.record_mark(engine, key, 1, name, "correct")
+        except BaseException as exc:  # noqa: BLE001  (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(f"r{i}",)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors[:3]
+    assert clashes == []
+    per_item = review.current_verdicts(engine, KEYS).groupby("item_key")["reviewer"].agg(list)
+    assert per_item.map(len).sum() == 8 * 6  # every reviewer found six items (30 items x 2 slots)
+    assert per_item.map(len).max() <= 2
+    assert all(len(set(names)) == len(names) for names in per_item)
