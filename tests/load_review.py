@@ -18,8 +18,13 @@ Afterwards it checks, and exits 1 on any failure:
   twice;
 - the current verdicts equal a replay of the acknowledged actions, reviewer by reviewer.
 
-It prints marks per second and the p50/p99 latency of a mark for each engine. (Claims and
-double-blind assignment, which the issue also asks this script to check, do not exist yet.)
+About four actions in ten are double-blind: the reviewer asks the queue for the next item
+(``review.claim_next``, which claims it) and marks it. Those items must end with at most two
+verdicts from different reviewers, and no item may be held by two reviewers at once (a hold runs
+from the claim to the moment its mark is asked for).
+
+It prints marks per second and the p50/p99 latency of a mark (for a double-blind one: asking for
+the next item and marking it) for each engine.
 """
 
 from __future__ import annotations
@@ -44,10 +49,12 @@ import pg_server  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
 from scoring import review  # noqa: E402
-from scoring.store import make_engine  # noqa: E402
+from scoring.store import claims, make_engine  # noqa: E402
 from scoring.store.tables import VerdictEvent  # noqa: E402
 
 POOL = 2_000
+#: Items reviewed double-blind: handed out by claims, two verdicts each (a pool of its own).
+BLIND_KEYS = [f"blind-{i}" for i in range(3_000)]
 
 
 def plan(reviewer: int, marks: int, seed: int) -> list[dict]:
@@ -63,6 +70,8 @@ def plan(reviewer: int, marks: int, seed: int) -> list[dict]:
         elif roll < 0.2 and marked:
             actions.append({"kind": "mark", "item": rng.choice(marked), "verdict": rng.choice(["correct", "wrong"]),
                             "token": token})  # fmt: skip
+        elif roll < 0.6:  # double-blind: the item is whatever the queue hands out (a claim)
+            actions.append({"kind": "claim", "verdict": rng.choice(["correct", "wrong"]), "token": token})
         else:
             item = f"item-{rng.randrange(POOL)}"
             marked.append(item)
@@ -83,14 +92,20 @@ def worker(url: str, reviewer: int, marks: int, seed: int, journal: str, start) 
         for action in plan(reviewer, marks, seed):
             if action["token"] in done:
                 continue
-            if done and action["kind"] == "mark":  # a restart: did the last mark land before the kill?
+            if done and action["kind"] in ("mark", "claim"):  # a restart: did the last mark land before the kill?
                 landed = _stored_mark(engine, name, action["token"])
                 done = set()  # only the first pending action can have been in flight
                 if landed is not None:
                     out.write(json.dumps({**action, "id": landed, "seconds": 0.0, "recovered": True}) + "\n")
                     continue
             began = time.perf_counter()
-            if action["kind"] == "mark":
+            if action["kind"] == "claim":
+                key = review.claim_next(engine, 1, name, BLIND_KEYS)
+                claimed_at = time.time()  # held from here until the mark is asked for
+                released_at = time.time()
+                event_id = review.record_mark(engine, key, 1, name, action["verdict"], note=action["token"])
+                result = {"id": event_id, "item": key, "claimed_at": claimed_at, "released_at": released_at}
+            elif action["kind"] == "mark":
                 event_id = review.record_mark(engine, action["item"], 1, name, action["verdict"], note=action["token"])
                 result = {"id": event_id}
             else:
@@ -141,12 +156,13 @@ def run_engine(url: str, reviewers: int, marks: int, seed: int, folder: Path) ->
         failures.append("reviewer 0 finished before it could be killed (raise --marks)")
     acked = [json.loads(line) for j in journals for line in open(j, encoding="utf-8") if line.strip()]
     failures += verify(url, acked, reviewers)
-    latencies = sorted(a["seconds"] for a in acked if a["kind"] == "mark" and not a.get("recovered"))
+    latencies = sorted(a["seconds"] for a in acked if a["kind"] in ("mark", "claim") and not a.get("recovered"))
     stamps = [a["at"] for a in acked if "at" in a]
     busy = max(stamps) - min(stamps)  # first to last acknowledgement: process start-up left out
     figures = {
         "actions": len(acked),
         "marks": len(latencies),
+        "blind_items": len({a["item"] for a in acked if a["kind"] == "claim"}),
         "marks_per_s": len(latencies) / busy if busy else float("nan"),
         "p50_ms": 1000 * statistics.median(latencies),
         "p99_ms": 1000 * statistics.quantiles(latencies, n=100, method="inclusive")[98],
@@ -168,9 +184,9 @@ def verify(url: str, acked: list[dict], reviewers: int) -> list[str]:
     for row in rows:
         if row.action == "mark":
             marks_by_token.setdefault(row.note, []).append(row)
-    asked = {a["token"] for a in acked if a["kind"] == "mark"}
+    asked = {a["token"] for a in acked if a["kind"] in ("mark", "claim")}
     for action in acked:
-        if action["kind"] != "mark":
+        if action["kind"] not in ("mark", "claim"):
             continue
         found = marks_by_token.get(action["token"], [])
         if len(found) != 1 or found[0].id != action["id"]:
@@ -189,6 +205,24 @@ def verify(url: str, acked: list[dict], reviewers: int) -> list[str]:
     current = review.current_verdicts(engine)
     if current.duplicated(["item_key", "reviewer"]).any():
         failures.append("a reviewer has two current verdicts on one item")
+    # Double-blind: at most two verdicts in force per item, from different reviewers (an undone
+    # verdict frees its slot for another reviewer)...
+    blind = current[current["item_key"].astype(str).str.startswith("blind-")]
+    per_item = blind.groupby("item_key")["reviewer"].agg(list)
+    crowded = per_item[per_item.map(len) > claims.VERDICTS_NEEDED]
+    failures += [f"blind item {k} has verdicts from {who}" for k, who in crowded.head(5).items()]
+    # ... and never held by two reviewers at once: a hold runs from the claim to the moment the
+    # mark is asked for; two holds of one item by different reviewers must not overlap.
+    holds: dict[str, list[tuple[float, float, str]]] = {}
+    for action in acked:
+        if action["kind"] == "claim" and "claimed_at" in action:
+            who = action["token"].split("-")[0]
+            holds.setdefault(action["item"], []).append((action["claimed_at"], action["released_at"], who))
+    for key, spans in holds.items():
+        spans.sort()
+        for (_s1, e1, w1), (s2, _e2, w2) in zip(spans, spans[1:]):
+            if w1 != w2 and s2 < e1:
+                failures.append(f"blind item {key} held by {w1} and {w2} at once")
     engine.dispose()
     return failures
 
@@ -223,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
               f"p99 {f['p99_ms']:.1f} ms; killed and restarted: {f['killed']}")  # fmt: skip
         for failure in failures[:20]:
             print(f"  FAIL {failure}")
-        verdict = "ok: every acknowledged mark once, undos once, one current verdict each"
+        verdict = ("ok: every acknowledged mark once, undos once, one current verdict each; "
+                   f"{f['blind_items']} double-blind items, none held by two at once, none past two verdicts")
         print(f"  {verdict if not failures else 'FAILED'}")
         ok &= not failures
     return 0 if ok else 1
