@@ -14,14 +14,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, delete, select
+from sqlalchemy import Engine, delete, exists, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import aliased
 
 from scoring.core.adjudication import check_reviewer
 from scoring.store.engine import writer
-from scoring.store.tables import BlindScope, Claim, utcnow
-from scoring.store.verdict_log import ACTION_BUSY_MS, current_verdicts
+from scoring.store.tables import BlindScope, Claim, VerdictEvent, utcnow
+from scoring.store.verdict_log import ACTION_BUSY_MS, _action_turn, _not_saved, current_verdicts
 
 VERDICTS_NEEDED = 2
 CLAIM_TTL = timedelta(minutes=10)
@@ -49,27 +51,50 @@ def _upsert(dialect: str):
     return pg_insert if dialect == "postgresql" else sqlite_insert
 
 
-def _try_claim(engine: Engine, item_key: str, run_id: int, reviewer: str, now: datetime, ttl: timedelta,
-               fulfilled: set[str]) -> bool:  # fmt: skip
-    """Take ``item_key`` unless someone else holds a live claim on it; True when it is ours.
+def _in_force(item_key: str, reviewer: str):
+    """SQL: ``reviewer`` has a mark on ``item_key`` that no undo retracted (a verdict in force)."""
+    mark, undo = aliased(VerdictEvent), aliased(VerdictEvent)
+    return exists().where(
+        mark.item_key == item_key, mark.reviewer == reviewer, mark.action == "mark",
+        ~exists().where(undo.undoes == mark.id),
+    )  # fmt: skip
 
-    A claim is live while unexpired and its reviewer has not marked the item: ``fulfilled`` lists
-    the reviewers who have (their old claims may be taken over at once).
+
+def _try_claim(engine: Engine, item_key: str, run_id: int, reviewer: str, now: datetime, ttl: timedelta) -> bool:
+    """Take ``item_key`` for ``reviewer``; True when it is theirs to review now.
+
+    Decided in one transaction on fresh data, never on what the caller read before: the item's
+    claim row is locked (``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite's write lock covers the
+    whole transaction), then taken only when free (expired, the reviewer's own, or its holder has
+    marked the item) and when the item still needs a verdict that is not the reviewer's.
     """
-    insert = _upsert(engine.dialect.name)
-    stmt = insert(Claim).values(item_key=item_key, run_id=run_id, reviewer=reviewer, expires_at=now + ttl)
-    takeover = (Claim.expires_at < now) | (Claim.reviewer == reviewer)
-    if fulfilled:
-        takeover = takeover | Claim.reviewer.in_(sorted(fulfilled))
-    stmt = stmt.on_conflict_do_update(
-        index_elements=[Claim.item_key],
-        set_={"run_id": run_id, "reviewer": reviewer, "expires_at": now + ttl},
-        where=takeover,
+    mark, undo = aliased(VerdictEvent), aliased(VerdictEvent)
+    judges = select(func.count(func.distinct(mark.reviewer))).where(
+        mark.item_key == item_key, mark.action == "mark", ~exists().where(undo.undoes == mark.id)
     )
-    with writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
-        conn.execute(stmt)
-        holder = conn.execute(select(Claim.reviewer).where(Claim.item_key == item_key)).scalar()
-    return holder == reviewer
+    free = {"item_key": item_key, "run_id": run_id, "reviewer": "", "expires_at": now - ttl}
+    try:
+        return _take(engine, item_key, run_id, reviewer, now, ttl, judges, free)
+    except DBAPIError as exc:  # busy beyond ACTION_BUSY_MS, or unreachable: as for a mark
+        raise _not_saved(exc) from exc
+
+
+def _take(engine: Engine, item_key: str, run_id: int, reviewer: str, now: datetime, ttl: timedelta, judges,
+          free: dict) -> bool:  # fmt: skip
+    with _action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
+        conn.execute(_upsert(engine.dialect.name)(Claim).values(**free).on_conflict_do_nothing())
+        holder, expires = conn.execute(
+            select(Claim.reviewer, Claim.expires_at).where(Claim.item_key == item_key).with_for_update()
+        ).one()
+        held_by_other = holder not in ("", reviewer) and _aware(expires) >= now
+        if held_by_other and not conn.execute(select(_in_force(item_key, holder))).scalar():
+            return False
+        full = conn.execute(judges).scalar_one() >= VERDICTS_NEEDED
+        if full or conn.execute(select(_in_force(item_key, reviewer))).scalar():
+            return False
+        conn.execute(update(Claim).where(Claim.item_key == item_key)
+                     .values(run_id=run_id, reviewer=reviewer, expires_at=now + ttl))  # fmt: skip
+    return True
 
 
 def claim_next(
@@ -102,7 +127,7 @@ def claim_next(
         holder = held.get(key)
         if holder and holder[0] != name and _aware(holder[1]) >= now and holder[0] not in judged_by.get(key, set()):
             continue  # someone else's live claim
-        if _try_claim(engine, key, run_id, name, now, ttl, judged_by.get(key, set())):
+        if _try_claim(engine, key, run_id, name, now, ttl):
             return key
     return None
 
