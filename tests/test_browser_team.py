@@ -67,3 +67,48 @@ def test_two_dashboard_processes_share_one_postgresql(postgres: pg_server.PgServ
         one.stop()
         two.stop()
         postgres.drop(name)
+
+
+def _row_shown(page: Page) -> int:
+    found = re.search(r"Row (\d+) of the run", page.locator("[data-testid='stMain']").inner_text())
+    assert found, "no row on screen"
+    return int(found.group(1))
+
+
+def test_double_blind_across_two_processes_never_hands_a_row_to_both(
+    postgres: pg_server.PgServer, browser: Browser, tmp_path: Path
+) -> None:
+    """ana (an adjudicator) turns double-blind on in process one; alice (process one) and bob
+    (process two) are each shown a different row, held for them in the shared database; the
+    metrics are hidden; after both mark, each row has one verdict and the claims moved on."""
+    name, url = postgres.database()
+    make_engine(url).dispose()
+    env = {"REVIEW_ADJUDICATORS": "ana"}
+    one = start_app(url, tmp_path / "one.log", extra_env=env)
+    two = start_app(url, tmp_path / "two.log", extra_env=env)
+    try:
+        ana = _reviewer_page(browser, one.url, "ana")
+        ana.locator("[data-testid='stMain'] label", has_text="Double-blind for this bucket").click()
+        settle(ana)
+        expect(ana.locator("[data-testid='stMain']")).to_contain_text("Double-blind review", timeout=TIMEOUT_MS)
+        alice = _reviewer_page(browser, one.url, "alice")
+        bob = _reviewer_page(browser, two.url, "bob")
+        rows = {_row_shown(ana), _row_shown(alice), _row_shown(bob)}
+        assert len(rows) == 3, rows  # three reviewers, three different rows held
+        for page in (alice, bob):
+            assert "Exact:" not in page.locator("[data-testid='stMain']").inner_text()  # metrics hidden
+        shown = {"alice": _row_shown(alice), "bob": _row_shown(bob)}
+        _mark(alice, 1)
+        _mark(bob, 1)
+        engine = make_engine(url)
+        scored = store.load_scored(engine, store.list_runs(engine)[0].id)
+        current = review.current_verdicts(engine)
+        marked = {r.reviewer: int(scored.loc[scored["item_key"] == r.item_key, "row_idx"].iloc[0]) + 1
+                  for r in current.itertuples()}  # fmt: skip
+        assert marked == shown  # each marked the row held for them, not the other's
+        assert exception_count(alice) == 0 and exception_count(bob) == 0
+        engine.dispose()
+    finally:
+        one.stop()
+        two.stop()
+        postgres.drop(name)
