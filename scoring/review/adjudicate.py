@@ -26,8 +26,9 @@ def adjudication_queue(scored: pd.DataFrame, engine: Engine, include_decided: bo
     out = split[["item_key", "correct_by", "wrong_by"]].copy()
     out["row_idx"] = first.loc[out["item_key"], "row_idx"].to_numpy()
     out["question"] = first.loc[out["item_key"], "question"].astype(str).to_numpy()
-    out["decision"] = out["item_key"].map(decided["decision"]).fillna("").astype(object)
-    out["adjudicator"] = out["item_key"].map(decided["adjudicator"]).fillna("").astype(object)
+    for col in ("decision", "adjudicator"):  # conflicts are few: a plain lookup per item
+        found = dict(zip(decided.index, decided[col]))
+        out[col] = [str(found.get(key, "")) for key in out["item_key"]]
     if not include_decided:
         out = out[out["decision"] == ""]
     return out.sort_values("row_idx")[WAITING_COLUMNS].reset_index(drop=True)
