@@ -507,3 +507,24 @@ def test_double_blind_hands_two_reviewers_different_rows_and_hides_the_metrics(
     per_item = review.current_verdicts(engine).groupby("item_key")["reviewer"].agg(sorted)
     assert per_item[key_of(scored, order[1])] == ["alice", "bob"]
     assert review.live_claims(engine)[key_of(scored, order[0])] == "ana"
+
+
+def test_under_double_blind_only_adjudicators_see_other_reviewers_verdicts(
+    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With part of the run double-blind, the Reviewers and Export pages (which show or download
+    every reviewer's verdict) say so to a reviewer and show nothing; an adjudicator sees them."""
+    monkeypatch.setenv("REVIEW_ADJUDICATORS", "ana")
+    review.record_mark(engine, key_of(scored, order[0]), run_id, "alice", "correct")
+    review.record_mark(engine, key_of(scored, order[0]), run_id, "bob", "wrong")
+    for page in ("reviewers", "export"):  # not blind yet: everyone sees the page
+        assert not any("Double-blind review is on" in i.value for i in open_page(page, "alice", run_id).info)
+    review.set_blind(engine, run_id, "overlap_only", "ana")
+    for page in ("reviewers", "export"):
+        at = open_page(page, reviewer="alice", run_id=run_id)
+        assert any("Double-blind review is on" in i.value for i in at.info), page
+        assert not at.dataframe and not at.download_button, page
+        at = open_page(page, reviewer="ana", run_id=run_id)
+        assert not any("Double-blind review is on" in i.value for i in at.info), page
+    tables = open_page("reviewers", reviewer="ana", run_id=run_id).dataframe
+    assert any("bob" in df.value.to_csv() for df in tables)  # the adjudicator sees every reviewer

@@ -225,6 +225,24 @@ def reviewer() -> str:
     return name
 
 
+def others_hidden(run_id: int) -> bool:
+    """Whether this reviewer may not see other reviewers' verdicts on this run: some of it is
+    under double-blind review and they are not an adjudicator (with no adjudicators configured,
+    everyone is one, as on one machine)."""
+    config = identity_config()
+    if config.adjudicators is None or not review.blind_buckets(engine(), run_id):
+        return False
+    return not config.may_adjudicate(reviewer())
+
+
+def hide_if_blind(run_id: int) -> None:
+    """Stop a page that shows other reviewers' verdicts when :func:`others_hidden`."""
+    if others_hidden(run_id):
+        st.info("Double-blind review is on for this run: other reviewers' verdicts are shown to "
+                "adjudicators only, so that no reviewer is swayed by another.")  # fmt: skip
+        st.stop()
+
+
 def identity_panel() -> None:
     """The sidebar's "who is reviewing": the way in force, the name, and any problem with it."""
     config = identity_config()

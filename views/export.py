@@ -18,6 +18,7 @@ from ui import state
 run = state.require_run()
 
 engine = state.engine()
+state.hide_if_blind(run.id)
 url_run = run.id
 st.title(f"Export: {run.name}")
 st.write(

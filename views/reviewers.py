@@ -17,6 +17,7 @@ from ui.display import agreement_block
 run = state.require_run()
 
 frame = state.scored(run.id)
+state.hide_if_blind(run.id)
 st.title(f"Reviewers: {run.name}")
 
 current = state.current_verdicts(run.id)

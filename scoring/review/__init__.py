@@ -48,7 +48,15 @@ from scoring.review.queue import (
     scope_progress,
 )
 from scoring.store.adjudications import ADJUDICATE, adjudications, record_adjudication
-from scoring.store.claims import CLAIM_TTL, VERDICTS_NEEDED, claim_next, is_blind, live_claims, set_blind
+from scoring.store.claims import (
+    CLAIM_TTL,
+    VERDICTS_NEEDED,
+    blind_buckets,
+    claim_next,
+    is_blind,
+    live_claims,
+    set_blind,
+)
 from scoring.store.verdict_log import (
     ACTION_BUSY_MS,
     KEY_FILTER_LIMIT,
@@ -66,7 +74,7 @@ from scoring.store.verdict_log import (
 )
 
 __all__ = [
-    "CLAIM_TTL", "VERDICTS_NEEDED", "claim_next", "is_blind", "live_claims", "set_blind",
+    "CLAIM_TTL", "VERDICTS_NEEDED", "blind_buckets", "claim_next", "is_blind", "live_claims", "set_blind",
     "adjudication_queue", "waiting_count",
     "ACTION_BUSY_MS", "ADJUDICATE", "ADJUDICATION_COLUMNS", "AUTO_RULE", "CONFLICT", "CURRENT_COLUMNS",
     "FINAL_SOURCES", "FINAL_VERDICTS", "JUDGE_LABELS", "KEY_FILTER_LIMIT", "MAX_REVIEWER", "METRIC_COLUMNS",

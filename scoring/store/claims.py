@@ -47,6 +47,12 @@ def is_blind(engine: Engine, run_id: int, bucket: str | None) -> bool:
     return WHOLE_RUN in found or (bucket or WHOLE_RUN) in found
 
 
+def blind_buckets(engine: Engine, run_id: int) -> list[str]:
+    """The run's double-blind scopes: bucket names, "" for the whole run."""
+    with engine.connect() as conn:
+        return sorted(conn.execute(select(BlindScope.bucket).where(BlindScope.run_id == run_id)).scalars())
+
+
 def _upsert(dialect: str):
     return pg_insert if dialect == "postgresql" else sqlite_insert
 
