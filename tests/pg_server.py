@@ -13,7 +13,6 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
+from browser import free_port
 
 INSTALL_HINT = "PostgreSQL is missing: run 'sudo apt-get install -y postgresql' (the tests need initdb and postgres)"
 START_TIMEOUT_S = 60.0
@@ -40,12 +40,6 @@ def bin_dir() -> Path:
     if initdb and (Path(initdb).parent / "postgres").exists():
         return Path(initdb).parent
     raise PostgresMissing(INSTALL_HINT)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass
@@ -122,41 +116,41 @@ def start() -> PgServer:
     if run_as:
         os.chown(sockets, run_as["user"], run_as["group"])
     port = free_port()
-    settings = {
-        "listen_addresses": "127.0.0.1", "port": str(port), "unix_socket_directories": str(sockets),
-        "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "200",
-    }  # fmt: skip
-    args = [str(bins / "postgres"), "-D", str(data)] + [f"--{k.replace('_', '-')}={v}" for k, v in settings.items()]
-    log = (root / "server.log").open("wb")
-    process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, **run_as)
+    process = _launch(bins, root, port, run_as)
     server = PgServer(process, root, port, bins, run_as)
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while True:
-        try:
-            with psycopg.connect(server.admin_url, connect_timeout=2):
-                return server
-        except psycopg.OperationalError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                text = (root / "server.log").read_text(errors="replace")[-2000:]
-                server.stop()
-                raise RuntimeError(f"PostgreSQL did not start:\n{text}") from None
-            time.sleep(0.1)
+    _wait_ready(server)
+    return server
 
 
 def restart(server: PgServer) -> None:
     """Start a paused server again on the same port and data."""
-    data = server.root / "data"
-    log = (server.root / "server.log").open("ab")
-    server.process = subprocess.Popen(
-        [str(server.bins / "postgres"), "-D", str(data), f"--port={server.port}", "--listen-addresses=127.0.0.1",
-         f"--unix-socket-directories={server.root / 'sock'}", "--fsync=off"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True, **server.run_as,
-    )  # fmt: skip
+    server.process = _launch(server.bins, server.root, server.port, server.run_as)
+    _wait_ready(server)
+
+
+def _launch(bins: Path, root: Path, port: int, run_as: dict) -> subprocess.Popen[bytes]:
+    """``postgres`` on ``root/data``, 127.0.0.1:``port`` (fsync off: tests need speed, not
+    durability), its output appended to ``root/server.log``."""
+    settings = {
+        "listen_addresses": "127.0.0.1", "port": str(port), "unix_socket_directories": str(root / "sock"),
+        "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "200",
+    }  # fmt: skip
+    args = [str(bins / "postgres"), "-D", str(root / "data")]
+    args += [f"--{k.replace('_', '-')}={v}" for k, v in settings.items()]
+    with (root / "server.log").open("ab") as log:
+        return subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, **run_as)
+
+
+def _wait_ready(server: PgServer) -> None:
+    """Until the server accepts a connection; a server that exits or never answers fails with its log."""
     deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
+    while True:
         try:
             with psycopg.connect(server.admin_url, connect_timeout=2):
                 return
         except psycopg.OperationalError:
+            if server.process.poll() is not None or time.monotonic() > deadline:
+                text = (server.root / "server.log").read_text(errors="replace")[-2000:]
+                server.stop()
+                raise RuntimeError(f"PostgreSQL did not start:\n{text}") from None
             time.sleep(0.1)
-    raise RuntimeError("PostgreSQL did not restart")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from scoring.core.columnar import OUTPUT_COLUMNS, score_polars
+from scoring.core.columnar import OUTPUT_COLUMNS, score_columns, score_polars
 from scoring.core.protocols import BUCKETS
 from scoring.core.stats import mcnemar_exact, wilson_interval
 
@@ -35,12 +35,8 @@ def score_frame(frame: pd.DataFrame, normalize: bool = False) -> pd.DataFrame:
 
     For pandas callers; scored on polars (``normalize`` is the diagnostic, not the protocol).
     """
-    table = pl.DataFrame(
-        {"answer": frame["answer"].tolist(), "response": frame["response"].tolist()},
-        schema={"answer": pl.String, "response": pl.String},
-    )
-    scored = score_polars(table, normalize=normalize)
-    return frame.assign(**{col: scored[col].to_numpy() for col in SCORE_COLUMNS})
+    scores = score_columns(frame["answer"].tolist(), frame["response"].tolist(), normalize=normalize)
+    return frame.assign(**{col: getattr(scores, col) for col in SCORE_COLUMNS})
 
 
 def _polars(scored: Frame, columns: list[str]) -> pl.DataFrame:
