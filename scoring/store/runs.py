@@ -297,9 +297,16 @@ def _abandon(engine: Engine, run_id: int) -> None:
 
 
 def _remove_run(engine: Engine, run_id: int) -> None:
-    """Delete an incomplete run's parts, newest first, in short transactions, then the run."""
+    """Delete an abandoned run's parts, newest first, in short transactions, then the run.
+
+    Each transaction first checks the run is still the abandoned one: two removers can race,
+    and once one has deleted the run row SQLite may give its id to a new upload, whose parts
+    must not be touched.
+    """
     while True:
         with writer(engine).begin() as conn:
+            if conn.execute(select(Run.sha256).where(Run.id == run_id)).scalar() != f"abandoned-{run_id}":
+                return  # removed already, or the id now belongs to another run
             top = highest_part(conn, run_id)
             if top is None:
                 conn.execute(delete(Run).where(Run.id == run_id, Run.complete.is_(False)))
