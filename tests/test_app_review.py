@@ -528,3 +528,30 @@ def test_under_double_blind_only_adjudicators_see_other_reviewers_verdicts(
         assert not any("Double-blind review is on" in i.value for i in at.info), page
     tables = open_page("reviewers", reviewer="ana", run_id=run_id).dataframe
     assert any("bob" in df.value.to_csv() for df in tables)  # the adjudicator sees every reviewer
+
+
+def test_double_blind_for_one_domain_is_blind_there_only(
+    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An adjudicator makes one domain of overlap_only double-blind: a reviewer choosing that
+    domain is handed a claimed row without the metrics; on the whole bucket the metrics show and a
+    caption names the blind scope; the bucket-wide toggle does not claim the domain is blind."""
+    monkeypatch.setenv("REVIEW_ADJUDICATORS", "ana")
+    domain = str(scored.loc[scored["row_idx"] == order[0], "Domain"].iloc[0])
+    in_domain = [r for r in order if scored.loc[scored["row_idx"] == r, "Domain"].iloc[0] == domain]
+    ana = open_page("review", reviewer="ana", run_id=run_id)
+    ana.selectbox(key="q_domain").select(domain).run()
+    ana.toggle(key=f"q_double_{run_id}_overlap_only_{domain}").set_value(True).run()
+    assert review.blind_scopes(engine, run_id) == [review.BlindSpec("overlap_only", domain)]
+    assert shown_row(ana) == in_domain[0]
+    alice = open_page("review", reviewer="alice", run_id=run_id)
+    assert any("Exact:" in t for t in texts(alice))  # the whole bucket is not blind
+    captions = [c.value.replace("\\", "") for c in alice.caption]
+    assert any(f"Double-blind elsewhere in this run: overlap_only · {domain}." in c for c in captions)
+    ana.selectbox(key="q_domain").select("All domains").run()
+    assert not ana.toggle(key=f"q_double_{run_id}_overlap_only").value  # the bucket is not blind
+    alice.selectbox(key="q_domain").select(domain).run()
+    assert not any("Exact:" in t for t in texts(alice))
+    if len(in_domain) > 1:
+        assert shown_row(alice) == in_domain[1]  # ana holds the first row of the domain
+    assert review.live_claims(engine)[key_of(scored, in_domain[0])] == "ana"

@@ -105,3 +105,34 @@ def test_reviewers_asking_at_once_never_share_an_item(engine: Engine) -> None:
     assert per_item.map(len).sum() == 8 * 6  # every reviewer found six items (30 items x 2 slots)
     assert per_item.map(len).max() <= 2
     assert all(len(set(names)) == len(names) for names in per_item)
+
+
+def test_a_domain_or_a_sample_can_be_blind_and_covers_only_its_own_items(engine: Engine) -> None:
+    run = store.save_run(engine, b"answer,response\na,a\nb,c\n", "scopes.csv").run
+    food = claims.BlindSpec("overlap_only", "Food")
+    claims.set_blind(engine, run.id, food, "ana")
+    assert claims.is_blind(engine, run.id, food)
+    assert claims.is_blind(engine, run.id, claims.BlindSpec("overlap_only", "Food", 50))  # a sample of it
+    assert not claims.is_blind(engine, run.id, claims.BlindSpec("overlap_only", "Music"))
+    assert not claims.is_blind(engine, run.id, claims.BlindSpec("overlap_only"))  # the bucket is wider
+    assert not claims.is_blind(engine, run.id, "overlap_only")
+    sample = claims.BlindSpec(None, "Music", 20)
+    claims.set_blind(engine, run.id, sample, "ana")
+    assert claims.is_blind(engine, run.id, sample)
+    assert not claims.is_blind(engine, run.id, claims.BlindSpec(None, "Music", 30))  # another sample: other rows
+    assert not claims.is_blind(engine, run.id, claims.BlindSpec(None, "Music"))
+    assert claims.blind_scopes(engine, run.id) == [sample, food]
+    assert [s.label() for s in claims.blind_scopes(engine, run.id)] == ["Music · sample of 20", "overlap_only · Food"]
+    claims.set_blind(engine, run.id, food, "ana", on=False)
+    assert claims.blind_scopes(engine, run.id) == [sample]
+
+
+def test_claims_are_read_a_window_at_a_time_past_a_finished_front(engine: Engine) -> None:
+    keys = [f"w-{i:04d}" for i in range(claims.WINDOW * 2 + 5)]
+    done = keys[: claims.WINDOW + 3]  # the whole first window and some of the second have two verdicts
+    for who in ("alice", "bob"):
+        review.record_marks(engine, [{"item_key": k, "run_id": 1, "reviewer": who, "verdict": "correct"} for k in done])
+    assert claims.claim_next(engine, 1, "carol", keys) == keys[claims.WINDOW + 3]
+    assert claims.claim_next(engine, 1, "dave", keys) == keys[claims.WINDOW + 4]
+    # Carol's held item comes first even when it lies past the windows read so far.
+    assert claims.claim_next(engine, 1, "carol", keys) == keys[claims.WINDOW + 3]

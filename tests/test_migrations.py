@@ -166,3 +166,23 @@ def test_the_parquet_revision_downgrades_and_upgrades_with_every_row(tmp_path: P
     assert after.equals(before)
     assert after["extra:bucket"].tolist() == ["x", "y"] and after["id"].tolist() == ["7", "8"]
     engine.dispose()
+
+
+def test_the_blind_scope_revision_keeps_bucket_scopes_both_ways(tmp_path: Path) -> None:
+    """0005 rebuilds ``blind_scopes`` with a domain and a sample: a bucket's scope survives the
+    upgrade; the downgrade keeps the scopes the older schema can hold and drops the narrower."""
+    engine = make_engine(_url(tmp_path / "blind.db"))
+    run = store.save_run(engine, b"answer,response\na,a\n", "blind.csv").run
+    review.set_blind(engine, run.id, "overlap_only", "ana")
+    review.set_blind(engine, run.id, review.BlindSpec("both_fail", "Food", 30), "ana")
+    with engine.begin() as conn:
+        command.downgrade(migrations._config(conn), "0004")
+    with sqlite3.connect(tmp_path / "blind.db") as raw:
+        assert raw.execute("SELECT run_id, bucket, created_by FROM blind_scopes").fetchall() == [
+            (run.id, "overlap_only", "ana")
+        ]
+    engine.dispose()
+    engine = make_engine(_url(tmp_path / "blind.db"))  # upgrades again
+    assert review.blind_scopes(engine, run.id) == [review.BlindSpec("overlap_only")]
+    assert review.is_blind(engine, run.id, review.BlindSpec("overlap_only", "Food", 10))
+    engine.dispose()

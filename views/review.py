@@ -14,7 +14,7 @@ from scoring.core import search
 from scoring.core.protocols import BUCKETS
 from scoring.review import my_verdicts
 from ui import keys, state
-from ui.display import alert, show_row, verdict_caption
+from ui.display import alert, md_escape, show_row, verdict_caption
 
 ALL_DOMAINS = "All domains"
 VIEWS = ("Queue", "My verdicts")
@@ -51,17 +51,36 @@ bucket = c1.selectbox("Scope (bucket)", list(BUCKETS), index=list(BUCKETS).index
 domain = c2.selectbox("Domain", [ALL_DOMAINS, *summary["domains"]], key="q_domain")
 sample = c3.number_input("Random sample (0 = all)", 0, 10_000, 0, step=10, key="q_sample",
                          help="Audit a metric: review a reproducible random sample of the bucket.")
-blind_key = f"q_is_blind_{run.id}_{bucket}"
+
+
+def _toggle_key(spec: review.BlindSpec) -> str:
+    """``q_double_<run>_<bucket>``, then ``_<domain>`` and ``_s<k>`` for narrower scopes."""
+    return f"q_double_{run.id}_{spec.bucket}" + (f"_{spec.domain}" if spec.domain else "") + (
+        f"_s{spec.sample}" if spec.sample else "")  # fmt: skip
+
+
+blind_scope = review.BlindSpec(bucket, None if domain == ALL_DOMAINS else domain, sample or None)
+blind_key = f"q_is_blind_{run.id}_{blind_scope.key()}"
 try:
-    double_blind = st.session_state[blind_key] = review.is_blind(engine, run.id, bucket)
+    scopes = review.blind_scopes(engine, run.id)
 except store.DatabaseError:  # unreachable: keep the mode last seen (the queue says the rest)
-    double_blind = st.session_state.get(blind_key, False)
+    scopes = st.session_state.get(blind_key, [])
+st.session_state[blind_key] = scopes
+outer = [s for s in scopes if review.covers(s, blind_scope)]
+double_blind = bool(outer)
 if reviewer and state.identity_config().may_adjudicate(reviewer):
-    wanted = st.toggle("Double-blind for this bucket (each item to two reviewers, claimed in turn)",
-                       value=double_blind, key=f"q_double_{run.id}_{bucket}")  # fmt: skip
+    wider = [s.label() for s in outer if s != blind_scope]
+    wanted = st.toggle(md_escape(f"Double-blind for this scope ({blind_scope.label()}): each item to two reviewers, "
+                                 "claimed in turn"), value=double_blind, disabled=bool(wider),
+                       help=md_escape(f"Blind because {wider[0]} is.") if wider else None,
+                       key=_toggle_key(blind_scope))  # fmt: skip
     if wanted != double_blind:
-        review.set_blind(engine, run.id, bucket, reviewer, on=wanted)
+        review.set_blind(engine, run.id, blind_scope, reviewer, on=wanted)
         double_blind = wanted
+elsewhere = [s.label() for s in scopes if not review.covers(s, blind_scope)]
+if elsewhere and not double_blind:
+    st.caption(md_escape("Double-blind elsewhere in this run: " + "; ".join(elsewhere) + ". Choose that scope to "
+                         "review it blind."))  # fmt: skip
 if double_blind:
     blind = True
     st.info("Double-blind review: each item goes to two reviewers, one at a time; the metrics, the judge "

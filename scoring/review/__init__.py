@@ -51,8 +51,11 @@ from scoring.store.adjudications import ADJUDICATE, adjudications, record_adjudi
 from scoring.store.claims import (
     CLAIM_TTL,
     VERDICTS_NEEDED,
+    BlindSpec,
     blind_buckets,
+    blind_scopes,
     claim_next,
+    covers,
     is_blind,
     live_claims,
     set_blind,
@@ -74,7 +77,8 @@ from scoring.store.verdict_log import (
 )
 
 __all__ = [
-    "CLAIM_TTL", "VERDICTS_NEEDED", "blind_buckets", "claim_next", "is_blind", "live_claims", "set_blind",
+    "CLAIM_TTL", "VERDICTS_NEEDED", "BlindSpec", "blind_buckets", "blind_scopes", "claim_next", "covers", "is_blind",
+    "live_claims", "set_blind",
     "adjudication_queue", "waiting_count",
     "ACTION_BUSY_MS", "ADJUDICATE", "ADJUDICATION_COLUMNS", "AUTO_RULE", "CONFLICT", "CURRENT_COLUMNS",
     "FINAL_SOURCES", "FINAL_VERDICTS", "JUDGE_LABELS", "KEY_FILTER_LIMIT", "MAX_REVIEWER", "METRIC_COLUMNS",

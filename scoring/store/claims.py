@@ -12,6 +12,7 @@ at once never get the same item.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import Engine, delete, exists, func, select, update
@@ -27,30 +28,77 @@ from scoring.store.verdict_log import ACTION_BUSY_MS, _action_turn, _not_saved, 
 
 VERDICTS_NEEDED = 2
 CLAIM_TTL = timedelta(minutes=10)
-WHOLE_RUN = ""  #: the bucket value of a scope covering the whole run
+WHOLE_RUN = ""  #: the bucket (and domain) value of a scope covering every bucket (domain)
+WINDOW = 200  #: candidates read per query by :func:`claim_next` (the front of the queue suffices)
 
 
-def set_blind(engine: Engine, run_id: int, bucket: str | None, by: str, on: bool = True) -> None:
-    """Put a run (``bucket`` None) or one of its buckets into double-blind review, or out of it."""
-    key = bucket or WHOLE_RUN
+@dataclass(frozen=True)
+class BlindSpec:
+    """A double-blind scope as the queue names it: a bucket and a domain (None: all) and a sample
+    size (None: every row; k: the queue's reproducible random sample of k rows)."""
+
+    bucket: str | None = None
+    domain: str | None = None
+    sample: int | None = None
+
+    def key(self) -> tuple[str, str, int]:
+        return (self.bucket or WHOLE_RUN, self.domain or WHOLE_RUN, self.sample or 0)
+
+    def label(self) -> str:
+        """How the pages name the scope: "overlap_only · Food · sample of 50", "the whole run"."""
+        parts = [self.bucket or "", self.domain or "", f"sample of {self.sample}" if self.sample else ""]
+        return " · ".join(p for p in parts if p) or "the whole run"
+
+
+def _spec(scope: BlindSpec | str | None) -> BlindSpec:
+    """A bucket name (or None, the whole run) as a scope, as the first version of these calls took."""
+    return scope if isinstance(scope, BlindSpec) else BlindSpec(bucket=scope)
+
+
+def set_blind(engine: Engine, run_id: int, scope: BlindSpec | str | None, by: str, on: bool = True) -> None:
+    """Put a scope of a run (a bucket name, None for the whole run, or a :class:`BlindSpec`) into
+    double-blind review, or out of it."""
+    bucket, domain, sample = _spec(scope).key()
+    match = (BlindScope.run_id == run_id, BlindScope.bucket == bucket, BlindScope.domain == domain,
+             BlindScope.sample == sample)  # fmt: skip
     with writer(engine).begin() as conn:
-        conn.execute(delete(BlindScope).where(BlindScope.run_id == run_id, BlindScope.bucket == key))
+        conn.execute(delete(BlindScope).where(*match))
         if on:
-            conn.execute(BlindScope.__table__.insert().values(run_id=run_id, bucket=key, created_by=by,
-                                                              created_at=utcnow()))  # fmt: skip
+            row = {"run_id": run_id, "bucket": bucket, "domain": domain, "sample": sample}
+            conn.execute(BlindScope.__table__.insert().values(**row, created_by=by, created_at=utcnow()))
 
 
-def is_blind(engine: Engine, run_id: int, bucket: str | None) -> bool:
-    """Whether a scope of the run is reviewed double-blind (the whole run, or this bucket)."""
+def blind_scopes(engine: Engine, run_id: int) -> list[BlindSpec]:
+    """The run's double-blind scopes."""
     with engine.connect() as conn:
-        found = conn.execute(select(BlindScope.bucket).where(BlindScope.run_id == run_id)).scalars().all()
-    return WHOLE_RUN in found or (bucket or WHOLE_RUN) in found
+        rows = conn.execute(
+            select(BlindScope.bucket, BlindScope.domain, BlindScope.sample).where(BlindScope.run_id == run_id)
+        ).all()
+    return sorted((BlindSpec(b or None, d or None, s or None) for b, d, s in rows), key=BlindSpec.key)
+
+
+def covers(outer: BlindSpec, inner: BlindSpec) -> bool:
+    """Whether every item of the queue scope ``inner`` is in the blind scope ``outer``.
+
+    A scope without a sample covers its narrower bucket/domain scopes and their samples; a
+    sampled scope covers only itself (another sample size draws other rows).
+    """
+    (ob, od, osample), (ib, idom, isample) = outer.key(), inner.key()
+    if osample:
+        return (ob, od, osample) == (ib, idom, isample)
+    return ob in (WHOLE_RUN, ib) and od in (WHOLE_RUN, idom)
+
+
+def is_blind(engine: Engine, run_id: int, scope: BlindSpec | str | None) -> bool:
+    """Whether a queue scope is reviewed double-blind: a blind scope of the run covers it."""
+    wanted = _spec(scope)
+    return any(covers(outer, wanted) for outer in blind_scopes(engine, run_id))
 
 
 def blind_buckets(engine: Engine, run_id: int) -> list[str]:
-    """The run's double-blind scopes: bucket names, "" for the whole run."""
-    with engine.connect() as conn:
-        return sorted(conn.execute(select(BlindScope.bucket).where(BlindScope.run_id == run_id)).scalars())
+    """The buckets of the run's double-blind scopes, "" for every bucket (any entry: some of the
+    run is blind)."""
+    return sorted({spec.key()[0] for spec in blind_scopes(engine, run_id)})
 
 
 def _upsert(dialect: str):
@@ -109,29 +157,43 @@ def claim_next(
     """The item the reviewer reviews next in a blind scope (claimed for them), or None when every
     item of ``candidates`` (the scope's keys in queue order) has its verdicts or is held by others.
 
-    An item the reviewer already holds comes first, so a refresh shows the same item again.
+    An item the reviewer already holds comes first, so a refresh shows the same item again. The
+    candidates are read :data:`WINDOW` at a time from the front, so a call costs the same at 300
+    and at 300,000 items while the front of the queue has work.
     """
     name = check_reviewer(reviewer)
     keys = list(dict.fromkeys(str(k) for k in candidates))
-    current = current_verdicts(engine, keys)
+    now = utcnow()
+    with engine.connect() as conn:
+        held = conn.execute(select(Claim.item_key, Claim.expires_at).where(Claim.reviewer == name)).all()
+    in_scope = set(keys) & {str(k) for k, expires in held if _aware(expires) >= now}
+    windows = [[k for k in keys if k in in_scope]] if in_scope else []
+    windows += [keys[i : i + WINDOW] for i in range(0, len(keys), WINDOW)]
+    for window in windows:
+        found = _first_open(engine, run_id, name, window, now, ttl)
+        if found is not None:
+            return found
+    return None
+
+
+def _first_open(engine: Engine, run_id: int, name: str, window: list[str], now: datetime, ttl: timedelta) -> str | None:
+    """Claim the first item of ``window`` open to ``name``: read what the window's items hold
+    (verdicts, claims) in two queries, then try the open ones in order (each try re-checks)."""
+    current = current_verdicts(engine, window)
     judged_by: dict[str, set[str]] = {}
     for key, who in zip(current["item_key"], current["reviewer"]):
         judged_by.setdefault(str(key), set()).add(str(who))
-    now = utcnow()
     with engine.connect() as conn:
-        rows = conn.execute(select(Claim.item_key, Claim.reviewer, Claim.expires_at)).all()
+        rows = conn.execute(
+            select(Claim.item_key, Claim.reviewer, Claim.expires_at).where(Claim.item_key.in_(window))
+        ).all()
     held = {str(k): (str(r), e) for k, r, e in rows}
-
-    def open_for_me(key: str) -> bool:
+    for key in window:
         done = judged_by.get(key, set())
-        return name not in done and len(done) < VERDICTS_NEEDED
-
-    mine = [k for k, (who, _) in held.items() if who == name and k in set(keys) and open_for_me(k)]
-    for key in [*mine, *keys]:
-        if not open_for_me(key):
+        if name in done or len(done) >= VERDICTS_NEEDED:
             continue
         holder = held.get(key)
-        if holder and holder[0] != name and _aware(holder[1]) >= now and holder[0] not in judged_by.get(key, set()):
+        if holder and holder[0] != name and _aware(holder[1]) >= now and holder[0] not in done:
             continue  # someone else's live claim
         if _try_claim(engine, key, run_id, name, now, ttl):
             return key

@@ -88,11 +88,17 @@ class Claim(Base):
 
 
 class BlindScope(Base):
-    """A run (or one bucket of it) under double-blind review: each item goes to two different
-    reviewers, neither seeing the other's verdict nor the metrics' or the judge's."""
+    """A scope of a run under double-blind review: each item goes to two different reviewers,
+    neither seeing the other's verdict nor the metrics' or the judge's.
+
+    A scope is the queue's: a bucket ("" = all), a domain ("" = all) and a sample size (0 = every
+    row; k = the queue's reproducible random sample of k rows of that bucket and domain).
+    """
 
     __tablename__ = "blind_scopes"
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
-    bucket: Mapped[str] = mapped_column(String(20), primary_key=True, default="")  # "" = the whole run
+    bucket: Mapped[str] = mapped_column(String(20), primary_key=True, default="")  # "" = every bucket
+    domain: Mapped[str] = mapped_column(String(200), primary_key=True, default="")  # "" = every domain
+    sample: Mapped[int] = mapped_column(Integer, primary_key=True, default=0)  # 0 = every row
     created_by: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
