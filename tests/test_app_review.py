@@ -555,3 +555,29 @@ def test_double_blind_for_one_domain_is_blind_there_only(
     if len(in_domain) > 1:
         assert shown_row(alice) == in_domain[1]  # ana holds the first row of the domain
     assert review.live_claims(engine)[key_of(scored, in_domain[0])] == "ana"
+
+
+def test_under_double_blind_reviewers_see_no_human_figures_and_no_row_verdicts(
+    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Overview: no Adjudicated series or figures for a reviewer (the metrics' aggregates stay);
+    Agreement: the counts stay, the precision on reviewed rows and the row browser go; Judge: the
+    page says why it is closed. An adjudicator sees everything."""
+    monkeypatch.setenv("REVIEW_ADJUDICATORS", "ana")
+    review.record_mark(engine, key_of(scored, order[0]), run_id, "bob", "wrong")
+    review.set_blind(engine, run_id, review.BlindSpec(None, None, 30), "ana")
+    alice = open_page("overview", reviewer="alice", run_id=run_id)
+    names = [t.get("name") for t in json.loads(alice.get("plotly_chart")[0].proto.spec)["data"]]
+    assert "Adjudicated" not in names and "Exact substring" in names
+    assert not any("Adjudicated" in t for t in texts(alice))
+    assert any("Double-blind review is on" in i.value for i in alice.info)
+    ana = open_page("overview", reviewer="ana", run_id=run_id)
+    spec = json.loads(ana.get("plotly_chart")[0].proto.spec)
+    assert "Adjudicated" in [t["name"] for t in spec["data"]]
+    alice = open_page("agreement", reviewer="alice", run_id=run_id)
+    assert alice.get("plotly_chart") and not [s for s in alice.subheader if "Precision" in s.value]
+    assert not any(t.startswith("Row ") for t in texts(alice))
+    ana = open_page("agreement", reviewer="ana", run_id=run_id)
+    assert any(t.startswith("Row ") for t in texts(ana))
+    alice = open_page("judge", reviewer="alice", run_id=run_id)
+    assert any("Double-blind review is on" in i.value for i in alice.info) and not alice.button

@@ -24,8 +24,11 @@ SERIES_COLOURS = {
 BUCKET_COLOURS = {"both_pass": "#16a34a", "exact_only": "#2563eb", "overlap_only": "#f97316", "both_fail": "#9ca3af"}
 
 
-def accuracy_series(run_id: int) -> tuple[dict[str, list[AccuracyRow]], list[AdjudicatedRow]]:
+def accuracy_series(run_id: int, humans: bool = True) -> tuple[dict[str, list[AccuracyRow]], list[AdjudicatedRow]]:
     """Accuracy rows per series (domains sorted, combined last) and the adjudicated pending ranges.
+
+    ``humans=False`` (a reviewer during double-blind review) leaves out the series built on
+    reviewers' verdicts: no "Adjudicated" series and an empty list of ranges.
 
     Adjudicated accuracy is drawn at its lower end (pending rows counted wrong) with the Wilson
     interval of that figure; the pending range (counted wrong .. counted right) is its own bar.
@@ -38,6 +41,8 @@ def accuracy_series(run_id: int) -> tuple[dict[str, list[AccuracyRow]], list[Adj
     }
     if decided["judge"] is not None:
         series["Judge"] = decided["judge"]
+    if not humans:
+        return series, []
     adjudicated = decided["adjudicated"]
     blanks = {r.domain: r.blank for r in summary["accuracy"]["exact_substring"]}
     series["Adjudicated"] = [

@@ -235,11 +235,14 @@ def others_hidden(run_id: int) -> bool:
     return not config.may_adjudicate(reviewer())
 
 
+BLIND_NOTE = ("Double-blind review is on for this run: other reviewers' verdicts (and, row by row, the "
+              "metrics' and the judge's) are shown to adjudicators only, so that no reviewer is swayed.")
+
+
 def hide_if_blind(run_id: int) -> None:
     """Stop a page that shows other reviewers' verdicts when :func:`others_hidden`."""
     if others_hidden(run_id):
-        st.info("Double-blind review is on for this run: other reviewers' verdicts are shown to "
-                "adjudicators only, so that no reviewer is swayed by another.")  # fmt: skip
+        st.info(BLIND_NOTE)
         st.stop()
 
 

@@ -61,6 +61,10 @@ st.text(
 st.plotly_chart(charts.bucket_figure(summary["buckets"]), key="bucket_chart")
 st.dataframe(pd.DataFrame(summary["buckets"]).T.rename_axis("domain"), key="bucket_table")
 
+if state.others_hidden(run.id):  # double-blind: nothing built on reviewers' verdicts, no row's verdicts
+    st.info(state.BLIND_NOTE + " The precision on reviewed rows and the rows themselves are hidden until then.")
+    st.stop()
+
 st.subheader("Precision of each metric on reviewed rows")
 decided = state.verdict_summary(run.id)
 precision = decided["precision"]

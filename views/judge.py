@@ -14,6 +14,7 @@ run = state.require_run()
 
 engine = state.engine()
 st.title(f"Judge: {run.name}")
+state.hide_if_blind(run.id)  # the judge's label of a row is hidden from reviewers during double-blind
 
 defaults = judge.JudgeSettings.from_env()
 overrides: dict = st.session_state.setdefault("judge_overrides", {})

@@ -15,23 +15,33 @@ st.caption(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · l
 for _kind, text in st.session_state.get("upload_notes", {}).get(run.id, []):
     alert("warning", text)
 
-series, adjudicated = charts.accuracy_series(run.id)
+# During double-blind review a reviewer sees no figure built on other reviewers' verdicts.
+humans = not state.others_hidden(run.id)
+series, adjudicated = charts.accuracy_series(run.id, humans=humans)
 st.plotly_chart(charts.accuracy_figure(series, adjudicated), key="accuracy_chart")
 combined = {name: rows[-1] for name, rows in series.items()}
 cols = st.columns(len(combined))
 for col, (name, row) in zip(cols, combined.items()):
     col.metric(f"{name} (combined)", percent(row.accuracy), help=f"{row.correct} of {row.n}; "
                f"95% CI {interval(row.ci_low, row.ci_high)}")
-total = adjudicated[-1]
-st.text(
-    f"Adjudicated (human verdicts, else the automatic rule): {total.pending} of {total.n} rows pending; "
-    f"{percent(total.accuracy_low)} if every pending row is wrong, "
-    f"{percent(total.accuracy_high)} if every one is right."
-)
-st.subheader("Per domain")
-st.caption("Accuracy in percent. Adjudicated accuracy counts pending rows as wrong; the last column counts them right.")
 table = charts.accuracy_frame(series)
-table["Adjudicated pending"] = [r.pending for r in adjudicated]
-table["Adjudicated if pending right"] = [round(r.accuracy_high, 4) for r in adjudicated]
-columns = [c for c in table.columns if c.endswith("accuracy")] + ["Adjudicated if pending right"]
+columns = [c for c in table.columns if c.endswith("accuracy")]
+if adjudicated:
+    total = adjudicated[-1]
+    st.text(
+        f"Adjudicated (human verdicts, else the automatic rule): {total.pending} of {total.n} rows pending; "
+        f"{percent(total.accuracy_low)} if every pending row is wrong, "
+        f"{percent(total.accuracy_high)} if every one is right."
+    )
+    table["Adjudicated pending"] = [r.pending for r in adjudicated]
+    table["Adjudicated if pending right"] = [round(r.accuracy_high, 4) for r in adjudicated]
+    columns.append("Adjudicated if pending right")
+else:
+    st.info(state.BLIND_NOTE + " The adjudicated accuracy is hidden until then.")
+st.subheader("Per domain")
+if adjudicated:
+    st.caption("Accuracy in percent. Adjudicated accuracy counts pending rows as wrong; the last column counts "
+               "them right.")  # fmt: skip
+else:
+    st.caption("Accuracy in percent.")
 st.dataframe(charts.percent_style(table, columns), hide_index=True, key="accuracy_table")
