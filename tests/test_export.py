@@ -651,3 +651,42 @@ def test_an_adjudication_is_refused_with_a_bad_decision(engine, keys) -> None:
         V.record_adjudication(engine, keys[0], 1, "ana", "maybe")
     with pytest.raises(ValueError):
         V.record_adjudication(engine, keys[0], 1, "", "correct")
+
+
+def test_an_uploaded_export_restores_its_adjudications_once_and_never_over_a_decision(
+    tmp_path, engine, conflicted, keys
+) -> None:
+    """ana's decision on row 2 travels in the export: a fresh database gets it back (final source
+    adjudicated, the same file as before), uploading the file again adds nothing, and a database
+    where the item was decided otherwise keeps its own decision."""
+    V.record_adjudication(engine, keys[2], conflicted.id, "ana", "wrong", "golden answer, =narrower")
+    exported = E.to_csv_bytes(E.build_export(engine, conflicted.id))
+    fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
+    result = store.save_run(fresh, exported, "adjudicated_export.csv")
+    assert (result.restored, result.decisions) == (8, 1)
+    decided = V.adjudications(fresh).loc[keys[2]]
+    assert (decided["adjudicator"], decided["decision"], decided["adjudication_note"]) == (
+        "ana", "wrong", "golden answer, =narrower")  # fmt: skip
+    pd.testing.assert_frame_equal(final_of(fresh, result.run.id), final_of(engine, conflicted.id))
+    assert final_of(fresh, result.run.id).iloc[2]["final_source"] == "adjudicated"
+    _, part = E.split_exported(load_bytes(exported, "x.csv").frame)
+    assert V.restore_adjudications(fresh, result.run.id, keys, part) == 0  # idempotent
+    # The source database: the same decision is not added twice; a different one is kept.
+    V.record_adjudication(engine, keys[2], conflicted.id, "ana", "correct", "second look")
+    assert V.restore_adjudications(engine, conflicted.id, keys, part) == 0
+    assert V.adjudications(engine).loc[keys[2], "decision"] == "correct"
+    fresh.dispose()
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [("decision", "maybe", "Data row 3 .*column 'decision'.*'maybe'"), ("adjudicator", "", "Data row 3 .*adjudicator")],
+)
+def test_a_bad_decision_cell_refuses_the_upload(engine, conflicted, keys, column, value, message) -> None:
+    V.record_adjudication(engine, keys[2], conflicted.id, "ana", "wrong")
+    frame = E.build_export(engine, conflicted.id)
+    frame.loc[2, column] = value
+    runs = len(store.list_runs(engine))
+    with pytest.raises(InputError, match=message):
+        store.save_run(engine, E.to_csv_bytes(frame), "bad_decision.csv")
+    assert len(store.list_runs(engine)) == runs

@@ -52,8 +52,9 @@ for upload in files or []:
                 messages.append(("success", f"{upload.name}: saved as run #{run_id} ({result.run.n_rows} rows)."))
             else:
                 messages.append(("info", f"{upload.name}: identical to run #{run_id}, which is opened instead."))
-            if result.restored:
-                messages.append(("info", f"{upload.name}: restored {result.restored} human verdict(s) from the file."))
+            if result.restored or result.decisions:
+                messages.append(("info", f"{upload.name}: restored {result.restored} human verdict(s) and "
+                                         f"{result.decisions} adjudication(s) from the file."))  # fmt: skip
             messages.extend(("warning", f"{upload.name}: {w}") for w in result.warnings)
             st.session_state.setdefault("upload_notes", {})[run_id] = [m for m in messages if m[0] == "warning"]
             newest = run_id

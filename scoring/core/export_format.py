@@ -363,6 +363,7 @@ def _check_exported(exported: pd.DataFrame) -> None:
     reviewers say otherwise was edited on one side only, and guessing which side is meant would
     silently drop an edit, so it is refused.
     """
+    _check_decisions(exported)
     rows = exported_marks(exported)
     if VERDICTS_COLUMN not in exported.columns:
         return
@@ -381,6 +382,19 @@ def _check_exported(exported: pd.DataFrame) -> None:
                 f"match column {VERDICTS_COLUMN!r} ({_short(listed, 120)}). Edit both to agree, or delete the "
                 f"{VERDICTS_COLUMN!r} column to restore from human_verdict, reviewers, reason and note alone."
             )
+
+
+def _check_decisions(exported: pd.DataFrame) -> None:
+    """An adjudicator's decision is restored only when it is correct or wrong and names who."""
+    if "decision" not in exported.columns:
+        return
+    names = exported.get("adjudicator", pd.Series([""] * len(exported)))
+    for pos, (decision, name) in enumerate(zip(exported["decision"].tolist(), names.tolist()), start=1):
+        value = str(decision if decision == decision and decision is not None else "").strip().lower()
+        if value and value not in review.VERDICTS:
+            raise InputError(f"{_where(pos, 'decision')}: {_short(str(decision))} is not correct, wrong or empty.")
+        if value and not str(name if name == name and name is not None else "").strip():
+            raise InputError(f"{_where(pos, 'adjudicator')}: a decision needs the adjudicator's name.")
 
 
 def split_exported(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:

@@ -47,7 +47,7 @@ from scoring.review.queue import (
     queue_scope,
     scope_progress,
 )
-from scoring.store.adjudications import ADJUDICATE, adjudications, record_adjudication
+from scoring.store.adjudications import ADJUDICATE, adjudications, record_adjudication, restore_adjudications
 from scoring.store.claims import (
     CLAIM_TTL,
     VERDICTS_NEEDED,
@@ -86,7 +86,8 @@ __all__ = [
     "adjudications", "check_reason", "check_reviewer", "check_verdict", "conflicts", "conflicts_in",
     "current_verdicts", "final_verdicts", "human_summary", "human_vs_metric", "loop", "metric_precision",
     "my_verdicts", "next_in_queue", "pair_agreement", "PairAgreement", "progress", "queue", "queue_position",
-    "queue_scope", "QueueScope", "record_adjudication", "record_mark", "record_marks", "record_skip",
+    "queue_scope", "QueueScope", "record_adjudication", "restore_adjudications", "record_mark", "record_marks",
+    "record_skip",
     "reviewer_agreement", "ReviewLoop", "revision", "scope_progress", "skipped_keys", "split_per_reviewer",
     "undo_last", "undo_last_mark", "Undone",
 ]  # fmt: skip

@@ -9,14 +9,15 @@ the row's final verdict (source ``adjudicated``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import pandas as pd
-from sqlalchemy import Engine
+from sqlalchemy import Engine, insert
 
 from scoring.core.adjudication import ADJUDICATION_COLUMNS, check_reviewer, check_verdict, utc
-from scoring.store.tables import utcnow
-from scoring.store.verdict_log import append_event, read_events
+from scoring.store.engine import writer
+from scoring.store.tables import VerdictEvent, utcnow
+from scoring.store.verdict_log import RESTORE_CHUNK, append_event, read_events
 
 ADJUDICATE = "adjudicate"
 
@@ -54,3 +55,37 @@ def adjudications(engine: Engine, item_keys: Iterable[str] | None = None) -> pd.
             "adjudicated_at": utc(latest["created_at"]),
         }
     )
+
+
+def restore_adjudications(engine: Engine, run_id: int, keys: Sequence[str], exported: pd.DataFrame) -> int:
+    """Record the decisions of an uploaded export (rows aligned with ``keys``) on items that have
+    none in the database; returns how many were recorded.
+
+    An item already decided here keeps its decision: the export carries no time of decision, so
+    the file cannot show it is newer, and work done since the export is never reverted. Restoring
+    the same file twice adds nothing. The restored event's time is the time of the restore.
+    """
+    if "decision" not in exported.columns:
+        return 0
+    decisions = exported["decision"].fillna("").astype(str).str.strip().str.lower().tolist()
+    wanted = [i for i, d in enumerate(decisions) if d]
+    if not wanted:
+        return 0
+    held = set(adjudications(engine, [keys[i] for i in wanted]).index)
+    names = exported["adjudicator"].fillna("").astype(str).tolist()
+    notes = exported.get("adjudication_note", pd.Series([""] * len(exported))).fillna("").astype(str).tolist()
+    rows: dict[str, dict] = {}
+    now = utcnow()
+    for i in wanted:
+        key = str(keys[i])
+        if key in held or key in rows:
+            continue
+        rows[key] = {
+            "item_key": key, "run_id": run_id, "reviewer": check_reviewer(names[i]), "action": ADJUDICATE,
+            "verdict": check_verdict(decisions[i]), "reason": "", "note": notes[i].strip(), "created_at": now,
+        }  # fmt: skip
+    values = list(rows.values())
+    for start in range(0, len(values), RESTORE_CHUNK):
+        with writer(engine).begin() as conn:
+            conn.execute(insert(VerdictEvent), values[start : start + RESTORE_CHUNK])
+    return len(values)

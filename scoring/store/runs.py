@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from scoring.core.export_format import EXPORT_COLUMNS, split_exported
 from scoring.core.loader import load_bytes
+from scoring.store.adjudications import restore_adjudications
 from scoring.store.chunked import WriteStats, pause
 from scoring.store.engine import writer
 from scoring.store.restore import restore_verdicts
@@ -87,6 +88,7 @@ class SaveResult:
     warnings: list[str]
     table: pl.DataFrame | None = None  # the parsed input columns (None when the run already existed)
     restored: int = 0  # human verdicts restored from an uploaded export
+    decisions: int = 0  # adjudicators' decisions restored from it
 
 
 def guess_model_language(filename: str) -> tuple[str, str]:
@@ -184,12 +186,14 @@ def save_run(
         existing = get_run(engine, run_id)
         assert existing is not None
         return SaveResult(existing, False, [])
-    restored = 0
+    restored = decided = 0
     if exported is not None:
-        restored = restore_verdicts(engine, run_id, rows.select("item_key").to_pandas(), exported)
+        keyed = rows.select("item_key").to_pandas()
+        restored = restore_verdicts(engine, run_id, keyed, exported)
+        decided = restore_adjudications(engine, run_id, keyed["item_key"].astype(str).tolist(), exported)
     info = get_run(engine, run_id)
     assert info is not None
-    return SaveResult(info, True, loaded.warnings, table, restored)
+    return SaveResult(info, True, loaded.warnings, table, restored, decided)
 
 
 class _TakenOver(Exception):
