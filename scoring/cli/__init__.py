@@ -19,7 +19,11 @@ from scoring.cli.score import run_metric
 __all__ = ["COMMAND_MODULES", "main", "run_metric"]
 
 #: Each subcommand and the module that registers it.
-COMMAND_MODULES = {"score": "scoring.cli.score", "export": "scoring.cli.export_cmd"}
+COMMAND_MODULES = {
+    "score": "scoring.cli.score",
+    "export": "scoring.cli.export_cmd",
+    "compare": "scoring.cli.compare_cmd",
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
