@@ -70,6 +70,25 @@ class PgServer:
         with psycopg.connect(self.admin_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
+    def owned_database(self, password: str) -> tuple[str, str]:
+        """A new empty database owned by a new role ``r_<name>`` that logs in with ``password``,
+        as a deployment's database is: (name, SQLAlchemy URL with that role and password).
+        :meth:`drop_owned` removes both."""
+        name, _ = self.database()
+        role = f"r_{name}"
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD '{password}'")
+            conn.execute(f'ALTER DATABASE "{name}" OWNER TO "{role}"')
+        with psycopg.connect(self.admin_url.rsplit("/", 1)[0] + f"/{name}", autocommit=True) as conn:
+            conn.execute(f'ALTER SCHEMA public OWNER TO "{role}"')
+        return name, f"postgresql+psycopg://{role}:{password}@127.0.0.1:{self.port}/{name}"
+
+    def drop_owned(self, name: str) -> None:
+        """Drop a database made by :meth:`owned_database`, and its role."""
+        self.drop(name)
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP ROLE IF EXISTS "r_{name}"')
+
     def pause(self) -> None:
         """Stop the server (the data stays): what an unreachable database looks like."""
         subprocess.run([str(self.bins / "pg_ctl"), "-D", str(self.root / "data"), "-m", "fast", "stop"],
@@ -99,9 +118,18 @@ def _run_as() -> dict:
     return {"user": user.pw_uid, "group": user.pw_gid}
 
 
-def start() -> PgServer:
+#: pg_hba.conf of a server that checks passwords: ``postgres`` (the admin URL) is trusted, every
+#: other role must log in with its password over TCP.
+PASSWORD_HBA = """local all all trust
+host all postgres 127.0.0.1/32 trust
+host all all 127.0.0.1/32 scram-sha-256
+"""
+
+
+def start(passwords: bool = False) -> PgServer:
     """initdb into a new temporary folder and start a server on a free port (fsync off: tests
-    need speed, not durability)."""
+    need speed, not durability). By default every login is trusted, so a role's password is not
+    checked; ``passwords=True`` makes the server check it for every role but ``postgres``."""
     bins = bin_dir()
     run_as = _run_as()
     root = Path(tempfile.mkdtemp(prefix="review-pg-"))
@@ -112,6 +140,8 @@ def start() -> PgServer:
         [str(bins / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale"],
         check=True, capture_output=True, **run_as,
     )  # fmt: skip
+    if passwords:
+        (data / "pg_hba.conf").write_text(PASSWORD_HBA)  # rewrites in place: owner and mode stay
     sockets.mkdir()
     if run_as:
         os.chown(sockets, run_as["user"], run_as["group"])

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pg_server
-import psycopg
 import pytest
 from apptest_support import click, element_dump, frame_with, open_page, shown_row
 
@@ -23,19 +22,10 @@ PASSWORD = "s3cret-Pa55word"
 @pytest.fixture
 def pg_url(postgres: pg_server.PgServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A fresh database owned by a role with a password; the app is pointed at it."""
-    name, _ = postgres.database()
-    role = f"r_{name}"
-    with psycopg.connect(postgres.admin_url, autocommit=True) as conn:
-        conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD '{PASSWORD}'")
-        conn.execute(f'ALTER DATABASE "{name}" OWNER TO "{role}"')
-    with psycopg.connect(postgres.admin_url.rsplit("/", 1)[0] + f"/{name}", autocommit=True) as conn:
-        conn.execute(f'ALTER SCHEMA public OWNER TO "{role}"')
-    url = f"postgresql+psycopg://{role}:{PASSWORD}@127.0.0.1:{postgres.port}/{name}"
+    name, url = postgres.owned_database(PASSWORD)
     monkeypatch.setenv(ENV_VAR, url)
     yield url
-    postgres.drop(name)
-    with psycopg.connect(postgres.admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP ROLE IF EXISTS "{role}"')
+    postgres.drop_owned(name)
 
 
 def test_the_dashboard_runs_on_postgresql_and_never_shows_the_password(pg_url: str) -> None:
