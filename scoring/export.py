@@ -255,6 +255,18 @@ def open_existing(url: str) -> Engine:
     try:
         return make_engine(url)
     except SQLAlchemyError as exc:
-        raise InputError(f"Cannot open the database {display_url(url)!r}: {exc.__class__.__name__}.") from None
+        reason = _driver_reason(exc, parsed.password)
+        raise InputError(f"Cannot open the database {display_url(url)!r}: {reason}") from None
+
+
+def _driver_reason(exc: SQLAlchemyError, password: str | None) -> str:
+    """The driver's own first line ("password authentication failed", "Connection refused"), so a
+    wrong password and a stopped server read differently; the password is masked should a driver
+    ever echo it."""
+    original = getattr(exc, "orig", None)
+    line = str(original or exc).strip().splitlines()[0] if str(original or exc).strip() else ""
+    if password:
+        line = line.replace(str(password), "***")
+    return f"{exc.__class__.__name__}: {line[:300]}" if line else f"{exc.__class__.__name__}."
 
 
