@@ -23,6 +23,7 @@ COMMAND_MODULES = {
     "score": "scoring.cli.score",
     "export": "scoring.cli.export_cmd",
     "compare": "scoring.cli.compare_cmd",
+    "estimate": "scoring.cli.estimate_cmd",
 }
 
 

@@ -136,3 +136,49 @@ def holm_adjust(p_values: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * p_values[i]))
         adjusted[i] = running
     return adjusted
+
+
+# --------------------------------------------------------------------------- estimating true accuracy (issue 13)
+
+
+def wilson_centre(k: float, n: float, z: float = Z95) -> float:
+    """Wilson (Agresti-Coull) centre ``(k + z²/2)/(n + z²)``: never 0 or 1, so a variance built
+    on it does not vanish when every reviewed row of a stratum agreed. 0.5 when ``n`` is 0."""
+    return (k + z * z / 2) / (n + z * z)
+
+
+def wilson_adjusted_variance(k: float, n: float, size: float, z: float = Z95) -> float:
+    """Variance of a stratum's share ``k/n`` reviewed out of ``size`` rows: ``p~(1-p~)/(n+z²)``
+    at the Wilson centre ``p~``, times the finite-population correction ``1 - n/size``.
+
+    Zero only when the stratum is fully reviewed (a census has no sampling error). 3 of 10
+    correct out of 100: p~ = 0.3555, variance 0.3555 x 0.6445 / 13.84 x 0.9 = 0.014898.
+    """
+    if size <= 0:
+        return 0.0
+    p = wilson_centre(k, n, z)
+    return p * (1 - p) / (n + z * z) * max(0.0, 1 - n / size)
+
+
+def wilson_from_share(p: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a share ``p`` over a (possibly fractional, effective) ``n``.
+
+    For an estimate from a weighted sample, ``n`` is its effective sample size ``p(1-p)/var``
+    (Kish); with ``n`` = 0 nothing is known: (0, 1).
+    """
+    if n <= 0:
+        return (0.0, 1.0)
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def rogan_gladen(raw: float, sensitivity: float, specificity: float) -> float | None:
+    """True share from a classifier's raw positive share: ``(raw + Sp - 1)/(Se + Sp - 1)``,
+    clipped to [0, 1]. None when ``Se + Sp <= 1`` (the metric is no better than chance: the
+    correction is undefined). raw 0.80, Se 0.90, Sp 0.85 -> 0.65/0.75 = 0.8667."""
+    youden = sensitivity + specificity - 1
+    if youden <= 0:
+        return None
+    return min(1.0, max(0.0, (raw + specificity - 1) / youden))

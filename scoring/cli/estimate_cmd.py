@@ -1,0 +1,142 @@
+"""``python -m scoring estimate --run ID``: a stored run's true accuracy from its reviewed rows.
+
+Prints, per domain and combined, each metric's raw accuracy, the adjudicated figure (pending
+rows as a range) and the estimated true accuracy with its 95% interval, naming the method and the
+strata that fell back to their bucket; then precision, recall, specificity and the Rogan-Gladen
+corrected accuracy of each metric (and the judge, when labels are stored) against the reviewers;
+then the review plan for ``--half-width`` (default 0.02, i.e. +-2 points). ``--json`` prints the
+same as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from scoring.cli.common import guarded, register
+from scoring.core.errors import InputError
+from scoring.core.formatting import percent
+from scoring.estimate import MetricQuality, Ratio, RunEstimate
+from scoring.estimate.stored import StoredRun, stored_estimate
+from scoring.export import open_existing
+from scoring.store import database_url
+
+DEFAULT_HALF_WIDTH = 0.02
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--run", required=True, type=int, help="id of the stored run")
+    parser.add_argument("--db", help="database URL (default: REVIEW_DB_URL, .streamlit/secrets.toml, data/review.db)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--half-width", type=float, default=DEFAULT_HALF_WIDTH, metavar="H",
+        help="plan the reviews for a 95%% interval of +-H (a share: 0.02 is +-2 points; default 0.02)",
+    )  # fmt: skip
+
+
+def _check_half_width(value: float) -> float:
+    if not 0 < value < 0.5:
+        hint = f" (did you mean {value / 100:g}?)" if 1 <= value < 50 else ""
+        raise InputError(f"--half-width must be a share between 0 and 0.5, e.g. 0.02 for +-2 points{hint}.")
+    return value
+
+
+def report(run: StoredRun, figures: RunEstimate) -> dict:
+    """Everything the text report prints, as JSON-ready values."""
+    info = run.info
+    return {
+        "run": {"id": info.id, "name": info.name, "model": info.model, "language": info.language, "rows": info.n_rows},
+        "reviewed": int(figures.sample["reviewed"].sum()),
+        "in_conflict": int(figures.sample["conflict"].sum()),
+        **figures.as_dict(),
+    }
+
+
+def _ratio(r: Ratio) -> str:
+    if r.value is None:
+        return "—"
+    return f"{percent(r.value)} [{percent(r.ci_low)}, {percent(r.ci_high)}]"
+
+
+def _comparison_lines(figures: RunEstimate) -> list[str]:
+    table = figures.comparison()
+    width = max(len("domain"), *(len(s) for s in table["scope"]))
+    judge = "raw_judge" in table.columns
+    head = f"{'domain':<{width}} {'rows':>8} {'reviewed':>8} {'exact':>7} {'overlap':>7}"
+    head += (f" {'judge':>7}" if judge else "") + f"  {'adjudicated':<15}  estimated true accuracy (95%)"
+    lines = ["Accuracy: raw metrics, adjudicated (pending rows as a range), estimated from the reviewed rows", head]
+    for r in table.to_dicts():
+        adjudicated = percent(r["adjudicated_low"]) if r["adjudicated_low"] == r["adjudicated_high"] else (
+            f"{percent(r['adjudicated_low'])}–{percent(r['adjudicated_high'])}")  # fmt: skip
+        lines.append(
+            f"{r['scope']:<{width}} {r['rows']:>8} {r['reviewed']:>8} {percent(r['raw_exact']):>7} "
+            f"{percent(r['raw_overlap']):>7}" + (f" {percent(r['raw_judge']):>7}" if judge else "")
+            + f"  {adjudicated:<15}  {percent(r['estimate'])} [{percent(r['ci_low'])}, {percent(r['ci_high'])}]"
+        )  # fmt: skip
+    acc = figures.accuracy
+    lines.append(f"method: {acc.method}")
+    if acc.fell_back:
+        lines.append("fell back to their bucket's pooled rate (fewer than 2 reviewed rows): "
+                     + ", ".join(f"{b}/{d}" for b, d in acc.fell_back))  # fmt: skip
+    if acc.unreviewed:
+        lines.append("no reviewed row in their bucket (counted 0.5, interval spans them 0–100%): "
+                     + ", ".join(f"{b}/{d}" for b, d in acc.unreviewed))  # fmt: skip
+    return lines
+
+
+def _metric_lines(metrics: list[MetricQuality]) -> list[str]:
+    lines = ["Metrics against the reviewers (estimated for the whole run from the reviewed rows)",
+             f"{'metric':<8} {'rows':>8} {'reviewed':>8} {'raw':>7}  {'precision':<24} {'recall':<24} "
+             f"{'specificity':<24} {'Rogan-Gladen corrected':<24}"]  # fmt: skip
+    for m in metrics:
+        lines.append(
+            f"{m.metric:<8} {m.rows:>8} {m.reviewed:>8} {percent(m.raw_accuracy):>7}  {_ratio(m.precision):<24} "
+            f"{_ratio(m.recall):<24} {_ratio(m.specificity):<24} {_ratio(m.corrected):<24}"
+        )
+    if metrics:
+        lines += [f"ratios: {metrics[0].method}", f"corrected: {metrics[0].corrected_method}"]
+    return lines
+
+
+def _plan_lines(figures: RunEstimate) -> list[str]:
+    plan = figures.plan
+    points = f"+-{plan.half_width * 100:g} points"
+    expected = f"expected +-{plan.expected_half_width * 100:.2f} points when done"
+    lines = [f"Review plan for {points}: {plan.planned:,} rows planned, {plan.reviewed:,} reviewed, "
+             f"{plan.remaining:,} remaining ({expected})"]  # fmt: skip
+    rows = plan.strata.to_dicts()
+    width = max(len("domain"), *(len(r["Domain"]) for r in rows)) if rows else len("domain")
+    lines.append(f"{'bucket':<13} {'domain':<{width}} {'size':>8} {'reviewed':>8} {'planned':>8} {'remaining':>9}  "
+                 "assumed rate")  # fmt: skip
+    for r in rows:
+        rate = "0.5 (prior)" if r["prior"] else percent(r["rate"])
+        lines.append(f"{r['bucket']:<13} {r['Domain']:<{width}} {r['size']:>8} {r['reviewed']:>8} {r['planned']:>8} "
+                     f"{r['remaining']:>9}  {rate}")  # fmt: skip
+    lines.append(f"method: {plan.method}")
+    return lines
+
+
+def _text(run: StoredRun, figures: RunEstimate, info: dict) -> str:
+    r = run.info
+    language = f" ({r.language})" if r.language else ""
+    conflicts = f", {info['in_conflict']} in conflict (not counted as reviewed)" if info["in_conflict"] else ""
+    head = f"Run #{r.id} {r.name}{language}: {r.n_rows:,} rows, {info['reviewed']:,} reviewed{conflicts}"
+    parts = [[head], _comparison_lines(figures), _metric_lines(figures.metrics), _plan_lines(figures)]
+    return "\n\n".join("\n".join(p) for p in parts)
+
+
+@register("estimate", "true accuracy from the reviewed rows, metrics against reviewers, review plan", _configure)
+def cmd_estimate(args: argparse.Namespace) -> int:
+    """``python -m scoring estimate --run ID``; see the module docstring."""
+
+    def body() -> None:
+        half_width = _check_half_width(args.half_width)
+        engine = open_existing(args.db or database_url())
+        run, figures = stored_estimate(engine, args.run, half_width)
+        info = report(run, figures)
+        if args.json:
+            print(json.dumps(info, ensure_ascii=False, indent=2))
+            return
+        print(_text(run, figures, info))
+
+    return guarded(body)

@@ -1,0 +1,205 @@
+"""How good each metric (and the judge) is against the reviewers, for the whole run: precision,
+recall (sensitivity), specificity and the Rogan-Gladen corrected accuracy, with intervals.
+
+The reviewed rows are a stratified sample, so each figure is a ratio of stratified estimates
+(every cell weighted by its size, the fallback of :mod:`.strata` included): precision =
+TP/(TP+FP), recall = TP/(TP+FN), specificity = TN/(TN+FP), where TP is the estimated share of
+the run's rows the metric passes and the reviewers call correct, and so on. The judge is judged
+over the rows it labelled (CORRECT, or INCORRECT/NOT_ATTEMPTED) only.
+
+Note: the two metrics are constant within a bucket, so for them Rogan-Gladen gives back exactly
+the stratified estimate of :mod:`.estimator` (raw = TP + FP, Se = TP/T, Sp = TN/(1 - T) make
+(raw + Sp - 1)/(Se + Sp - 1) = T): it is a cross-check there, and informative for the judge.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import polars as pl
+
+from scoring.core.stats import Z95, rogan_gladen, wilson_centre, wilson_from_share
+from scoring.estimate.sample import check_sample
+from scoring.estimate.strata import NONE, Strata, Weights, build_strata, cell_sums, linear_variances, shares, weights
+
+RATIO_METHOD = (
+    "Stratified ratio estimates over bucket x domain (cells weighted by size); 95% interval: Wilson score "
+    "interval on the Kish effective sample size share(1-share)/variance, the variance by Taylor linearisation "
+    "with the finite-population correction (the reviewed rows behind the ratio where that variance is 0)"
+)
+CORRECTED_METHOD = (
+    "Rogan-Gladen (raw + Sp - 1)/(Se + Sp - 1), clipped to [0, 1]; 95% interval by the delta method from Se and "
+    "Sp (Wilson-adjusted variances on their effective sample sizes, their covariance from the linearisation), "
+    "clipped to [0, 1]; undefined when Se + Sp <= 1. Where some rows' bucket has no reviewed row, every interval "
+    "also spans whatever those rows could be (Rogan-Gladen then from the corners of the Se and Sp intervals)"
+)
+#: Metric name -> sample column.
+METRICS: dict[str, str] = {"exact": "exact_correct", "overlap": "overlap_correct", "judge": "judge_correct"}
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """One estimated share with its 95% interval (all None when nothing reviewed bears on it).
+
+    ``reviewed`` is the number of reviewed rows in the ratio's denominator (the metric's passes
+    for precision, rows the reviewers call correct for recall, wrong for specificity);
+    ``effective_n`` the Kish effective sample size the Wilson interval used.
+    """
+
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    reviewed: int
+    effective_n: float | None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+NO_RATIO = Ratio(None, None, None, 0, None)
+
+
+@dataclass(frozen=True)
+class MetricQuality:
+    """A metric against the reviewers over ``rows`` rows of the run (all, or the judged ones).
+
+    ``agreement`` is the reviewed 2x2 table [[metric right & reviewers right, metric right &
+    reviewers wrong], [metric wrong & reviewers right, both wrong]] (counts, unweighted);
+    ``coverage`` the share of ``rows`` whose bucket has reviewed rows (the rest bear on nothing).
+    """
+
+    metric: str
+    rows: int
+    reviewed: int
+    raw_accuracy: float | None
+    precision: Ratio
+    recall: Ratio
+    specificity: Ratio
+    corrected: Ratio
+    coverage: float
+    agreement: list[list[int]]
+    method: str = RATIO_METHOD
+    corrected_method: str = CORRECTED_METHOD
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _Linear:
+    """A ratio's value and the linearised per-row variable whose stratified variance is its own."""
+
+    ratio: Ratio
+    u: np.ndarray
+    variance: float
+    census: bool
+    mass: float  # the denominator's estimated share of the covered rows
+
+
+def _ratio(strata: Strata, w: Weights, num: np.ndarray, den: np.ndarray, z: float) -> _Linear | None:
+    top = float(np.dot(w.a, shares(strata, cell_sums(strata, num))))
+    bottom = float(np.dot(w.a, shares(strata, cell_sums(strata, den))))
+    reviewed = int(den[strata.reviewed_rows].sum())
+    if bottom <= 0 or reviewed == 0:
+        return None
+    value = min(1.0, max(0.0, top / bottom))
+    u = (num - value * den) / bottom
+    variance = float(np.dot(w.a**2, linear_variances(strata, u)))
+    used = w.a > 0
+    census = bool(np.all(strata.reviewed[used] >= strata.size[used]))
+    if census:
+        return _Linear(Ratio(value, value, value, reviewed, None), u, 0.0, True, bottom)
+    n_eff = value * (1 - value) / variance if variance > 0 and 0 < value < 1 else float(reviewed)
+    low, high = wilson_from_share(value, n_eff, z)
+    return _Linear(Ratio(value, low, high, reviewed, n_eff), u, variance, False, bottom)
+
+
+def _widen(part: _Linear | None, pessimistic: float, optimistic: float) -> Ratio:
+    """A ratio's interval stretched over rows whose bucket has no reviewed row: at worst they add
+    ``pessimistic`` to its denominator only, at best ``optimistic`` to both parts (their share of
+    the run where the metric passes, or fails, as the ratio needs)."""
+    if part is None:
+        return NO_RATIO
+    r = part.ratio
+    if r.ci_low is None or r.ci_high is None or pessimistic + optimistic == 0:
+        return r
+    low = r.ci_low * part.mass / (part.mass + pessimistic)
+    high = (r.ci_high * part.mass + optimistic) / (part.mass + optimistic)
+    return Ratio(r.value, low, high, r.reviewed, r.effective_n)
+
+
+def _wilson_variance(part: _Linear, z: float) -> float:
+    """The Wilson-adjusted variance of a ratio on its effective sample size (0 for a census)."""
+    n = part.ratio.effective_n
+    if part.census or n is None or part.ratio.value is None:
+        return 0.0
+    centre = wilson_centre(part.ratio.value * n, n, z)
+    return centre * (1 - centre) / (n + z * z)
+
+
+def _corrected(strata: Strata, w: Weights, raw: float, se: _Linear, sp: _Linear, z: float,
+               wide: tuple[Ratio, Ratio] | None = None) -> Ratio:  # fmt: skip
+    """Rogan-Gladen with its delta-method interval (see :data:`CORRECTED_METHOD`); with ``wide``
+    (Se and Sp widened over unreviewed buckets) the interval spans their corners instead."""
+    sens, spec = se.ratio.value, sp.ratio.value
+    value = rogan_gladen(raw, sens or 0.0, spec or 0.0)
+    if value is None or sens is None or spec is None:
+        return NO_RATIO
+    if wide is not None:
+        (se_low, se_high), (sp_low, sp_high) = (wide[0].ci_low, wide[0].ci_high), (wide[1].ci_low, wide[1].ci_high)
+        low = rogan_gladen(raw, se_high or 0.0, sp_low or 0.0)
+        high = rogan_gladen(raw, se_low or 0.0, sp_high or 0.0)
+        return Ratio(value, min(value, 0.0 if low is None else low), max(value, 1.0 if high is None else high),
+                     min(se.ratio.reviewed, sp.ratio.reviewed), None)  # fmt: skip
+    youden = sens + spec - 1
+    r = (raw + spec - 1) / youden  # unclipped: the derivatives are taken here
+    v_se, v_sp = _wilson_variance(se, z), _wilson_variance(sp, z)
+    rho = 0.0
+    if se.variance > 0 and sp.variance > 0:
+        both = float(np.dot(w.a**2, linear_variances(strata, se.u + sp.u)))
+        rho = float(np.clip((both - se.variance - sp.variance) / 2 / np.sqrt(se.variance * sp.variance), -1, 1))
+    var = (r * r * v_se + (1 - r) ** 2 * v_sp - 2 * r * (1 - r) * rho * np.sqrt(v_se * v_sp)) / youden**2
+    half = z * float(np.sqrt(max(0.0, var)))
+    return Ratio(value, min(1.0, max(0.0, r - half)), min(1.0, max(0.0, r + half)),
+                 min(se.ratio.reviewed, sp.ratio.reviewed), None)  # fmt: skip
+
+
+def _quality(metric: str, sample: pl.DataFrame, z: float) -> MetricQuality:
+    column = METRICS[metric]
+    rows = sample.filter(pl.col(column).is_not_null())
+    if rows.is_empty():
+        return MetricQuality(metric, 0, 0, None, NO_RATIO, NO_RATIO, NO_RATIO, NO_RATIO, 0.0, [[0, 0], [0, 0]])
+    strata = build_strata(rows)
+    w = weights(strata)
+    m = rows[column].to_numpy().astype(float)
+    t = rows["truth"].fill_null(False).to_numpy().astype(float)
+    reviewed = strata.reviewed_rows
+    precision = _ratio(strata, w, m * t, m, z)
+    recall = _ratio(strata, w, m * t, t, z)
+    specificity = _ratio(strata, w, (1 - m) * (1 - t), 1 - t, z)
+    raw = float(m.mean())
+    # Rows whose bucket has no reviewed row: their metric verdict is known, their truth is not.
+    unknown = np.where(w.status == NONE, strata.size / strata.size.sum(), 0.0)
+    passes = np.bincount(strata.row_cell, weights=m, minlength=len(strata.size)) / strata.size
+    u_pass, u_fail = float(np.dot(unknown, passes)), float(np.dot(unknown, 1 - passes))
+    wide = (_widen(recall, u_fail, u_pass), _widen(specificity, u_pass, u_fail))
+    corrected = NO_RATIO
+    if recall and specificity:
+        corrected = _corrected(strata, w, raw, recall, specificity, z, wide if w.unknown > 0 else None)
+    mr, tr = m[reviewed] > 0, t[reviewed] > 0
+    table = [[int((mr & tr).sum()), int((mr & ~tr).sum())], [int((~mr & tr).sum()), int((~mr & ~tr).sum())]]
+    return MetricQuality(
+        metric=metric, rows=rows.height, reviewed=int(reviewed.sum()), raw_accuracy=raw,
+        precision=_widen(precision, u_pass, u_pass), recall=wide[0], specificity=wide[1], corrected=corrected,
+        coverage=1.0 - w.unknown, agreement=table,
+    )  # fmt: skip
+
+
+def metric_quality(sample: pl.DataFrame, z: float = Z95) -> list[MetricQuality]:
+    """Exact, overlap, and the judge when any row has a judge verdict (``judge_correct``)."""
+    check_sample(sample)
+    names = ["exact", "overlap"]
+    if "judge_correct" in sample.columns and sample["judge_correct"].drop_nulls().len():
+        names.append("judge")
+    return [_quality(name, sample, z) for name in names]

@@ -1,0 +1,168 @@
+"""How many rows to review, in which strata, for a chosen interval half-width, and exactly which
+rows come next.
+
+Neyman allocation with the finite-population correction: with ``W_h = N_h/N`` and
+``S_h = sqrt(p~_h (1 - p~_h))`` from the current estimates (the Wilson centre of the stratum's
+reviewed rows, its bucket's pooled rows when it has fewer than 2, the prior 0.5 when its bucket
+has none), the estimator's variance is ``sum W_h² S_h² (1/n_h - 1/N_h)``. The fewest rows that
+bring it to ``(half_width / z)²`` are ``n_h = clip(lambda W_h S_h, L_h, N_h)`` for the one
+``lambda`` that meets the target, where ``L_h`` is what is already reviewed (at least 2, so no
+stratum falls back): without bounds this is ``n = (sum W_h S_h)² / (V + sum W_h S_h² / N)``
+split ``n_h ∝ N_h S_h``. Rows already reviewed are never undone, so the allocation is a top-up.
+
+Which rows: each stratum's rows in the seeded review order (:mod:`.order`), the first ones not
+reviewed yet. Rows whose reviewers disagree are not reviewed yet; they are planned like any
+other (leaving them out would bias the sample) and flagged ``conflict`` (they need adjudication).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import polars as pl
+
+from scoring.core.stats import Z95
+from scoring.estimate.estimator import PRIOR
+from scoring.estimate.order import review_rank
+from scoring.estimate.sample import check_sample
+from scoring.estimate.strata import MIN_REVIEWED, Strata, build_strata, stands_alone
+
+PLAN_METHOD = (
+    "Neyman allocation over bucket x domain (n_h proportional to N_h x S_h, S_h = sqrt(p(1-p)) at the Wilson "
+    "centre of the current reviewed share, the bucket's pooled share below 2 reviewed rows, the prior 0.5 where "
+    "the bucket has none), the total from the stratified variance with the finite-population correction, "
+    "each stratum between what is already reviewed (at least 2) and its size"
+)
+PLAN_COLUMNS = ("bucket", "Domain", "size", "reviewed", "planned", "remaining", "rate", "prior")
+
+
+@dataclass(frozen=True)
+class ReviewPlan:
+    """Rows to review for an interval of +-``half_width`` (z = 1.96).
+
+    ``strata`` holds :data:`PLAN_COLUMNS`: per stratum its size, reviewed rows, planned rows (the
+    reviewed ones included), remaining = planned - reviewed, the rate the plan assumed, and
+    whether that rate is the prior. ``expected_half_width`` is the estimator's half-width once
+    the plan is done, if the assumed rates hold.
+    """
+
+    half_width: float
+    planned: int
+    reviewed: int
+    remaining: int
+    expected_half_width: float
+    strata: pl.DataFrame
+    method: str = PLAN_METHOD
+
+    def as_dict(self) -> dict:
+        return {**{k: v for k, v in asdict(self).items() if k != "strata"}, "strata": self.strata.to_dicts()}
+
+
+def _rates(strata: Strata, z: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(share, spread, prior) per cell: the current reviewed share (the bucket's pooled share below
+    :data:`MIN_REVIEWED`, the prior where the bucket has none), ``sqrt(p~(1-p~))`` at its Wilson
+    centre (what Neyman allocates by: never 0, so a stratum all right so far still gets rows), and
+    whether the prior was used."""
+    z2 = z * z
+    n_bucket = np.bincount(strata.bucket, weights=strata.reviewed, minlength=4)[strata.bucket]
+    k_bucket = np.bincount(strata.bucket, weights=strata.correct, minlength=4)[strata.bucket]
+    own = stands_alone(strata)
+    prior = ~own & (n_bucket == 0)
+    n = np.where(own, strata.reviewed, np.where(prior, 0.0, n_bucket))
+    k = np.where(own, strata.correct, np.where(prior, 0.0, k_bucket))
+    share = np.where(prior, PRIOR, k / np.maximum(n, 1))
+    centre = (k + z2 / 2) / (n + z2)
+    return share, np.sqrt(centre * (1 - centre)), prior
+
+
+def expected_variance(size: np.ndarray, share: np.ndarray, n: np.ndarray, z: float = Z95) -> float:
+    """The estimator's variance with ``n`` reviewed rows per cell if each cell's share stays
+    ``share``: its Wilson centre ``(n share + z²/2)/(n + z²)`` in ``p~(1-p~)/(n+z²) (1-n/N)``."""
+    w = size / size.sum()
+    z2 = z * z
+    centre = (n * share + z2 / 2) / (n + z2)
+    fpc = np.clip(1 - n / np.maximum(size, 1), 0, 1)
+    return float(np.sum(w * w * centre * (1 - centre) * fpc / (n + z2)))
+
+
+def allocate(size: np.ndarray, share: np.ndarray, spread: np.ndarray, low: np.ndarray, half_width: float,
+             z: float = Z95) -> np.ndarray:  # fmt: skip
+    """Rows per cell (integers, ``low <= n <= size``): Neyman's ``lambda W S`` with ``S`` =
+    ``spread``, ``lambda`` the smallest (by bisection) whose :func:`expected_variance` reaches
+    ``(half_width/z)²``."""
+    if half_width <= 0:
+        raise ValueError("The half-width must be positive.")
+    w = size / size.sum()
+    target = (half_width / z) ** 2
+    low = np.minimum(np.maximum(low, 0), size).astype(float)
+
+    def rows(lam: float) -> np.ndarray:
+        return np.ceil(np.clip(lam * w * spread, low, size))
+
+    def too_wide(lam: float) -> bool:
+        return expected_variance(size, share, rows(lam), z) > target
+
+    if not too_wide(0.0):
+        return low.astype(np.int64)
+    lo, hi = 0.0, 1.0
+    while too_wide(hi) and hi < 1e15:
+        hi *= 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if too_wide(mid) else (lo, mid)
+    return rows(hi).astype(np.int64)
+
+
+def plan_review(sample: pl.DataFrame | Strata, half_width: float = 0.02, z: float = Z95) -> ReviewPlan:
+    """The plan for an interval of +-``half_width`` over the whole run (see the module)."""
+    strata = sample if isinstance(sample, Strata) else build_strata(check_sample(sample))
+    share, spread, prior = _rates(strata, z)
+    low = np.maximum(strata.reviewed, np.minimum(MIN_REVIEWED, strata.size))
+    planned = allocate(strata.size, share, spread, low, half_width, z)
+    expected = z * math.sqrt(expected_variance(strata.size, share, planned.astype(float), z))
+    reviewed = strata.reviewed.astype(np.int64)
+    table = strata.cells.select("bucket", "Domain", "size", "reviewed").with_columns(
+        planned=pl.Series(planned, dtype=pl.Int64),
+        remaining=pl.Series(planned - reviewed, dtype=pl.Int64),
+        rate=pl.Series(share),
+        prior=pl.Series(prior),
+    )
+    return ReviewPlan(half_width, int(planned.sum()), int(reviewed.sum()), int((planned - reviewed).sum()),
+                      expected, table)  # fmt: skip
+
+
+def next_rows(
+    sample: pl.DataFrame,
+    plan: ReviewPlan,
+    seed: int | str | None = None,
+    key: str = "item_key",
+    rank: np.ndarray | None = None,
+) -> pl.DataFrame:
+    """The rows to review next: per stratum, its first ``remaining`` unreviewed rows in the
+    seeded review order of ``key`` (item keys by default; ``row_idx`` works too). ``rank``, when
+    given instead, is each sample row's place in the queue's own order (lower first), computed
+    once by the caller: the rows picked must be the ones the queue will serve first.
+
+    Columns: row_idx, item_key, bucket, Domain, rank (place in the run's review order),
+    conflict; sorted by rank, so a queue can serve them as they come.
+    """
+    check_sample(sample)
+    if rank is None:
+        if seed is None:
+            raise ValueError("next_rows needs the run's seed or the rows' ranks in the review order.")
+        rank = review_rank(sample[key], seed)
+    ranked = sample.select("row_idx", "item_key", "bucket", "Domain", "reviewed", "conflict").with_columns(
+        rank=pl.Series(np.asarray(rank)).rank("ordinal").cast(pl.Int64) - 1
+    )
+    want = plan.strata.select("bucket", "Domain", "remaining")
+    return (
+        ranked.filter(~pl.col("reviewed"))
+        .sort("rank")
+        .with_columns(_nth=pl.int_range(pl.len()).over("bucket", "Domain"))
+        .join(want, on=["bucket", "Domain"], how="inner")
+        .filter(pl.col("_nth") < pl.col("remaining"))
+        .sort("rank")
+        .select("row_idx", "item_key", "bucket", "Domain", "rank", "conflict")
+    )

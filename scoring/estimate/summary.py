@@ -1,0 +1,94 @@
+"""Everything the Overview and ``python -m scoring estimate`` show for one run, from its final
+verdicts: raw metric accuracy, the adjudicated figure and the estimated true accuracy side by
+side per domain, each metric against the reviewers, and the review plan for a half-width.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import polars as pl
+
+from scoring.core.adjudication import AdjudicatedRow, adjudicated_accuracy
+from scoring.core.report import COMBINED
+from scoring.core.stats import Z95
+from scoring.estimate.estimator import AccuracyEstimate, estimate_accuracy
+from scoring.estimate.metric_quality import MetricQuality, metric_quality
+from scoring.estimate.planner import ReviewPlan, plan_review
+from scoring.estimate.sample import reviewed_sample
+from scoring.estimate.strata import build_strata
+
+#: Columns of :meth:`RunEstimate.comparison` (``raw_judge`` only when the run has judge labels).
+COMPARISON_COLUMNS = (
+    "scope", "rows", "reviewed", "raw_exact", "raw_overlap", "raw_judge", "adjudicated_low", "adjudicated_high",
+    "adjudicated_ci_low", "adjudicated_ci_high", "estimate", "ci_low", "ci_high",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    """One run's figures (see the module); ``sample`` is the table they were computed from."""
+
+    sample: pl.DataFrame
+    raw: pl.DataFrame  # scope, rows, raw_exact, raw_overlap, raw_judge (share of judged rows CORRECT)
+    adjudicated: list[AdjudicatedRow]
+    accuracy: AccuracyEstimate
+    metrics: list[MetricQuality]
+    plan: ReviewPlan
+
+    @property
+    def has_judge(self) -> bool:
+        return any(m.metric == "judge" for m in self.metrics)
+
+    def comparison(self) -> pl.DataFrame:
+        """One row per domain (sorted) and ``combined``: :data:`COMPARISON_COLUMNS`, the one table
+        (and chart) of raw, adjudicated and estimated accuracy side by side."""
+        adjudicated = pl.DataFrame(
+            [(r.domain, r.accuracy_low, r.accuracy_high, r.ci_low, r.ci_high) for r in self.adjudicated],
+            schema=["scope", "adjudicated_low", "adjudicated_high", "adjudicated_ci_low", "adjudicated_ci_high"],
+            orient="row",
+        )
+        estimated = self.accuracy.table().select("scope", "reviewed", "estimate", "ci_low", "ci_high")
+        table = self.raw.join(adjudicated, on="scope", how="left").join(estimated, on="scope", how="left")
+        columns = [c for c in COMPARISON_COLUMNS if c != "raw_judge" or self.has_judge]
+        return table.select(columns)
+
+    def as_dict(self) -> dict:
+        return {
+            "comparison": self.comparison().to_dicts(),
+            "estimate": self.accuracy.as_dict(),
+            "metrics": [m.as_dict() for m in self.metrics],
+            "plan": self.plan.as_dict(),
+        }
+
+
+def raw_accuracy(sample: pl.DataFrame) -> pl.DataFrame:
+    """Each metric's raw accuracy per domain (sorted) and ``combined``: share of rows it passes;
+    the judge's is the share of judged rows labelled CORRECT (null when none is judged)."""
+    figures = [
+        pl.len().alias("rows"),
+        pl.col("exact_correct").mean().alias("raw_exact"),
+        pl.col("overlap_correct").mean().alias("raw_overlap"),
+        pl.col("judge_correct").cast(pl.Float64).mean().alias("raw_judge"),
+    ]
+    per_domain = sample.group_by("Domain").agg(figures).sort("Domain").rename({"Domain": "scope"})
+    combined = sample.select(figures).select(pl.lit(COMBINED).alias("scope"), pl.all())
+    return pl.concat([per_domain, combined], how="vertical_relaxed").with_columns(pl.col("rows").cast(pl.Int64))
+
+
+def run_estimate(final: pd.DataFrame | pl.DataFrame, half_width: float = 0.02, z: float = Z95) -> RunEstimate:
+    """All of a run's figures from its final verdicts (:func:`scoring.review.final_verdicts`'s
+    frame, judge labels optional): see :class:`RunEstimate`."""
+    sample = reviewed_sample(final)
+    strata = build_strata(sample)
+    adjudicated_input = final.select("Domain", "final_verdict").to_pandas() if isinstance(final, pl.DataFrame) else (
+        final)  # fmt: skip
+    return RunEstimate(
+        sample=sample,
+        raw=raw_accuracy(sample),
+        adjudicated=adjudicated_accuracy(adjudicated_input),
+        accuracy=estimate_accuracy(strata, z),
+        metrics=metric_quality(sample, z),
+        plan=plan_review(strata, half_width, z),
+    )
