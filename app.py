@@ -14,6 +14,7 @@ PAGES = [
     st.Page("views/overview.py", title="Overview", icon=":material/bar_chart:", default=True),
     st.Page("views/upload.py", title="Upload", icon=":material/upload_file:"),
     st.Page("views/agreement.py", title="Agreement", icon=":material/compare_arrows:"),
+    st.Page("views/compare.py", title="Compare", icon=":material/difference:"),
     st.Page("views/review.py", title="Review queue", icon=":material/rule:"),
     st.Page("views/reviewers.py", title="Reviewers", icon=":material/groups:"),
     st.Page("views/adjudication.py", title="Adjudication", icon=":material/balance:"),

@@ -1,6 +1,7 @@
 """Dashboard speed and memory: page reruns on a 1k against a 100k run, and the whole jobs at 1M rows.
 
-Run as ``.venv/bin/python tests/bench_dashboard.py [--rows N | --quick] [--skip-apptest] [--skip-scale]``
+Run as ``.venv/bin/python tests/bench_dashboard.py [--rows N | --quick] [--skip-apptest] [--skip-scale]
+[--skip-engines] [--skip-compare]``
 (not collected by pytest; ``make bench`` runs it).
 
 1. Page reruns (issue 3/4; ``--skip-apptest`` skips it). Two synthetic runs (1,000 and 100,000
@@ -25,6 +26,13 @@ Run as ``.venv/bin/python tests/bench_dashboard.py [--rows N | --quick] [--skip-
      of ``--rows`` rows (different seeds); each run's Overview opened in Debian chromium
      (``/?run=N``) until its chart shows, then the server's VmRSS (its process and any children,
      from ``/proc``). Goal: < 2 GiB at 1,000,000 rows. ``REVIEW_CACHE_MB`` is left as configured.
+
+3. Compare (issue 12; ``--skip-compare`` skips it; ``--skip-apptest --skip-engines --skip-scale``
+   runs it alone). For each size (1,000 and 100,000 rows) a new SQLite file holds two runs of
+   that size sharing their ``id`` column (``synthetic_csv`` with two seeds, verdicts seeded as in
+   section 1); the Compare page opens on the first, compares both (its default: every run sharing
+   questions with it), is warmed up (runs loaded, matched and compared once, then cached), and
+   its rerun is timed. Goal: ratio 100k/1k <= 2.
 
 Every goal prints one ``GOAL`` line (``tests/bench_goals.py``). Exit status: 2 if a measured
 program failed, 1 with ``--strict`` when a goal is short, else 0.
@@ -205,7 +213,8 @@ def actions() -> list[Action]:
     pages = re.findall(
         r"""st\.Page\(\s*["']([^"']+\.py)["'][^)]*title=["']([^"']+)["']""", APP.read_text(encoding="utf-8")
     )
-    found = [page_rerun(path, title) for path, title in pages]
+    # The Compare page compares runs of one size with each other: its own section (compare_section).
+    found = [page_rerun(path, title) for path, title in pages if Path(path).stem != "compare"]
     found += [review_mark(path) for path, _ in pages if Path(path).stem == "review"]
     found += [agreement_search(path) for path, _ in pages if Path(path).stem == "agreement"]
     return found
@@ -308,6 +317,58 @@ def apptest_section(args: argparse.Namespace) -> bool:
         for action in to_profile:
             print(f"\nProfile of '{action.name}' on {big:,} rows:\n{profile(run_ids[big], action)}")
     return not missed
+
+
+# --- Compare: two runs of each size (issue 12) ----------------------------------------------------
+
+
+def compare_rerun(page: str) -> Action:
+    """A rerun of the Compare page comparing two runs (after the first, cached, computation)."""
+
+    def prepare(at: AppTest) -> None:
+        at.switch_page(page)
+        at.run()
+        check(at, "open the Compare page")
+        chosen = at.multiselect(key="cmp_runs").value
+        if len(chosen) != 2 or not any("b (A right, B wrong)" in df.value.columns for df in at.dataframe):
+            raise SystemExit(f"Compare: expected two runs compared and a paired table, got runs {chosen}")
+
+    def act(at: AppTest) -> None:
+        at.run()
+
+    return Action("Compare: rerun", prepare, act)
+
+
+def compare_section(args: argparse.Namespace) -> bool:
+    """Section 3: the Compare page's rerun with two runs of 1,000 and of 100,000 rows."""
+    pages = re.findall(r"""st\.Page\(\s*["']([^"']+\.py)["']""", APP.read_text(encoding="utf-8"))
+    action = compare_rerun(next(p for p in pages if Path(p).stem == "compare"))
+    medians: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        print("\nCompare page: two runs of each size sharing their id column, each in its own database")
+        for n in SIZES:
+            url = f"sqlite:///{Path(tmp) / f'compare_{n}.db'}"
+            os.environ[ENV_VAR] = url
+            engine = make_engine(url)
+            ids = []
+            for seed in (n, n + 1):
+                run = store.save_run(engine, synthetic_csv(n, seed=seed), f"compare_{n}_s{seed}.csv").run
+                seed_verdicts(engine, run.id)
+                ids.append(run.id)
+            engine.dispose()
+            start = time.perf_counter()
+            times = measure(ids[0], action, args.repeats)
+            medians[n] = statistics.median(times)
+            print(f"  {n:>7,} rows per run: rerun median {medians[n]:.3f} s of {args.repeats} "
+                  f"({time.perf_counter() - start:.1f} s with opening, loading and warm-up)", flush=True)
+        small, big = SIZES
+        ratio = medians[big] / medians[small]
+        print(f"{action.name:<32} {medians[small]:8.3f} {medians[big]:8.3f} {ratio:6.2f}")
+        met = goal(f"dashboard {action.name} 100k/1k", ratio, "<=", action.goal, "x")
+        wanted = bool(args.profile_match) and args.profile_match.lower() in action.name.lower()
+        if wanted or (args.profile and not met):  # the 100k database is the one in REVIEW_DB_URL
+            print(f"\nProfile of '{action.name}' on {big:,} rows:\n{profile(ids[0], action)}")
+    return met
 
 
 # --- at scale: whole processes and the server's memory (issue 10) -------------------------------
@@ -585,6 +646,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-apptest", action="store_true", help="skip the page-rerun section")
     parser.add_argument("--skip-scale", action="store_true", help="skip the at-scale section")
     parser.add_argument("--skip-engines", action="store_true", help="skip the PostgreSQL vs SQLite save")
+    parser.add_argument("--skip-compare", action="store_true", help="skip the Compare page's rerun")
     args = parser.parse_args(argv)
     if args.quick:
         args.rows = QUICK_ROWS
@@ -594,6 +656,8 @@ def main(argv: list[str] | None = None) -> int:
         ok &= apptest_section(args)
     if not args.skip_engines:
         ok &= engine_section(args)
+    if not args.skip_compare:
+        ok &= compare_section(args)
     if not args.skip_scale:
         met, ran = scale_section(args)
         ok &= met
