@@ -18,6 +18,9 @@ from urllib.parse import urlparse
 
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Request, Route, expect
 
+from scoring import review, store
+from scoring.store import make_engine
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -222,3 +225,16 @@ class Traffic:
             if parsed.hostname == host and parsed.port == port:
                 hits.append(url)
         return hits
+
+
+def review_rows(db_url: str, data: bytes, bucket: str | None = "overlap_only", domain: str | None = None) -> list[int]:
+    """1-based rows of the stored run of ``data`` in the order the queue shows them to a new
+    reviewer: the run's seeded random permutation (read from the server's database)."""
+    engine = make_engine(db_url)
+    try:
+        run = store.find_run_by_sha(engine, store.sha256_bytes(data))
+        assert run is not None, "the upload was not stored"
+        scope = review.queue_scope(store.load_scored(engine, run.id), bucket, domain, seed=run.review_seed)
+        return [int(i) + 1 for i in scope.row_idx]
+    finally:
+        engine.dispose()

@@ -59,11 +59,15 @@ def scored(engine: Engine, run_id: int) -> pd.DataFrame:
 
 
 @pytest.fixture
-def order(engine: Engine, scored: pd.DataFrame) -> list[int]:
-    """The overlap_only rows (row_idx) in the order a new reviewer sees them."""
-    rows = review.queue(scored, "alice", engine)
+def order(engine: Engine, run_id: int, scored: pd.DataFrame) -> list[int]:
+    """The overlap_only rows (row_idx) in the order a new reviewer sees them: the run's seeded
+    random permutation, not the file's order."""
+    info = store.get_run(engine, run_id)
+    assert info is not None
+    rows = review.queue(scored, "alice", engine, seed=info.review_seed)
     assert len(rows) >= 5, "the sample needs several overlap_only rows for these tests"
-    assert rows == sorted(scored.loc[scored["bucket"] == "overlap_only", "row_idx"].tolist())
+    in_file = scored.loc[scored["bucket"] == "overlap_only", "row_idx"].tolist()
+    assert sorted(rows) == in_file and rows != in_file
     return rows
 
 
@@ -256,13 +260,14 @@ def test_a_refresh_continues_where_the_reviewer_left_off(
     assert shown_row(other) == order[0]
 
 
-def test_scope_bucket_domain_and_sample(engine: Engine, scored: pd.DataFrame) -> None:
+def test_scope_bucket_domain_and_sample(engine: Engine, run_id: int, scored: pd.DataFrame) -> None:
     at = open_page("review")
     at.selectbox(key="q_bucket").set_value("both_pass")
     at.run()
     both_pass = scored[scored["bucket"] == "both_pass"]
     assert progress(at) == (0, len(both_pass))
-    assert shown_row(at) == int(both_pass["row_idx"].min())
+    seed = store.get_run(engine, run_id).review_seed
+    assert shown_row(at) == review.queue(scored, "", engine, bucket="both_pass", seed=seed)[0]
     assert "Bucket: both_pass" in text_with(at, "Bucket: ")
 
     domain = str(both_pass["Domain"].value_counts().index[0])
@@ -278,8 +283,9 @@ def test_scope_bucket_domain_and_sample(engine: Engine, scored: pd.DataFrame) ->
     assert progress(at) == (0, 3)
     click(at, "q_yes")
     assert progress(at) == (1, 3)
-    sample = review.queue(scored, "alice", engine, bucket="both_pass", sample=3)
-    assert set(mine(engine)) <= set(scored.loc[scored["row_idx"].isin(sample), "item_key"])
+    sample = review.queue(scored, "", engine, bucket="both_pass", sample=3, seed=seed)
+    marked = scored.loc[scored["row_idx"] == sample[0], "item_key"].tolist()
+    assert set(mine(engine)) == set(marked)  # the first row of the sample, in the run's review order
 
 
 def test_blind_review_hides_the_metric_verdicts(order: list[int]) -> None:
@@ -462,17 +468,18 @@ def test_an_adjudicator_decides_a_conflict_and_the_reviewers_page_counts_what_wa
     assert any("not an adjudicator" in a for a in alerts(at)) and not at.button
     at = open_page("adjudication", reviewer="ana", run_id=run_id)
     assert any("Waiting for a decision: 2 item(s)" in t for t in texts(at))
-    assert at.selectbox(key="adj_row").value == order[0]
+    first = min(order[:2])  # the page lists the waiting items in the file's order
+    assert at.selectbox(key="adj_row").value == first
     verdicts = frame_with(at, "reviewer")
     assert sorted(verdicts["reviewer"]) == ["alice", "bob"]
-    at.text_input(key=f"adj_note_{key_of(scored, order[0])[:12]}").input("narrower golden answer").run()
+    at.text_input(key=f"adj_note_{key_of(scored, first)[:12]}").input("narrower golden answer").run()
     click(at, "adj_wrong")
     assert any("decided wrong by ana" in a for a in alerts(at))
     assert any("Waiting for a decision: 1 item(s)" in t for t in texts(at))
-    decided = review.adjudications(engine).loc[key_of(scored, order[0])]
+    decided = review.adjudications(engine).loc[key_of(scored, first)]
     assert (decided["adjudicator"], decided["decision"], decided["adjudication_note"]) == (
         "ana", "wrong", "narrower golden answer")  # fmt: skip
-    final = export.build_export(engine, run_id).iloc[order[0]]
+    final = export.build_export(engine, run_id).iloc[first]
     assert (final["final_verdict"], final["final_source"]) == ("wrong", "adjudicated")
     at = open_page("reviewers", reviewer="ana", run_id=run_id)
     assert any("Waiting for adjudication: 1 item(s)" in t for t in texts(at))

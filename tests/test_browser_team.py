@@ -88,7 +88,7 @@ def test_double_blind_across_two_processes_never_hands_a_row_to_both(
     two = start_app(url, tmp_path / "two.log", extra_env=env)
     try:
         ana = _reviewer_page(browser, one.url, "ana")
-        ana.locator("[data-testid='stMain'] label", has_text="Double-blind for this bucket").click()
+        ana.locator("[data-testid='stMain'] label", has_text="Double-blind for this scope").click()
         settle(ana)
         expect(ana.locator("[data-testid='stMain']")).to_contain_text("Double-blind review", timeout=TIMEOUT_MS)
         alice = _reviewer_page(browser, one.url, "alice")

@@ -20,6 +20,7 @@ from apptest_support import frame_with, open_page
 from sqlalchemy import inspect
 
 from scoring import judge, review, store
+from scoring.core.order import seed_from_sha
 from scoring.store import ENV_VAR, make_engine, migrations
 from scoring.store.migrations.schema import metadata
 
@@ -165,6 +166,9 @@ def test_the_parquet_revision_downgrades_and_upgrades_with_every_row(tmp_path: P
     after = store.load_scored(engine, run.id)
     assert after.equals(before)
     assert after["extra:bucket"].tolist() == ["x", "y"] and after["id"].tolist() == ["7", "8"]
+    # 0006 gave the run back the review seed an upload of the same file gets.
+    again = store.get_run(engine, run.id)
+    assert again is not None and again.review_seed == run.review_seed == seed_from_sha(run.sha256) != 0
     engine.dispose()
 
 

@@ -305,15 +305,35 @@ def test_adjudicated_accuracy_range_and_interval(engine, run, scored):
 
 
 def test_queue_order_unreviewed_then_skipped_then_reviewed(engine, run, scored):
-    assert V.queue(scored, "alice", engine) == OVERLAP_ONLY
-    V.record_mark(engine, key(scored, 2), run.id, "alice", "correct")
-    V.record_skip(engine, key(scored, 3), run.id, "alice")
-    V.record_mark(engine, key(scored, 5), run.id, "bob", "wrong")  # another reviewer's mark
-    assert V.queue(scored, "alice", engine) == [5, 6, 3, 2]
-    assert V.queue(scored, "bob", engine) == [2, 3, 6, 5]
-    assert V.queue(scored, "", engine) == OVERLAP_ONLY  # no name: plain order
-    V.record_mark(engine, key(scored, 3), run.id, "alice", "wrong")  # the skipped row is marked
-    assert V.queue(scored, "alice", engine) == [5, 6, 2, 3]
+    plain = V.queue(scored, "alice", engine)
+    assert sorted(plain) == OVERLAP_ONLY and V.queue(scored, "", engine) == plain  # no name: plain order
+    marked, skipped, bobs = plain[0], plain[1], plain[2]
+    V.record_mark(engine, key(scored, marked), run.id, "alice", "correct")
+    V.record_skip(engine, key(scored, skipped), run.id, "alice")
+    V.record_mark(engine, key(scored, bobs), run.id, "bob", "wrong")  # another reviewer's mark
+    rest = [r for r in plain if r not in (marked, skipped)]
+    assert V.queue(scored, "alice", engine) == [*rest, skipped, marked]
+    assert V.queue(scored, "bob", engine) == [*[r for r in plain if r != bobs], bobs]
+    V.record_mark(engine, key(scored, skipped), run.id, "alice", "wrong")  # the skipped row is marked
+    assert V.queue(scored, "alice", engine) == [*rest, marked, skipped]  # marked rows in review order
+
+
+def test_the_review_order_is_a_seeded_permutation_and_any_scope_a_random_order_of_its_rows(engine):
+    """60 rows of one bucket in two domains: the order is not the file's, is the same on every
+    call and differs with the seed; a domain's order is the bucket's order restricted to it, so a
+    prefix of any scope is a simple random sample of it; a sample is the first k of the order."""
+    rows = [(f"q{i}", "Ashoka", "History" if i % 3 else "Art", "Ashoka the Great") for i in range(60)]
+    run = store.save_run(engine, csv_bytes(rows), "order.csv").run
+    scored = store.load_scored(engine, run.id)
+    order = V.queue(scored, "", engine, bucket="both_pass", seed=run.review_seed)
+    assert sorted(order) == list(range(60)) and order != list(range(60))
+    assert V.queue(scored, "", engine, bucket="both_pass", seed=run.review_seed) == order
+    assert V.queue(scored, "", engine, bucket="both_pass", seed=run.review_seed + 1) != order
+    art = V.queue(scored, "", engine, bucket="both_pass", domain="Art", seed=run.review_seed)
+    assert art == [r for r in order if r % 3 == 0]
+    assert V.queue(scored, "", engine, bucket="both_pass", sample=7, seed=run.review_seed) == order[:7]
+    scope = V.queue_scope(scored, "both_pass", "Art", seed=run.review_seed)
+    assert scope.row_idx.tolist() == art
 
 
 def test_queue_continues_after_a_refresh(db_url, engine, run, scored):
@@ -328,15 +348,15 @@ def test_queue_continues_after_a_refresh(db_url, engine, run, scored):
 
 
 def test_queue_scopes_domain_bucket_and_sample(engine, run, scored):
-    assert V.queue(scored, "alice", engine, domain="Geography") == [2, 5]
-    assert V.queue(scored, "alice", engine, bucket="exact_only") == [1, 7]
-    assert V.queue(scored, "alice", engine, bucket=None) == list(range(10))
+    assert sorted(V.queue(scored, "alice", engine, domain="Geography")) == [2, 5]
+    assert sorted(V.queue(scored, "alice", engine, bucket="exact_only")) == [1, 7]
+    assert sorted(V.queue(scored, "alice", engine, bucket=None)) == list(range(10))
     with pytest.raises(ValueError, match="Unknown bucket"):
         V.queue(scored, "alice", engine, bucket="nope")
     with pytest.raises(ValueError, match="Sample size"):
         V.queue(scored, "alice", engine, sample=-1)
     assert V.queue(scored, "alice", engine, sample=0) == []
-    assert V.queue(scored, "alice", engine, sample=99) == OVERLAP_ONLY
+    assert V.queue(scored, "alice", engine, sample=99) == V.queue(scored, "alice", engine)
 
 
 def test_sample_is_reproducible_and_stays_fixed(engine, tmp_path):
@@ -345,12 +365,12 @@ def test_sample_is_reproducible_and_stays_fixed(engine, tmp_path):
     scored = store.load_scored(engine, run.id)
     first = V.queue(scored, "alice", engine, bucket="both_pass", sample=10, seed=7)
     assert len(first) == 10 and len(set(first)) == 10
-    assert first == sorted(first)  # input order inside the unreviewed group
+    assert first == V.queue(scored, "", engine, bucket="both_pass", seed=7)[:10]  # the first 10 of the order
     assert V.queue(scored, "alice", engine, bucket="both_pass", sample=10, seed=7) == first
     assert V.queue(scored, "alice", engine, bucket="both_pass", sample=10, seed=8) != first
     V.record_mark(engine, key(scored, first[0]), run.id, "alice", "correct")
     after = V.queue(scored, "alice", engine, bucket="both_pass", sample=10, seed=7)
-    assert sorted(after) == first and after[-1] == first[0]
+    assert after == [*first[1:], first[0]]
 
 
 def test_queue_is_one_query_at_100k_rows(engine):
@@ -383,8 +403,10 @@ def test_queue_is_one_query_at_100k_rows(engine):
     queries = [s for s in statements if not s.startswith(("BEGIN", "PRAGMA"))]
     assert queries == statements[-1:]
     assert len(queries) == 1
-    ids = overlap["row_idx"].tolist()
-    assert order == [*ids[301:], ids[300], *ids[:300]]
+    plain = V.queue(scored, "", engine)  # the bucket in review order
+    marked, skipped = set(overlap["row_idx"].iloc[:300]), int(overlap["row_idx"].iloc[300])
+    unreviewed = [r for r in plain if r not in marked and r != skipped]
+    assert order == [*unreviewed, skipped, *(r for r in plain if r in marked)]
 
 
 def test_progress_per_domain_by_anyone_or_by_reviewer(engine, run, scored):

@@ -392,13 +392,30 @@ def review_loop(run_id: int) -> ReviewLoop:
     return st.session_state.setdefault(f"q_loop_{run_id}", ReviewLoop(run_id))
 
 
+@_per_run("rows_of_item")
+def _rows_of_item(url: str, run_id: int) -> dict[str, list[int]]:
+    rows: dict[str, list[int]] = {}
+    for pos, key in enumerate(_scored(url, run_id)["item_key"].to_numpy(dtype=object)):
+        rows.setdefault(key, []).append(pos)
+    return rows
+
+
+def rows_of_item(run_id: int) -> dict[str, list[int]]:
+    """Item key -> the run's rows holding it (positions in file order; identical rows share a
+    key), built once per run."""
+    return _rows_of_item(database_url(), run_id)
+
+
 @_per_run("scope")
 def _queue_scope(url: str, run_id: int, bucket: str | None, domain: str | None, sample: int | None):
-    return review.queue_scope(_scored(url, run_id), bucket, domain, sample)
+    info = store.get_run(_engine(url), run_id)
+    seed = info.review_seed if info is not None else 0
+    return review.queue_scope(_scored(url, run_id), bucket, domain, sample, seed=seed)
 
 
 def queue_scope(run_id: int, bucket: str | None, domain: str | None, sample: int | None) -> review.QueueScope:
-    """The review scope's row index, built once per scope (rows never change)."""
+    """The review scope's row index in review order (the run's seeded random permutation),
+    built once per scope (rows never change)."""
     return _queue_scope(database_url(), run_id, bucket, domain, sample)
 
 

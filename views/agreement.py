@@ -104,6 +104,7 @@ query = right.text_input(
 frame = state.scored(run.id)
 scope = state.queue_scope(run.id, None if bucket == ALL_BUCKETS else bucket, None if domain == ALL_DOMAINS else domain,
                           None).row_idx  # fmt: skip
+scope = np.sort(scope)  # browsing follows the file's order (the queue's is a random permutation)
 positions = scope
 if query:
     hits = _agreement_hits(database_url(), run.id, query)

@@ -98,7 +98,7 @@ def _scope() -> review.QueueScope:
 
 def _row_of(item_key: str) -> int | None:
     """The item's first row in this run (the whole-run scope index is cached per run)."""
-    found = state.queue_scope(run.id, None, None, None).positions.get(item_key)
+    found = state.rows_of_item(run.id).get(item_key)
     return int(found[0]) if found else None
 
 

@@ -25,7 +25,7 @@ if current.empty:
     st.info("No human verdicts on this run yet: mark rows in the Review queue.")
     st.stop()
 
-where = state.queue_scope(run.id, None, None, None).positions  # item key -> row positions, built once per run
+where = state.rows_of_item(run.id)  # item key -> row positions, built once per run
 rows_per_item = current["item_key"].map(lambda key: len(where.get(key, ())))
 
 waiting = review.waiting_count(frame, state.engine())

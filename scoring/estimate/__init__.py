@@ -15,6 +15,7 @@ Typical use::
     run_estimate(final, 0.02).comparison()   # raw, adjudicated, estimated side by side
 """
 
+from scoring.core.order import review_order, review_priority, review_rank
 from scoring.estimate.estimator import (
     ACCURACY_METHOD,
     ACCURACY_METHOD_SHORT,
@@ -33,7 +34,6 @@ from scoring.estimate.metric_quality import (
     Ratio,
     metric_quality,
 )
-from scoring.estimate.order import review_order, review_priority, review_rank
 from scoring.estimate.planner import (
     PLAN_COLUMNS,
     PLAN_METHOD,

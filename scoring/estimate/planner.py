@@ -23,9 +23,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import polars as pl
 
+from scoring.core.order import review_rank
 from scoring.core.stats import Z95
 from scoring.estimate.estimator import PRIOR
-from scoring.estimate.order import review_rank
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import MIN_REVIEWED, Strata, build_strata, stands_alone
 

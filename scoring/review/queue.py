@@ -14,6 +14,7 @@ import pandas as pd
 from sqlalchemy import Engine
 
 from scoring.core.adjudication import current_marks, isin
+from scoring.core.order import review_order
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
 from scoring.store.verdict_log import STATE_COLUMNS, read_events, reviewer_state
@@ -44,15 +45,14 @@ def _scope(
 def _sampled_scope(
     scored: pd.DataFrame, bucket: str | None, domain: str | Sequence[str] | None, sample: int | None, seed: int
 ) -> pd.DataFrame:
-    """The scope's rows, or a reproducible random sample of ``sample`` of them (input order kept)."""
+    """The scope's rows in review order (the run's seeded random permutation, see
+    :mod:`scoring.core.order`), or the first ``sample`` of them: a simple random sample of the
+    scope, the same rows every time, whatever has been reviewed since."""
     scope = _scope(scored, bucket, domain)
-    if sample is not None:
-        if sample < 0:
-            raise ValueError(f"Sample size must be zero or more, not {sample}.")
-        if sample < len(scope):
-            pick = np.random.default_rng(seed).choice(len(scope), size=sample, replace=False)
-            scope = scope.iloc[np.sort(pick)]
-    return scope
+    if sample is not None and sample < 0:
+        raise ValueError(f"Sample size must be zero or more, not {sample}.")
+    scope = scope.iloc[review_order(scope["item_key"].to_numpy(dtype=object), seed)]
+    return scope.iloc[:sample] if sample is not None else scope
 
 
 def _progress_table(domains: np.ndarray, done: np.ndarray) -> pd.DataFrame:
@@ -78,9 +78,11 @@ def queue(
 ) -> list[int]:
     """row_idx values in review order: unreviewed by this reviewer, then skipped, then reviewed.
 
-    Within each group rows keep their input order, so a queue recomputed after a refresh
-    continues where the reviewer left off. ``sample=k`` draws k rows of the scope with ``seed``
-    (the same rows every time, whatever has been reviewed since). ``bucket=None`` means all rows.
+    Within each group rows keep the scope's review order (a random permutation seeded by
+    ``seed``, the run's ``review_seed``; the same for everyone and after a restart), so a queue
+    recomputed after a refresh continues where the reviewer left off, and what reviewers get
+    through is a random sample of the scope. ``sample=k`` takes the first k rows of that order.
+    ``bucket=None`` means all rows.
     """
     scope = _sampled_scope(scored, bucket, domain, sample, seed)
     row_idx = scope["row_idx"].to_numpy()
@@ -90,7 +92,7 @@ def queue(
     marked, skipped = reviewer_state(engine, name, scope["item_key"])
     keys = scope["item_key"]
     rank = np.where(isin(keys, marked), 2, np.where(isin(keys, skipped), 1, 0))
-    order = np.lexsort((row_idx, rank))
+    order = np.argsort(rank, kind="stable")  # review order within each group
     return [int(i) for i in row_idx[order]]
 
 

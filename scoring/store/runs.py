@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from scoring.core.export_format import EXPORT_COLUMNS, split_exported
 from scoring.core.loader import load_bytes
+from scoring.core.order import seed_from_sha
 from scoring.store.adjudications import restore_adjudications
 from scoring.store.chunked import WriteStats, pause
 from scoring.store.engine import writer
@@ -79,6 +80,7 @@ class RunInfo:
     uploaded_at: datetime
     n_rows: int
     extra_columns: list[str] = field(default_factory=list)
+    review_seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,7 @@ def _info(run: Run) -> RunInfo:
         uploaded_at=run.uploaded_at,
         n_rows=run.n_rows,
         extra_columns=json.loads(run.extra_columns or "[]"),
+        review_seed=run.review_seed or 0,
     )
 
 
@@ -178,6 +181,7 @@ def save_run(
         "n_rows": table.height,
         "extra_columns": json.dumps(extra_columns, ensure_ascii=False),
         "complete": False,
+        "review_seed": seed_from_sha(sha),
     }
     report("saving", 0, table.height)
     saved = (lambda done, total: report("saving", table.height * done // total, table.height)) if progress else None

@@ -36,6 +36,9 @@ class Run(Base):
     n_rows: Mapped[int] = mapped_column(Integer, default=0)
     extra_columns: Mapped[str] = mapped_column(Text, default="[]")  # JSON list, input order
     complete: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    # The queue's order within any scope is a random permutation seeded by this (see
+    # scoring.core.order): a reviewed prefix is a simple random sample of the scope.
+    review_seed: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class RunPart(Base):

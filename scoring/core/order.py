@@ -11,6 +11,8 @@ which other rows are in the scope, so:
 - a different seed gives an unrelated order.
 
 Ties (two equal 64-bit prefixes, about one in 10^19 pairs) fall back to the input position.
+The queue orders every scope by it with the run's ``review_seed`` (:func:`seed_from_sha`), and
+the planner picks the next rows of a stratum by it, so both agree on which rows come next.
 """
 
 from __future__ import annotations
@@ -65,3 +67,9 @@ def review_rank(keys: Keys, seed: int | str) -> np.ndarray:
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
     return rank
+
+
+def seed_from_sha(sha256_hex: str) -> int:
+    """A run's default review seed: from its file's sha256, so the same file gets the same order
+    on every machine (an export re-uploaded elsewhere keeps its review order)."""
+    return int(sha256_hex[:8], 16) & 0x7FFFFFFF
