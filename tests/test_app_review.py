@@ -16,12 +16,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from apptest_support import (
+    APP,
+    TIMEOUT,
     alerts,
     click,
     download,
     frame_with,
     goto,
+    ok,
     open_page,
+    page_path,
     progress,
     record_media_managers,
     shown_row,
@@ -29,6 +33,7 @@ from apptest_support import (
     texts,
 )
 from sqlalchemy import Engine, func, select
+from streamlit.testing.v1 import AppTest
 
 from scoring import export, review, store
 from scoring.store import ENV_VAR, make_engine
@@ -588,3 +593,42 @@ def test_under_double_blind_reviewers_see_no_human_figures_and_no_row_verdicts(
     assert any(t.startswith("Row ") for t in texts(ana))
     alice = open_page("judge", reviewer="alice", run_id=run_id)
     assert any("Double-blind review is on" in i.value for i in alice.info) and not alice.button
+
+
+# --- the planner's audit scope (issue 13) --------------------------------------------------------
+
+
+def test_the_audit_scope_holds_the_planned_rows_in_review_order_and_can_be_replaced(
+    engine: Engine, run_id: int, scored: pd.DataFrame
+) -> None:
+    """No audit set: the queue offers the four buckets only. The planner's rows become the scope
+    "audit" (``?scope=audit`` opens it): its rows in the run's review order, progress 0 of n, a
+    mark lands; a new plan replaces the set in one go."""
+    at = open_page("review", run_id=run_id)
+    assert review.AUDIT not in at.selectbox(key="q_bucket").options
+    planned = scored["item_key"].iloc[[3, 11, 17, 30]].tolist()
+    assert review.set_audit(engine, run_id, [*planned, planned[0]], "ana") == 4
+    assert review.audit_keys(engine, run_id) == set(planned)
+    at = open_app_with(run_id, {"scope": review.AUDIT})
+    assert at.selectbox(key="q_bucket").value == review.AUDIT
+    seed = store.get_run(engine, run_id).review_seed
+    order = review.queue(scored, "", engine, bucket=review.AUDIT, seed=seed, keys=set(planned))
+    assert sorted(order) == [3, 11, 17, 30]
+    assert shown_row(at) == order[0] and progress(at) == (0, 4)
+    click(at, "q_yes")
+    assert shown_row(at) == order[1] and progress(at) == (1, 4)
+    done = scored["item_key"].iloc[order[0]]  # the row alice marked
+    assert review.set_audit(engine, run_id, [done], "ana") == 1  # a new plan replaces the set
+    assert review.audit_keys(engine, run_id) == {done}
+    at = open_app_with(run_id, {"scope": review.AUDIT})
+    assert not any(t.startswith("Row ") for t in texts(at))  # the one planned row is done: nothing shown
+    assert any("every row of this scope has your verdict" in a for a in alerts(at))
+
+
+def open_app_with(run_id: int, params: dict[str, str]) -> AppTest:
+    """The review page opened with extra query parameters (as a link from another page does)."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.query_params.update({"reviewer": "alice", "run": str(run_id), **params})
+    ok(at.run())
+    at.switch_page(page_path("review"))
+    return ok(at.run())

@@ -148,3 +148,17 @@ def test_claims_are_read_a_window_at_a_time_past_a_finished_front(engine: Engine
     assert claims.claim_next(engine, 1, "dave", keys) == keys[claims.WINDOW + 4]
     # Carol's held item comes first even when it lies past the windows read so far.
     assert claims.claim_next(engine, 1, "carol", keys) == keys[claims.WINDOW + 3]
+
+
+def test_the_audit_set_is_per_run_replaced_whole_and_blind_like_a_bucket(engine: Engine) -> None:
+    run = store.save_run(engine, b"answer,response\na,a\nb,c\n", "audit.csv").run
+    other = store.save_run(engine, b"answer,response\nx,y\n", "other.csv").run
+    assert review.audit_keys(engine, run.id) == set()
+    assert review.set_audit(engine, run.id, ["k1", "k2", "k1"], "ana") == 2
+    review.set_audit(engine, other.id, ["k9"], "ana")
+    assert review.audit_keys(engine, run.id) == {"k1", "k2"} and review.audit_keys(engine, other.id) == {"k9"}
+    review.set_audit(engine, run.id, ["k3"], "ana")
+    assert review.audit_keys(engine, run.id) == {"k3"}
+    claims.set_blind(engine, run.id, review.AUDIT, "ana")
+    assert claims.is_blind(engine, run.id, claims.BlindSpec(review.AUDIT, "Food"))
+    assert not claims.is_blind(engine, run.id, "overlap_only")

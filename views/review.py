@@ -47,7 +47,21 @@ if wanted is not None:
         alert("warning", f"There is no row {wanted} in this run (rows 1 to {len(frame)}).")
 
 c1, c2, c3 = st.columns([2, 2, 1])
-bucket = c1.selectbox("Scope (bucket)", list(BUCKETS), index=list(BUCKETS).index("overlap_only"), key="q_bucket")
+try:
+    audit_size = len(review.audit_keys(engine, run.id))
+except store.DatabaseError:  # unreachable: the queue says so below
+    audit_size = 0
+scopes = [*BUCKETS, review.AUDIT] if audit_size else list(BUCKETS)
+asked = st.query_params.get("scope")  # ?scope=audit: another page (the planner) sends reviewers here
+if asked is not None:
+    del st.query_params["scope"]
+    if asked in scopes:
+        st.session_state["q_bucket"] = asked
+if st.session_state.get("q_bucket") not in scopes:
+    st.session_state["q_bucket"] = "overlap_only"  # first visit, or the audit set was removed
+bucket = c1.selectbox("Scope (bucket)", scopes, key="q_bucket",
+                      format_func=lambda b: f"audit (planned sample, {audit_size} rows)" if b == review.AUDIT else b,
+                      help="audit: the rows the True accuracy page's planner chose.")  # fmt: skip
 domain = c2.selectbox("Domain", [ALL_DOMAINS, *summary["domains"]], key="q_domain")
 sample = c3.number_input("Random sample (0 = all)", 0, 10_000, 0, step=10, key="q_sample",
                          help="Audit a metric: review a reproducible random sample of the bucket.")

@@ -48,6 +48,7 @@ from scoring.review.queue import (
     scope_progress,
 )
 from scoring.store.adjudications import ADJUDICATE, adjudications, record_adjudication, restore_adjudications
+from scoring.store.audit import AUDIT, audit_keys, set_audit
 from scoring.store.claims import (
     CLAIM_TTL,
     VERDICTS_NEEDED,
@@ -77,6 +78,7 @@ from scoring.store.verdict_log import (
 )
 
 __all__ = [
+    "AUDIT", "audit_keys", "set_audit",
     "CLAIM_TTL", "VERDICTS_NEEDED", "BlindSpec", "blind_buckets", "blind_scopes", "claim_next", "covers", "is_blind",
     "live_claims", "set_blind",
     "adjudication_queue", "waiting_count",

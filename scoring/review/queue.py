@@ -6,7 +6,7 @@ own marks, not to the run's size.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +17,7 @@ from scoring.core.adjudication import current_marks, isin
 from scoring.core.order import review_order
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
+from scoring.store.audit import AUDIT
 from scoring.store.verdict_log import STATE_COLUMNS, read_events, reviewer_state
 
 # --------------------------------------------------------------------------- queue and progress
@@ -27,12 +28,16 @@ def _scope(
     bucket: str | None,
     domain: str | Sequence[str] | None,
     rows: Sequence[int] | None = None,
+    keys: Collection[str] | None = None,
 ) -> pd.DataFrame:
-    """Rows of a bucket (None: all), a domain (or several) and optionally given row_idx values."""
-    if bucket is not None and bucket not in BUCKETS:
-        raise ValueError(f"Unknown bucket {bucket!r}: expected one of {', '.join(BUCKETS)}.")
+    """Rows of a bucket (None: all; :data:`AUDIT`: the rows whose item key is in ``keys``), a
+    domain (or several) and optionally given row_idx values."""
+    if bucket is not None and bucket not in (*BUCKETS, AUDIT):
+        raise ValueError(f"Unknown bucket {bucket!r}: expected one of {', '.join(BUCKETS)} or {AUDIT}.")
     mask = np.ones(len(scored), dtype=bool)
-    if bucket is not None:
+    if bucket == AUDIT:
+        mask &= isin(scored["item_key"], keys or ())
+    elif bucket is not None:
         mask &= (scored["bucket"] == bucket).to_numpy()
     if domain is not None:
         domains = [domain] if isinstance(domain, str) else list(domain)
@@ -43,12 +48,13 @@ def _scope(
 
 
 def _sampled_scope(
-    scored: pd.DataFrame, bucket: str | None, domain: str | Sequence[str] | None, sample: int | None, seed: int
-) -> pd.DataFrame:
+    scored: pd.DataFrame, bucket: str | None, domain: str | Sequence[str] | None, sample: int | None, seed: int,
+    keys: Collection[str] | None = None,
+) -> pd.DataFrame:  # fmt: skip
     """The scope's rows in review order (the run's seeded random permutation, see
     :mod:`scoring.core.order`), or the first ``sample`` of them: a simple random sample of the
     scope, the same rows every time, whatever has been reviewed since."""
-    scope = _scope(scored, bucket, domain)
+    scope = _scope(scored, bucket, domain, keys=keys)
     if sample is not None and sample < 0:
         raise ValueError(f"Sample size must be zero or more, not {sample}.")
     scope = scope.iloc[review_order(scope["item_key"].to_numpy(dtype=object), seed)]
@@ -75,6 +81,7 @@ def queue(
     domain: str | Sequence[str] | None = None,
     sample: int | None = None,
     seed: int = 0,
+    keys: Collection[str] | None = None,
 ) -> list[int]:
     """row_idx values in review order: unreviewed by this reviewer, then skipped, then reviewed.
 
@@ -82,9 +89,9 @@ def queue(
     ``seed``, the run's ``review_seed``; the same for everyone and after a restart), so a queue
     recomputed after a refresh continues where the reviewer left off, and what reviewers get
     through is a random sample of the scope. ``sample=k`` takes the first k rows of that order.
-    ``bucket=None`` means all rows.
+    ``bucket=None`` means all rows; ``bucket=AUDIT`` the rows whose item key is in ``keys``.
     """
-    scope = _sampled_scope(scored, bucket, domain, sample, seed)
+    scope = _sampled_scope(scored, bucket, domain, sample, seed, keys)
     row_idx = scope["row_idx"].to_numpy()
     name = reviewer.strip() if isinstance(reviewer, str) else ""
     if not name or scope.empty:
@@ -103,13 +110,14 @@ def progress(
     bucket: str | None = "overlap_only",
     domain: str | Sequence[str] | None = None,
     rows: Sequence[int] | None = None,
+    keys: Collection[str] | None = None,
 ) -> pd.DataFrame:
     """Reviewed k of n per domain (sorted) and ``combined`` (last row) for a scope.
 
     Columns: domain, n, reviewed, remaining. Reviewed means a current verdict by anyone, or by
     ``reviewer`` when given. ``rows`` (row_idx values, e.g. a sampled queue) narrows the scope.
     """
-    scope = _scope(scored, bucket, domain, rows)
+    scope = _scope(scored, bucket, domain, rows, keys)
     name = reviewer.strip() if isinstance(reviewer, str) and reviewer.strip() else None
     if scope.empty:
         done = pd.Series(dtype=bool)
@@ -143,9 +151,10 @@ def queue_scope(
     domain: str | Sequence[str] | None = None,
     sample: int | None = None,
     seed: int = 0,
+    keys: Collection[str] | None = None,
 ) -> QueueScope:
     """The scope :func:`queue` orders, as an index for :func:`next_in_queue` and :func:`scope_progress`."""
-    scope = _sampled_scope(scored, bucket, domain, sample, seed)
+    scope = _sampled_scope(scored, bucket, domain, sample, seed, keys)
     keys = scope["item_key"].to_numpy(dtype=object)
     positions: dict[str, list[int]] = {}
     for pos, key in enumerate(keys):

@@ -105,3 +105,14 @@ class BlindScope(Base):
     sample: Mapped[int] = mapped_column(Integer, primary_key=True, default=0)  # 0 = every row
     created_by: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AuditRow(Base):
+    """A row the review planner chose for the run's "audit" scope (the queue offers it as a
+    scope like a bucket): the rows whose review narrows the true-accuracy estimate the most."""
+
+    __tablename__ = "audit_rows"
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    item_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created_by: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

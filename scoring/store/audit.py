@@ -1,0 +1,40 @@
+"""The run's audit scope: rows the review planner chose, reviewed through the queue like a bucket.
+
+The planner (:mod:`scoring.estimate.planner`) picks, per stratum, the next rows of the run's review
+order; putting them here makes them one scope of the queue, so reviewers work through exactly the
+rows that narrow the estimate (double-blind, when on, applies to it like to a bucket).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy import Engine, delete, insert, select
+
+from scoring.core.adjudication import check_reviewer
+from scoring.store.engine import writer
+from scoring.store.tables import AuditRow, utcnow
+from scoring.store.verdict_log import RESTORE_CHUNK
+
+AUDIT = "audit"  #: the scope's name in the queue (beside the four buckets)
+
+
+def set_audit(engine: Engine, run_id: int, item_keys: Iterable[str], by: str) -> int:
+    """Make ``item_keys`` the run's audit scope (replacing any earlier one); returns its size.
+
+    One transaction: a reviewer never sees half of the old scope and half of the new."""
+    name = check_reviewer(by)
+    keys = list(dict.fromkeys(str(k) for k in item_keys))
+    now = utcnow()
+    rows = [{"run_id": run_id, "item_key": k, "created_by": name, "created_at": now} for k in keys]
+    with writer(engine).begin() as conn:
+        conn.execute(delete(AuditRow).where(AuditRow.run_id == run_id))
+        for start in range(0, len(rows), RESTORE_CHUNK):
+            conn.execute(insert(AuditRow), rows[start : start + RESTORE_CHUNK])
+    return len(keys)
+
+
+def audit_keys(engine: Engine, run_id: int) -> set[str]:
+    """Item keys of the run's audit scope (empty: none planned)."""
+    with engine.connect() as conn:
+        return set(conn.execute(select(AuditRow.item_key).where(AuditRow.run_id == run_id)).scalars())
