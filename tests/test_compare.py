@@ -341,3 +341,22 @@ def test_discordant_rows_filter_by_source_and_domain() -> None:
     assert swapped["response_a"].to_list() == ["B says 0", "B says 1", "B says 3"]
     none = C.discordant_rows(match, 0, 1, sources=[C.JUDGE])
     assert none.height == 0 and "source" in none.columns
+
+
+def test_heat_cells_pool_runs_of_one_model_and_language_and_leave_uncovered_pairs_out() -> None:
+    """Two Hindi runs of gpt pool to 3 of 6 (their rows together), llama/Tamil is its own cell,
+    a run without a language has no cell, and gpt/Tamil (no run) is simply absent, never 0."""
+    runs = [
+        verdict_run("gpt_hi_1", [True, False, False]),
+        verdict_run("gpt_hi_2", [True, True, False]),
+        verdict_run("llama_ta", [True, True, True, True]),
+        verdict_run("nolang", [False]),
+    ]
+    meta = [("gpt", "Hindi"), (" gpt ", "Hindi"), ("llama", "Tamil"), ("gpt", "")]
+    cells = {(c.model, c.language): c for c in C.heat_cells(runs, meta, "exact")}
+    assert set(cells) == {("gpt", "Hindi"), ("llama", "Tamil")}
+    hindi = cells[("gpt", "Hindi")]
+    assert (hindi.accuracy.n, hindi.accuracy.correct, hindi.runs) == (6, 3, ("gpt_hi_1", "gpt_hi_2"))
+    assert hindi.accuracy.accuracy_low == pytest.approx(0.5)
+    assert (cells[("llama", "Tamil")].accuracy.n, cells[("llama", "Tamil")].accuracy.correct) == (4, 4)
+    assert C.heat_cells(runs, meta, "judge") == []  # no run has judge verdicts

@@ -6,43 +6,39 @@ heatmap's cells and the discordant questions of a pair. Everything is computed b
 A stored run changes only through its verdicts (reviewers' marks, adjudications, judge labels), so
 its :class:`Run` is kept per (database, run id, verdict revision, judge revision); the whole
 comparison of a set of runs per those revisions plus the matching choice. A rerun of the page then
-costs the same for runs of 1,000 or 100,000 rows. The values live in one byte-bounded cache per
-server, its own beside :func:`ui.state.run_cache` but with the same budget (``REVIEW_CACHE_MB``),
-sized with polars' own estimate (a comparison counts the runs it holds too: a run dropped from the
-cache stays in memory while a comparison uses it).
+costs the same for runs of 1,000 or 100,000 rows. The values live in the server's per-run cache
+(:func:`ui.state.run_cache`, ``REVIEW_CACHE_MB``), sized with polars' own estimate (a comparison
+counts the runs it holds too: a run dropped from the cache stays in memory while a comparison
+uses it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field, fields, is_dataclass, replace
-from typing import Any, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import polars as pl
-import streamlit as st
 
-from scoring import review, store
+from scoring import compare, review, store
 from scoring.compare import (
     ADJUDICATED,
     ID_CANDIDATES,
     SOURCES,
+    HeatCell,
     KeyChoice,
     MatchResult,
     PairedComparison,
     Run,
-    SourceAccuracy,
     accuracy_table,
     default_key,
     discordant_rows,
     match_runs,
     paired_comparisons,
     paired_table,
-    run_accuracy,
     shared_id_column,
-    verdict_column,
 )
 from scoring.compare.stored import stored_run
-from scoring.core.memo import ByteBudgetCache, estimate_bytes
 from scoring.store import database_url
 from ui import state
 
@@ -50,30 +46,9 @@ T = TypeVar("T")
 TEXT_COLUMNS = ("question", "answer", "Domain", "response")  #: what matching reads and lists besides a key
 
 
-def _bytes(value: Any, depth: int = 0) -> int:
-    """What ``value`` keeps alive: polars frames by their own estimate, the rest as
-    :func:`scoring.core.memo.estimate_bytes` (which does not know polars)."""
-    if isinstance(value, pl.DataFrame):
-        return int(value.estimated_size())
-    if depth > 3:
-        return 0
-    if is_dataclass(value) and not isinstance(value, type):
-        return sum(_bytes(getattr(value, f.name), depth + 1) for f in fields(value)) + 64
-    if isinstance(value, list | tuple):
-        return sum(_bytes(v, depth + 1) for v in value) + 64
-    if isinstance(value, dict):
-        return sum(_bytes(v, depth + 1) for v in value.values()) + 64
-    return estimate_bytes(value)
-
-
-@st.cache_resource(show_spinner=False)
-def _cache() -> ByteBudgetCache:
-    """One cache per server for the Compare page (least recently used dropped first)."""
-    return ByteBudgetCache(state.cache_budget(), sizeof=_bytes)
-
-
 def _cached(key: tuple[Hashable, ...], compute: Callable[[], T]) -> T:
-    return _cache().get(key, compute)
+    """In the server's per-run cache (:func:`ui.state.run_cache`, bounded by ``REVIEW_CACHE_MB``)."""
+    return state.run_cache().get(("compare", *key), compute)
 
 
 def revisions() -> tuple[int, int]:
@@ -156,37 +131,11 @@ def comparison(
     return _cached(("comparison", database_url(), ids, labels, *revs, prefer_id, hide_adjudicated), compute)
 
 
-@dataclass(frozen=True)
-class HeatCell:
-    """One model x language cell: its accuracy (pooled over the runs in it) and those runs."""
-
-    model: str
-    language: str
-    accuracy: SourceAccuracy
-    runs: tuple[str, ...]
-
-
 def heat_cells(cmp: Comparison, infos: Sequence[store.RunInfo], source: str) -> list[HeatCell]:
-    """Combined accuracy of ``source`` per (model, language) of the compared runs that carry both
-    (``infos`` in the order of ``cmp.ids``). Several runs in one cell are pooled: their rows
-    together, as one run (``run_accuracy`` of them)."""
+    """The heatmap's cells of the compared runs (``infos`` in the order of ``cmp.ids``), cached."""
     meta = tuple((i.model.strip(), i.language.strip()) for i in infos)
     key = ("heat", database_url(), cmp.ids, cmp.labels, *cmp.revs, cmp.sources, source, meta)
-
-    def compute() -> list[HeatCell]:
-        groups: dict[tuple[str, str], list[Run]] = {}
-        for run, (model, language) in zip(cmp.runs, meta):
-            if model and language and source in run.sources:
-                groups.setdefault((model, language), []).append(run)
-        cells = []
-        for (model, language), runs in groups.items():
-            column = verdict_column(source)
-            pooled = Run(f"{model} / {language}",
-                         pl.concat([r.table.select("Domain", column) for r in runs]), (source,))  # fmt: skip
-            cells.append(HeatCell(model, language, run_accuracy(pooled, source)[-1], tuple(r.label for r in runs)))
-        return cells
-
-    return _cached(key, compute)
+    return _cached(key, lambda: compare.heat_cells(cmp.runs, meta, source))
 
 
 def discordant(cmp: Comparison, a: int, b: int, source: str | None, domain: str | None) -> pl.DataFrame:

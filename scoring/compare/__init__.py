@@ -14,6 +14,7 @@ Typical use::
     discordant_rows(match, 0, 1, sources=["exact"], domains=["Art"])
 """
 
+from scoring.compare.heatmap import HeatCell, heat_cells
 from scoring.compare.matching import (
     DUPLICATE,
     EMPTY_KEY,
@@ -67,7 +68,8 @@ __all__ = [
     "ADJUDICATED", "ADJUSTMENT_METHOD", "ALL_MATCHED", "DECIDED_IN_BOTH", "DUPLICATE", "EMPTY_KEY", "EXACT",
     "ID_CANDIDATES", "INTERVAL_METHOD", "JUDGE", "NOT_EVERYWHERE", "OVERLAP", "REASONS", "ROW", "RUN_FIELDS",
     "SOURCES", "SOURCE_COLUMNS", "SOURCE_TITLES", "TEST_METHOD", "TEXT_KEY", "UNKNOWN_RULE", "UNMATCHED_COLUMNS",
-    "KeyChoice", "MatchResult", "PairedComparison", "Run", "SourceAccuracy", "accuracy_table", "check_key",
+    "HeatCell", "KeyChoice", "MatchResult", "heat_cells", "PairedComparison", "Run", "SourceAccuracy",
+    "accuracy_table", "check_key",
     "default_key", "discordant_rows", "make_run", "match_runs", "paired_comparisons", "paired_table",
     "readable_matched", "run_accuracy", "run_column", "scored_run", "shared_id_column", "unique_labels",
     "verdict_column",

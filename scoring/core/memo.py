@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
+import polars as pl
 
 T = TypeVar("T")
 DEFAULT_BUDGET = 1024**3  # 1 GiB
@@ -23,7 +24,10 @@ DEFAULT_BUDGET = 1024**3  # 1 GiB
 
 def estimate_bytes(value: Any, _depth: int = 0) -> int:
     """Roughly what ``value`` keeps alive: exact for frames, arrays and strings, summed over the
-    fields of containers and dataclasses (two levels deep: enough for the dashboard's values)."""
+    fields of containers and dataclasses (three levels deep: a comparison holds runs that hold
+    frames); polars frames by their own estimate."""
+    if isinstance(value, pl.DataFrame | pl.Series):
+        return int(value.estimated_size())
     if isinstance(value, pd.DataFrame):
         return int(value.index.memory_usage()) + sum(_column_bytes(value[c]) for c in value.columns)
     if isinstance(value, pd.Series):
@@ -34,7 +38,7 @@ def estimate_bytes(value: Any, _depth: int = 0) -> int:
         return _array_bytes(value)
     if isinstance(value, str | bytes):
         return sys.getsizeof(value)
-    if _depth >= 2:
+    if _depth >= 3:
         return sys.getsizeof(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = (getattr(value, f.name) for f in dataclasses.fields(value))
