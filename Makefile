@@ -45,7 +45,7 @@ test: install-dev browser postgres lint
 
 # Every bench script in turn (a short goal or a crash does not stop the rest), then every goal
 # line together and each script's exit status; exits non-zero on a crash or a short goal.
-bench: install-dev browser
+bench: install-dev browser postgres
 	$(PY) tests/bench_goals.py tests/bench_scoring.py tests/bench_dashboard.py tests/bench_judge.py \
 	  tests/bench_review_browser.py tests/bench_memory.py tests/bench_upload.py tests/bench_compare.py
 
