@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from scoring.core.formatting import interval, percent
-from ui import charts, state
-from ui.display import alert
+from scoring.estimate import ACCURACY_METHOD
+from ui import charts, estimate_data, estimate_view, state
+from ui.display import alert, md_escape
 
 run = state.require_run()
 
@@ -18,12 +19,25 @@ for _kind, text in st.session_state.get("upload_notes", {}).get(run.id, []):
 # During double-blind review a reviewer sees no figure built on other reviewers' verdicts.
 humans = not state.others_hidden(run.id)
 series, adjudicated = charts.accuracy_series(run.id, humans=humans)
-st.plotly_chart(charts.accuracy_figure(series, adjudicated), key="accuracy_chart")
+# Raw metrics, adjudicated and the estimated true accuracy side by side (the estimate is kept per
+# verdict revision: python -m scoring estimate's figures).
+comparison = estimate_data.figures(run.id).estimate.comparison() if humans else None
+figure = charts.accuracy_figure(series, adjudicated)
+if comparison is not None:
+    estimate_view.add_estimate(figure, comparison)
+st.plotly_chart(figure, key="accuracy_chart")
 combined = {name: rows[-1] for name, rows in series.items()}
-cols = st.columns(len(combined))
+cols = st.columns(len(combined) + (comparison is not None))
 for col, (name, row) in zip(cols, combined.items()):
     col.metric(f"{name} (combined)", percent(row.accuracy), help=f"{row.correct} of {row.n}; "
                f"95% CI {interval(row.ci_low, row.ci_high)}")
+if comparison is not None:
+    total = estimate_view.combined_row(comparison)
+    cols[-1].metric("Estimated (combined)", percent(total["estimate"]),
+                    help=f"{estimate_view.ESTIMATE} from {total['reviewed']} reviewed rows of {total['rows']}; 95% CI "
+                    f"{interval(total['ci_low'], total['ci_high'])}")  # fmt: skip
+    st.caption(md_escape(f"{estimate_view.ESTIMATE}: {ACCURACY_METHOD} The True accuracy page has the details "
+                         "and the review planner."))  # fmt: skip
 table = charts.accuracy_frame(series)
 columns = [c for c in table.columns if c.endswith("accuracy")]
 if adjudicated:
@@ -37,7 +51,14 @@ if adjudicated:
     table["Adjudicated if pending right"] = [round(r.accuracy_high, 4) for r in adjudicated]
     columns.append("Adjudicated if pending right")
 else:
-    st.info(state.BLIND_NOTE + " The adjudicated accuracy is hidden until then.")
+    st.info(state.BLIND_NOTE + " The adjudicated accuracy and the estimated true accuracy are hidden until then.")
+if comparison is not None:
+    st.subheader("Raw, adjudicated and estimated true accuracy")
+    side_by_side, shares = estimate_view.comparison_frame(comparison)
+    st.dataframe(charts.percent_style(side_by_side, shares), hide_index=True, key="comparison_table")
+    st.caption("Raw: share of rows each metric passes. Adjudicated: human verdicts (and adjudicators' "
+               "decisions), else the automatic rule; pending rows counted wrong, then right. Estimated: from the "
+               "reviewed rows only, with its 95% interval.")  # fmt: skip
 st.subheader("Per domain")
 if adjudicated:
     st.caption("Accuracy in percent. Adjudicated accuracy counts pending rows as wrong; the last column counts "

@@ -1,0 +1,180 @@
+"""Cached data of the True accuracy page and the Overview's estimate: a stored run's figures
+(:func:`scoring.estimate.stored.stored_estimate`), the review plan for a half-width, the rows it
+would put in the audit scope, the what-if rules, and the reasons analytics across runs.
+
+Everything is computed by ``scoring.estimate``; this module only decides what is kept and under
+which key. A run's figures change only through its verdicts (reviewers' marks, adjudications:
+:func:`scoring.review.revision`) and its judge labels (:func:`ui.state.judge_revision`), so they
+are kept per (database, run, verdict revision, judge revision): a rerun of either page then costs
+the same for 1,000 or 100,000 rows. The values live in the server's per-run cache
+(:func:`ui.state.run_cache`, bounded by ``REVIEW_CACHE_MB``); an old revision's figures are
+dropped first when it is full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+import pandas as pd
+import polars as pl
+
+from scoring import review
+from scoring.core.stats import wilson_interval
+from scoring.estimate import (
+    METRICS,
+    ReviewPlan,
+    RunEstimate,
+    build_strata,
+    golden_wrong_report,
+    next_rows,
+    plan_review,
+    reason_counts,
+    review_rank,
+    what_if,
+)
+from scoring.estimate.stored import StoredRun, stored_estimate, stored_runs
+from scoring.store import database_url
+from ui import state
+
+T = TypeVar("T")
+
+
+def _cached(key: tuple[Hashable, ...], compute: Callable[[], T]) -> T:
+    """In the server's per-run cache (:func:`ui.state.run_cache`, bounded by ``REVIEW_CACHE_MB``)."""
+    return state.run_cache().get(("estimate", *key), compute)
+
+
+def revisions() -> tuple[int, int]:
+    """(verdict revision, judge revision): they change with every mark, decision or judge batch."""
+    return review.revision(state.engine()), state.judge_revision()
+
+
+@dataclass(frozen=True)
+class Reasons:
+    """Reviewers' reasons per language, domain and verdict, and the "golden answer wrong" report,
+    over the runs ``run_ids``."""
+
+    run_ids: tuple[int, ...]
+    counts: pl.DataFrame
+    report: pl.DataFrame
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One run's figures at the default half-width and what the pages derive from them.
+
+    ``rank`` is each sample row's place in the run's review order (the queue's seeded
+    permutation), so the planner picks exactly the rows the queue serves next. ``raw`` holds the
+    metrics' raw accuracy per domain and combined with 95% Wilson intervals (for the chart);
+    ``reasons`` the reasons analytics of this run alone (computed from the same rows).
+    """
+
+    run_id: int
+    revs: tuple[int, int]
+    estimate: RunEstimate
+    rank: np.ndarray
+    raw: pd.DataFrame
+    reasons: Reasons
+
+    @property
+    def sample(self) -> pl.DataFrame:
+        return self.estimate.sample
+
+
+RAW_SERIES = {"exact": "Exact substring", "overlap": "Word overlap", "judge": "Judge"}
+
+
+def _raw_intervals(sample: pl.DataFrame) -> pd.DataFrame:
+    """Per metric, domain (sorted) and combined: rows it bears on (judged rows for the judge),
+    rows it passes, the share and its 95% Wilson interval."""
+    out = []
+    domains = sorted(sample["Domain"].unique().to_list(), key=str)
+    for metric, column in METRICS.items():
+        for scope in [*domains, "combined"]:
+            part = sample if scope == "combined" else sample.filter(pl.col("Domain") == scope)
+            values = part[column].drop_nulls()
+            n, k = len(values), int(values.sum())
+            if metric == "judge" and n == 0:
+                continue
+            low, high = wilson_interval(k, n)
+            out.append({"metric": metric, "scope": scope, "n": n, "correct": k, "share": k / n if n else None,
+                        "ci_low": low, "ci_high": high})  # fmt: skip
+    return pd.DataFrame(out, columns=["metric", "scope", "n", "correct", "share", "ci_low", "ci_high"])
+
+
+def figures(run_id: int, revs: tuple[int, int] | None = None) -> Figures:
+    """Run ``run_id``'s figures (those of ``python -m scoring estimate --run ID``), kept per revisions."""
+    revs = revs or revisions()
+    url = database_url()
+
+    def compute() -> Figures:
+        run, est = stored_estimate(state.engine(), run_id)
+        rank = review_rank(est.sample["item_key"], run.info.review_seed)
+        return Figures(run_id, revs, est, rank, _raw_intervals(est.sample), _reasons((run_id,), [run]))
+
+    return _cached(("figures", url, run_id, *revs), compute)
+
+
+def plan(fig: Figures, half_width: float) -> ReviewPlan:
+    """The review plan for an interval of +-``half_width`` (a share), per revisions."""
+    key = ("plan", database_url(), fig.run_id, *fig.revs, half_width)
+    return _cached(key, lambda: plan_review(build_strata(fig.sample), half_width))
+
+
+def planned_rows(fig: Figures, half_width: float) -> pl.DataFrame:
+    """The rows the plan still wants reviewed, in the queue's order (:func:`scoring.estimate.next_rows`)."""
+    key = ("next", database_url(), fig.run_id, *fig.revs, half_width)
+    return _cached(key, lambda: next_rows(fig.sample, plan(fig, half_width), rank=fig.rank))
+
+
+def what_if_table(fig: Figures) -> pl.DataFrame:
+    """The what-if rules on the run's reviewed rows (diagnostic only)."""
+    return _cached(("whatif", database_url(), fig.run_id, *fig.revs), lambda: what_if(fig.sample))
+
+
+def reasons(run_ids: Sequence[int], revs: tuple[int, int] | None = None) -> Reasons:
+    """The reasons analytics over ``run_ids`` (their current verdicts and rows), per revisions:
+    every run is read again after a mark, so the page asks for it only when chosen."""
+    ids = tuple(run_ids)
+    revs = revs or revisions()
+    return _cached(("reasons", database_url(), ids, *revs), lambda: _reasons(ids, stored_runs(state.engine(), ids)))
+
+
+def _reasons(ids: tuple[int, ...], runs: Sequence[StoredRun]) -> Reasons:
+    current = pd.concat([r.current for r in runs], ignore_index=True) if runs else pd.DataFrame(
+        columns=["item_key", "reviewer", "verdict", "reason", "note"])  # fmt: skip
+    rows = [r.rows() for r in runs]
+    return Reasons(ids, reason_counts(current, rows), golden_wrong_report(current, rows))
+
+
+def audit_size(run_id: int) -> int:
+    """How many rows the run's audit scope holds now."""
+    return len(review.audit_keys(state.engine(), run_id))
+
+
+def put_in_audit(run_id: int, item_keys: Sequence[str], by: str, blind: bool | None) -> int:
+    """Make ``item_keys`` the run's audit scope; with ``blind`` True/False turn double-blind on or
+    off for that scope (None: leave it). Returns the scope's size."""
+    engine = state.engine()
+    count = review.set_audit(engine, run_id, item_keys, by)
+    if blind is not None:
+        review.set_blind(engine, run_id, review.BlindSpec(review.AUDIT), by, on=blind)
+    return count
+
+
+def audit_blind(run_id: int) -> tuple[bool, bool]:
+    """(any scope of the run is double-blind, the audit scope is)."""
+    scopes = review.blind_scopes(state.engine(), run_id)
+    audit = review.BlindSpec(review.AUDIT)
+    return bool(scopes), any(review.covers(s, audit) for s in scopes)
+
+
+def visible_runs() -> tuple[list[int], int]:
+    """Every run whose reviewers' verdicts this reviewer may see, and how many others were left
+    out because they are under double-blind review."""
+    ids = [r.id for r in state.known_runs()]
+    shown = [i for i in ids if not state.others_hidden(i)]
+    return shown, len(ids) - len(shown)

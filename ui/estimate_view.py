@@ -1,0 +1,182 @@
+"""Figures and display tables of the estimate (the True accuracy page and the Overview), built from
+``scoring.estimate`` results (layout only). Every label that comes from the data (domains,
+languages, buckets) is escaped with ``html.escape``: plotly interprets a little HTML in labels,
+and escaped text shows literally.
+"""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+import plotly.graph_objects as go
+import polars as pl
+
+from scoring.core.formatting import interval, percent
+from scoring.core.report import COMBINED
+from scoring.estimate import AccuracyEstimate, MetricQuality, ReviewPlan
+from ui.charts import SERIES_COLOURS
+from ui.estimate_data import RAW_SERIES, Figures
+
+ESTIMATE = "Estimated true accuracy"
+ESTIMATE_COLOUR = "#db2777"
+REASON_COLOURS = {"paraphrase": "#2563eb", "inflection": "#0891b2", "different claim": "#f97316",
+                  "golden answer wrong": "#dc2626", "other": "#9ca3af"}  # fmt: skip
+METRIC_NAMES = {"exact": "Exact substring", "overlap": "Word overlap", "judge": "Judge"}
+
+
+def _error(values: list[float], low: list[float], high: list[float]) -> dict:
+    return {"type": "data", "symmetric": False, "array": [h - v for v, h in zip(values, high)],
+            "arrayminus": [v - lo for v, lo in zip(values, low)]}  # fmt: skip
+
+
+def add_estimate(fig: go.Figure, comparison: pl.DataFrame) -> go.Figure:
+    """``fig`` (bars per domain) with the estimated true accuracy and its 95% interval beside the
+    other series, from :meth:`scoring.estimate.RunEstimate.comparison`."""
+    rows = comparison.to_dicts()
+    values = [r["estimate"] for r in rows]
+    fig.add_bar(
+        name=ESTIMATE, x=[html.escape(str(r["scope"])) for r in rows], y=values, marker_color=ESTIMATE_COLOUR,
+        error_y=_error(values, [r["ci_low"] for r in rows], [r["ci_high"] for r in rows]),
+        customdata=[[r["reviewed"], r["rows"], r["ci_low"], r["ci_high"]] for r in rows],
+        hovertemplate=("%{x}<br>" + ESTIMATE + ": %{y:.1%} (from %{customdata[0]} reviewed of %{customdata[1]} rows)"
+                       "<br>95% CI %{customdata[2]:.1%} to %{customdata[3]:.1%}<extra></extra>"),
+    )  # fmt: skip
+    return fig
+
+
+def page_figure(figs: Figures) -> go.Figure:
+    """Raw accuracy of each metric (95% Wilson intervals) and the estimated true accuracy (its 95%
+    interval), per domain and combined."""
+    fig = go.Figure()
+    for metric, name in RAW_SERIES.items():
+        part = figs.raw[figs.raw["metric"] == metric]
+        if part.empty:
+            continue
+        values = part["share"].tolist()
+        fig.add_bar(
+            name=f"{name} (raw)", x=[html.escape(str(s)) for s in part["scope"]], y=values,
+            marker_color=SERIES_COLOURS.get(name), opacity=0.55,
+            error_y=_error(values, part["ci_low"].tolist(), part["ci_high"].tolist()),
+            customdata=part[["correct", "n", "ci_low", "ci_high"]].to_numpy().tolist(),
+            hovertemplate=("%{x}<br>" + name + " passes %{y:.1%} (%{customdata[0]} of %{customdata[1]})"
+                           "<br>95% CI %{customdata[2]:.1%} to %{customdata[3]:.1%}<extra></extra>"),
+        )  # fmt: skip
+    add_estimate(fig, figs.estimate.comparison())
+    fig.update_layout(barmode="group", yaxis={"title": "accuracy", "tickformat": ".0%", "range": [0, 1.05]},
+                      xaxis={"title": "domain"}, legend={"orientation": "h", "y": -0.2}, margin={"t": 30},
+                      height=420)  # fmt: skip
+    return fig
+
+
+def comparison_frame(comparison: pl.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The Overview's table of raw, adjudicated and estimated accuracy side by side, and its share
+    columns (numbers, shown as percentages)."""
+    t = comparison.to_dicts()
+    frame = pd.DataFrame({"domain": [r["scope"] for r in t], "rows": [r["rows"] for r in t],
+                          "reviewed": [r["reviewed"] for r in t]})  # fmt: skip
+    shares = []
+    for column, name in (("raw_exact", "Exact substring"), ("raw_overlap", "Word overlap"), ("raw_judge", "Judge")):
+        if column in comparison.columns:
+            frame[f"{name} (raw)"] = [r[column] for r in t]
+            shares.append(f"{name} (raw)")
+    frame["Adjudicated, pending wrong"] = [r["adjudicated_low"] for r in t]
+    frame["Adjudicated, pending right"] = [r["adjudicated_high"] for r in t]
+    frame["Adjudicated 95% CI"] = [interval(r["adjudicated_ci_low"], r["adjudicated_ci_high"]) for r in t]
+    frame[ESTIMATE] = [r["estimate"] for r in t]
+    frame["Estimate 95% CI"] = [interval(r["ci_low"], r["ci_high"]) for r in t]
+    return frame, [*shares, "Adjudicated, pending wrong", "Adjudicated, pending right", ESTIMATE]
+
+
+def estimate_frame(acc: AccuracyEstimate) -> pd.DataFrame:
+    """Per domain and combined: rows, reviewed, correct, estimate, its 95% interval, the half-width
+    in points, and the share of rows whose bucket has no reviewed row."""
+    t = acc.table().to_dicts()
+    return pd.DataFrame({
+        "domain": [r["scope"] for r in t], "rows": [r["rows"] for r in t], "reviewed": [r["reviewed"] for r in t],
+        "judged correct": [r["correct"] for r in t], "estimate": [r["estimate"] for r in t],
+        "95% CI": [interval(r["ci_low"], r["ci_high"]) for r in t],
+        "± points": [f"±{r['half_width'] * 100:.1f}" for r in t],
+        "rows in unreviewed buckets": [r["unknown_weight"] for r in t],
+    })  # fmt: skip
+
+
+def strata_notes(acc: AccuracyEstimate) -> list[str]:
+    """Plain sentences (for ``st.text``) naming the strata that fell back and the unreviewed ones."""
+    notes = []
+    if acc.fell_back:
+        notes.append("Strata with fewer than 2 reviewed rows use their bucket's pooled share across domains: "
+                     + "; ".join(f"{b} / {d}" for b, d in acc.fell_back) + ".")  # fmt: skip
+    if acc.unreviewed:
+        buckets = sorted({b for b, _ in acc.unreviewed})
+        notes.append("Not reviewed at all (no reviewed row in the bucket): " + ", ".join(buckets)
+                     + ". Their rows count 50% in the estimate and widen the interval by their whole weight "
+                     "(0 to 100%): " + "; ".join(f"{b} / {d}" for b, d in acc.unreviewed) + ".")  # fmt: skip
+    return notes
+
+
+def metrics_frame(metrics: list[MetricQuality]) -> tuple[pd.DataFrame, list[str]]:
+    """One row per metric (and the judge): rows, reviewed, raw accuracy, then precision, recall,
+    specificity and the Rogan-Gladen corrected accuracy, each with its 95% interval."""
+    rows = []
+    for m in metrics:
+        row = {"metric": METRIC_NAMES.get(m.metric, m.metric), "rows": m.rows, "reviewed": m.reviewed,
+               "raw accuracy": m.raw_accuracy}  # fmt: skip
+        for name, ratio in (("precision", m.precision), ("recall", m.recall), ("specificity", m.specificity),
+                            ("corrected accuracy", m.corrected)):  # fmt: skip
+            row[name] = ratio.value
+            row[f"{name} 95% CI"] = interval(ratio.ci_low, ratio.ci_high)
+        row["rows covered by reviews"] = m.coverage
+        rows.append(row)
+    shares = ["raw accuracy", "precision", "recall", "specificity", "corrected accuracy", "rows covered by reviews"]
+    frame = pd.DataFrame(rows).astype({c: float for c in shares}) if rows else pd.DataFrame()
+    return frame, shares
+
+
+def plan_frame(plan: ReviewPlan) -> pd.DataFrame:
+    """The plan per stratum: bucket, domain, size, reviewed, planned, remaining, assumed rate."""
+    t = plan.strata.to_dicts()
+    return pd.DataFrame({
+        "bucket": [r["bucket"] for r in t], "domain": [r["Domain"] for r in t], "size": [r["size"] for r in t],
+        "reviewed": [r["reviewed"] for r in t], "planned": [r["planned"] for r in t],
+        "remaining": [r["remaining"] for r in t],
+        "assumed rate": ["50.0% (prior)" if r["prior"] else percent(r["rate"]) for r in t],
+    })  # fmt: skip
+
+
+def reasons_figure(counts: pl.DataFrame, by: str) -> go.Figure:
+    """Stacked bars: how many verdicts gave each reason, per ``by`` (``Domain`` or ``language``)."""
+    fig = go.Figure()
+    grouped = counts.group_by(by, "reason").agg(pl.col("count").sum()).sort(by)
+    for reason in grouped["reason"].unique(maintain_order=True).to_list():
+        part = grouped.filter(pl.col("reason") == reason)
+        fig.add_bar(name=html.escape(str(reason)), x=[html.escape(str(v)) for v in part[by]], y=part["count"].to_list(),
+                    marker_color=REASON_COLOURS.get(str(reason)))  # fmt: skip
+    fig.update_layout(
+        barmode="stack", yaxis={"title": "verdicts with this reason"}, legend={"orientation": "h", "y": -0.25},
+        xaxis={"title": by.lower(), "type": "category", "categoryorder": "category ascending"}, margin={"t": 30},
+        height=380,
+    )  # fmt: skip
+    return fig
+
+
+def whatif_frame(table: pl.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The what-if rules: rule, metric, what it does, reviewed rows it changes, fixes and breaks,
+    the metric's estimated pass share and agreement with reviewers under it (95% intervals)."""
+    t = table.to_dicts()
+    frame = pd.DataFrame({
+        "rule": [r["rule"] for r in t], "metric": [METRIC_NAMES.get(r["metric"], r["metric"]) for r in t],
+        "what it does": [r["description"] for r in t], "reviewed rows": [r["reviewed"] for r in t],
+        "verdicts changed": [r["changed"] for r in t], "overturns fixed": [r["fixed"] for r in t],
+        "confirmed verdicts broken": [r["broken"] for r in t],
+        "estimated pass share": [r["pass_share"] for r in t],
+        "pass share 95% CI": [interval(r["pass_low"], r["pass_high"]) for r in t],
+        "estimated agreement with reviewers": [r["agreement"] for r in t],
+        "agreement 95% CI": [interval(r["agreement_low"], r["agreement_high"]) for r in t],
+    })  # fmt: skip
+    return frame, ["estimated pass share", "estimated agreement with reviewers"]
+
+
+def combined_row(comparison: pl.DataFrame) -> dict:
+    """The ``combined`` row of a comparison table."""
+    return comparison.filter(pl.col("scope") == COMBINED).to_dicts()[0]

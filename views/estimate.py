@@ -1,0 +1,159 @@
+"""True accuracy: the run's accuracy estimated from the reviewed rows, the metrics against the
+reviewers, the review planner (and its audit scope), the reviewers' reasons, the "golden answer
+wrong" report and the what-if rules. Every figure is ``python -m scoring estimate``'s."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from scoring import review
+from scoring.core.errors import InputError
+from scoring.core.formatting import interval, percent
+from scoring.estimate import (
+    ACCURACY_METHOD,
+    CORRECTED_METHOD,
+    PLAN_METHOD,
+    RATIO_METHOD,
+    golden_wrong_csv,
+    golden_wrong_jsonl,
+)
+from ui import estimate_data, estimate_view, state
+from ui.charts import percent_style
+from ui.display import alert, md_escape
+
+REVIEW_PAGE = "views/review.py"
+DEFAULT_POINTS = 2.0
+RUN_CHOICES = ("This run", "Every run")
+
+run = state.require_run()
+st.title(f"True accuracy: {run.name}")
+st.caption(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run.language or '?'}")
+state.hide_if_blind(run.id)  # everything below is built on reviewers' verdicts
+reviewer = state.reviewer()
+
+try:
+    figs = estimate_data.figures(run.id)
+except InputError as exc:
+    alert("error", f"The estimate cannot be computed for this run: {exc}")
+    st.stop()
+est = figs.estimate
+acc = est.accuracy
+sample = figs.sample
+reviewed, conflicts = int(sample["reviewed"].sum()), int(sample["conflict"].sum())
+
+# --- the estimate -------------------------------------------------------------------------------
+st.subheader("Estimated true accuracy")
+total = acc.combined
+c1, c2, c3 = st.columns(3)
+c1.metric("Estimated true accuracy (combined)", percent(total.estimate),
+          help=f"95% CI {interval(total.ci_low, total.ci_high)}")  # fmt: skip
+c2.metric("95% interval, ± points", f"{total.half_width * 100:.1f}")
+c3.metric("Rows reviewed", f"{reviewed:,} of {len(sample):,}")
+st.text(f"Combined: {percent(total.estimate)}, 95% CI {interval(total.ci_low, total.ci_high)}, from {reviewed:,} "
+        f"reviewed rows of {len(sample):,}" + (f" ({conflicts:,} more in conflict: not counted until adjudicated)"
+                                               if conflicts else "") + ".")  # fmt: skip
+if not reviewed:
+    st.info("No row is reviewed yet: the estimate is 50% with an interval from 0 to 100%. The planner below "
+            "says which rows to review.")  # fmt: skip
+st.plotly_chart(estimate_view.page_figure(figs), key="est_chart")
+st.dataframe(percent_style(estimate_view.estimate_frame(acc), ["estimate", "rows in unreviewed buckets"]),
+             hide_index=True, key="est_table")  # fmt: skip
+for note in estimate_view.strata_notes(acc):
+    st.text(note)
+st.caption(md_escape(f"Method: {ACCURACY_METHOD}"))
+
+# --- the metrics against the reviewers ------------------------------------------------------------
+st.subheader("The metrics against the reviewers")
+st.text("Estimated for the whole run from the reviewed rows: how often a pass is right (precision), how many "
+        "right answers pass (recall), how many wrong ones fail (specificity), and the raw accuracy corrected "
+        "for those errors (Rogan-Gladen).")  # fmt: skip
+metrics, share_columns = estimate_view.metrics_frame(est.metrics)
+st.dataframe(percent_style(metrics, share_columns), hide_index=True, key="est_metrics")
+st.caption(md_escape(f"Precision, recall, specificity: {RATIO_METHOD}."))
+st.caption(md_escape(f"Corrected accuracy: {CORRECTED_METHOD}."))
+
+# --- the planner --------------------------------------------------------------------------------
+st.subheader("Review planner")
+points = st.number_input("Interval half-width wanted (± percentage points)", min_value=0.1, max_value=25.0,
+                         value=DEFAULT_POINTS, step=0.5, format="%.1f", key="est_half_width")  # fmt: skip
+half_width = round(float(points) / 100, 6)
+plan = estimate_data.plan(figs, half_width)
+expected = f"±{plan.expected_half_width * 100:.2f} points"
+st.text(f"For ±{points:g} points: {plan.planned:,} rows planned in all (per stratum below), {plan.reviewed:,} "
+        f"reviewed, {plan.remaining:,} remaining. Expected interval once they are reviewed: {expected} (if the "
+        "assumed rates hold).")  # fmt: skip
+st.dataframe(estimate_view.plan_frame(plan), hide_index=True, key="est_plan")
+st.caption(md_escape(f"Method: {PLAN_METHOD}."))
+rows = estimate_data.planned_rows(figs, half_width)
+in_conflict = int(rows["conflict"].sum())
+if in_conflict:
+    st.text(f"{in_conflict} of the rows to review have reviewers in conflict: they need an adjudicator.")
+may_adjudicate = bool(reviewer) and state.identity_config().may_adjudicate(reviewer)
+any_blind, audit_blind = estimate_data.audit_blind(run.id)
+blind = None
+if may_adjudicate:
+    wanted = st.checkbox("Double-blind for the audit scope (each row to two reviewers, claimed in turn)",
+                         value=any_blind or audit_blind, key=f"est_blind_{run.id}")  # fmt: skip
+    blind = wanted if wanted != audit_blind else None
+
+
+def _put_in_audit(keys: list[str], blind: bool | None) -> None:
+    count = estimate_data.put_in_audit(run.id, keys, reviewer, blind)
+    st.session_state["est_audit_done"] = (run.id, count)
+
+
+st.button(f"Put these {len(rows):,} rows in the audit scope", key="est_audit", type="primary",
+          disabled=not reviewer or rows.is_empty(), on_click=_put_in_audit,
+          args=(rows["item_key"].to_list(), blind))  # fmt: skip
+if not reviewer:
+    st.caption("Type your name in the sidebar (Reviewer name): the audit scope records who planned it.")
+elif rows.is_empty():
+    st.caption("Nothing left to plan: every planned row is reviewed.")
+done = st.session_state.get("est_audit_done")
+if done and done[0] == run.id:
+    st.success(f"The audit scope now holds these {done[1]:,} rows. In the Review queue choose Scope \"audit\" "
+               "(the link below opens it), and review them in the order shown.")  # fmt: skip
+held = estimate_data.audit_size(run.id)
+if held:
+    st.page_link(REVIEW_PAGE, label=f"Review the audit scope ({held:,} rows) in the Review queue",
+                 icon=":material/rule:", query_params={"scope": review.AUDIT, "run": str(run.id)})  # fmt: skip
+
+# --- the reviewers' reasons -----------------------------------------------------------------------
+st.subheader("Reviewers' reasons")
+which = st.radio("Runs", RUN_CHOICES, horizontal=True, key="est_reason_runs",
+                 help="Every run: reasons per language (each run has its language), and the golden-answer report "
+                 "with every run's response to a flagged question. Reads every run again after each mark.")  # fmt: skip
+found = figs.reasons
+if which == RUN_CHOICES[1]:
+    run_ids, left_out = estimate_data.visible_runs()
+    if left_out:
+        st.text(f"{left_out} run(s) under double-blind review are left out (their verdicts are for adjudicators).")
+    found = estimate_data.reasons(run_ids)
+if found.counts.is_empty():
+    st.info("No reviewer has given a reason yet (the Reason field under a row in the Review queue).")
+else:
+    by = st.segmented_control("Chart by", ["Domain", "Language"], default="Domain", key="est_reason_by") or "Domain"
+    st.plotly_chart(estimate_view.reasons_figure(found.counts, "Domain" if by == "Domain" else "language"),
+                    key="est_reasons_chart")  # fmt: skip
+    st.dataframe(found.counts.to_pandas(), hide_index=True, key="est_reasons")
+
+# --- golden answer wrong --------------------------------------------------------------------------
+st.subheader("Golden answer wrong")
+report = found.report
+questions = report.select("question", "answer").unique().height
+st.text(f"{questions} question(s) marked \"golden answer wrong\", with every run's response to them "
+        f"({report.height} row(s)), for the dataset's maintainers.")  # fmt: skip
+st.dataframe(report.to_pandas(), hide_index=True, key="est_golden")
+d1, d2 = st.columns(2)
+d1.download_button("Download CSV", data=lambda r=report: golden_wrong_csv(r), file_name="golden_answer_wrong.csv",
+                   mime="text/csv", key="est_golden_csv", disabled=report.is_empty())  # fmt: skip
+d2.download_button("Download JSONL", data=lambda r=report: golden_wrong_jsonl(r), file_name="golden_answer_wrong.jsonl",
+                   mime="application/jsonl", key="est_golden_jsonl", disabled=report.is_empty())  # fmt: skip
+
+# --- what-if rules --------------------------------------------------------------------------------
+st.subheader("What-if rules (diagnostic only)")
+st.info("Diagnostic only: the protocols never change. Each candidate normalisation is applied to the reviewed "
+        "rows: how many it would turn right (overturns fixed) and wrong (confirmed verdicts broken), and the "
+        "metric's estimated pass share and agreement with the reviewers under it.")  # fmt: skip
+whatif, whatif_shares = estimate_view.whatif_frame(estimate_data.what_if_table(figs))
+st.dataframe(percent_style(whatif, whatif_shares), hide_index=True, key="est_whatif")
