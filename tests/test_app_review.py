@@ -632,3 +632,16 @@ def open_app_with(run_id: int, params: dict[str, str]) -> AppTest:
     ok(at.run())
     at.switch_page(page_path("review"))
     return ok(at.run())
+
+
+def test_the_overview_counts_an_adjudicators_decision(
+    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int]
+) -> None:
+    """A conflict is pending on the Overview until an adjudicator decides it; then it is settled."""
+    review.record_mark(engine, key_of(scored, order[0]), run_id, "alice", "correct")
+    review.record_mark(engine, key_of(scored, order[0]), run_id, "bob", "wrong")
+    before = [t for t in texts(open_page("overview", run_id=run_id)) if t.startswith("Adjudicated")]
+    review.record_adjudication(engine, key_of(scored, order[0]), run_id, "ana", "correct")
+    after = [t for t in texts(open_page("overview", run_id=run_id)) if t.startswith("Adjudicated")]
+    pending = [int(t.split(": ")[1].split(" of ")[0]) for t in (*before, *after)]
+    assert pending[1] == pending[0] - 1, (before, after)

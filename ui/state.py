@@ -349,7 +349,8 @@ def _final(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: boo
     frame = _scored(url, run_id)
     current = _current(url, run_id, verdict_rev)
     labels = _judge_labels(url, run_id, judge_rev) if judge_rev else None
-    return review.final_verdicts(frame, review.human_summary(current), labels, settles)
+    decisions = review.adjudications(_engine(url))  # every decision (few); only this run's rows match
+    return review.final_verdicts(frame, review.human_summary(current), labels, settles, decisions=decisions)
 
 
 def final_frame(run_id: int) -> pd.DataFrame:
