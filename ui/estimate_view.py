@@ -69,23 +69,18 @@ def page_figure(figs: Figures) -> go.Figure:
     return fig
 
 
-def comparison_frame(comparison: pl.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """The Overview's table of raw, adjudicated and estimated accuracy side by side, and its share
-    columns (numbers, shown as percentages)."""
-    t = comparison.to_dicts()
-    frame = pd.DataFrame({"domain": [r["scope"] for r in t], "rows": [r["rows"] for r in t],
-                          "reviewed": [r["reviewed"] for r in t]})  # fmt: skip
-    shares = []
-    for column, name in (("raw_exact", "Exact substring"), ("raw_overlap", "Word overlap"), ("raw_judge", "Judge")):
-        if column in comparison.columns:
-            frame[f"{name} (raw)"] = [r[column] for r in t]
-            shares.append(f"{name} (raw)")
-    frame["Adjudicated, pending wrong"] = [r["adjudicated_low"] for r in t]
-    frame["Adjudicated, pending right"] = [r["adjudicated_high"] for r in t]
-    frame["Adjudicated 95% CI"] = [interval(r["adjudicated_ci_low"], r["adjudicated_ci_high"]) for r in t]
-    frame[ESTIMATE] = [r["estimate"] for r in t]
-    frame["Estimate 95% CI"] = [interval(r["ci_low"], r["ci_high"]) for r in t]
-    return frame, [*shares, "Adjudicated, pending wrong", "Adjudicated, pending right", ESTIMATE]
+def with_estimate(table: pd.DataFrame, comparison: pl.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The Overview's one per-domain table (``charts.accuracy_frame`` plus the adjudicated
+    columns) with the estimate beside it: reviewed rows, the estimate and its 95% interval,
+    matched on the domain; and the added share column."""
+    by_scope = {r["scope"]: r for r in comparison.to_dicts()}
+    rows = [by_scope.get(d, {}) for d in table["domain"]]
+    out = table.assign(**{
+        "reviewed": [r.get("reviewed") for r in rows],
+        ESTIMATE: [r.get("estimate") for r in rows],
+        "Estimate 95% CI": [interval(r["ci_low"], r["ci_high"]) if r else "" for r in rows],
+    })  # fmt: skip
+    return out, [ESTIMATE]
 
 
 def estimate_frame(acc: AccuracyEstimate) -> pd.DataFrame:

@@ -52,17 +52,15 @@ if adjudicated:
     columns.append("Adjudicated if pending right")
 else:
     st.info(state.BLIND_NOTE + " The adjudicated accuracy and the estimated true accuracy are hidden until then.")
-if comparison is not None:
-    st.subheader("Raw, adjudicated and estimated true accuracy")
-    side_by_side, shares = estimate_view.comparison_frame(comparison)
-    st.dataframe(charts.percent_style(side_by_side, shares), hide_index=True, key="comparison_table")
-    st.caption("Raw: share of rows each metric passes. Adjudicated: human verdicts (and adjudicators' "
-               "decisions), else the automatic rule; pending rows counted wrong, then right. Estimated: from the "
-               "reviewed rows only, with its 95% interval.")  # fmt: skip
+if comparison is not None:  # one table: raw metrics, adjudicated and the estimate side by side
+    table, added = estimate_view.with_estimate(table, comparison)
+    columns += added
 st.subheader("Per domain")
 if adjudicated:
-    st.caption("Accuracy in percent. Adjudicated accuracy counts pending rows as wrong; the last column counts "
-               "them right.")  # fmt: skip
+    st.caption("Accuracy in percent. Raw metrics: share of rows each passes. Adjudicated: human verdicts and "
+               "adjudicators' decisions, else the automatic rule; its accuracy counts pending rows as wrong, "
+               "the next column counts them right. Estimated true accuracy: from the reviewed rows only "
+               "(a random sample of each scope), with its 95% interval.")  # fmt: skip
 else:
     st.caption("Accuracy in percent.")
 st.dataframe(charts.percent_style(table, columns), hide_index=True, key="accuracy_table")
