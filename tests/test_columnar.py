@@ -120,7 +120,7 @@ pair = st.one_of(
 )
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(pairs=st.lists(pair, min_size=1, max_size=12))
 def test_score_polars_equals_reference_on_generated_text(pairs: list[Pair]) -> None:
     assert differences(pairs) == []

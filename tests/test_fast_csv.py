@@ -59,7 +59,7 @@ def pieces(choices: list[str], max_size: int) -> st.SearchStrategy[str]:
 cell = pieces(list('ab ,"\n\r\t\'=#;') + ["\r\n", "NA", "007", "मधु", "\u200c", "\xa0", "\x1c", "Σ"], 12)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rows=st.lists(st.lists(cell, min_size=4, max_size=4), min_size=1, max_size=8),
     quoting=st.sampled_from([csv.QUOTE_MINIMAL, csv.QUOTE_ALL, csv.QUOTE_NONNUMERIC]),
@@ -73,7 +73,7 @@ def test_generated_tables_read_the_same_as_the_reference(rows, quoting, newline,
     same_as_reference(codecs.BOM_UTF8 + data if bom else data)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=pieces(list('ab,"\n\r\t ') + ["\r\n", ",,", '""'], 60))
 def test_arbitrary_bytes_after_a_header_read_the_same_as_the_reference(text: str) -> None:
     """Malformed text included: stray quotes, ragged rows, blank lines, lone CRs."""
@@ -145,7 +145,7 @@ def polars_bytes(frame: pd.DataFrame) -> bytes:
 write_cell = pieces(list('ab ,"\n\t\'=#') + ["मधु", "\u2028"], 8)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(rows=st.lists(st.tuples(write_cell, write_cell, st.booleans(), st.integers(0, 99)), min_size=1, max_size=6))
 def test_polars_writer_gives_the_bytes_pandas_gave(rows) -> None:
     frame = pd.DataFrame(rows, columns=["answer", "response", "is_correct", "matching_words"]).astype(
@@ -165,7 +165,7 @@ def test_a_lone_cr_is_quoted_so_the_file_reads_back() -> None:
 key_text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=10)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(rows=st.lists(st.tuples(key_text, key_text, key_text), min_size=1, max_size=10))
 def test_item_keys_equal_the_python_definition(rows) -> None:
     table = pl.DataFrame(rows, schema=["question", "answer", "response"], orient="row")
@@ -220,7 +220,7 @@ export_cell = pieces(list("ab ,\"\n\r\t'=+-@#") + ["मधु", "\u2028"], 6)
 verdict = st.fixed_dictionaries({f: pieces(list('ab ,"\n=') + ["मधु"], 4) for f in EF.VERDICT_FIELDS})
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rows=st.lists(
         st.tuples(export_cell, st.one_of(st.none(), export_cell), st.booleans(), st.integers(-5, 99),

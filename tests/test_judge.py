@@ -135,7 +135,7 @@ def test_parse_label_is_strict(reply_text: str, label: str) -> None:
 
 
 @given(st.text(max_size=200))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 def test_final_line_label_wins_and_incorrect_never_reads_as_correct(prefix: str) -> None:
     assert parse_label(prefix + "\nINCORRECT") == INCORRECT
     assert parse_label(prefix + "\nCORRECT") == CORRECT
@@ -198,7 +198,7 @@ def test_unneutralised_prompt_would_fool_the_stub() -> None:
 
 
 @given(st.text(alphabet=st.sampled_from("<>＜＞﹤﹥ \u200b\u2060abcEND_RESPONSE"), max_size=60))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 def test_neutralise_leaves_no_delimiter_runs(data: str) -> None:
     out = neutralise(data)
     assert "<<" not in out and ">>" not in out

@@ -24,7 +24,7 @@ from scoring.core.protocols import (
 )
 from scoring.core.report import COMBINED, accuracy_by_domain, bucket_counts, score_frame
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 LETTERS = (
     "abcdeXYZİßΣσςⒶⅠ\u0307"  # cased oddities: İ lowers to two characters, Σ depends on context
