@@ -144,7 +144,7 @@ def unescape_md(text: str) -> str:
 
 
 def titles(at: AppTest) -> list[str]:
-    return [str(t.value) for t in at.title]
+    return [str(t.value).replace("\\", "") for t in at.title]  # titles are Markdown-escaped
 
 
 def markdown_texts(at: AppTest) -> list[str]:
@@ -639,3 +639,16 @@ def test_no_none_or_p_zero_on_number_pages(db_url: str, engine: Engine, page: st
     assert not at.exception, at.exception
     for text in page_texts(at):
         assert "None" not in text and "nan" not in text.split() and not P_ZERO.search(text), (page, text)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_run_named_with_payloads_never_reaches_markdown(db_url: str, engine: Engine, page: str) -> None:
+    """The run's name, model and language (from the file name, or typed on the Upload page) are
+    untrusted too: page titles and captions show them escaped."""
+    at = upload(open_app(), XSS_NAME, XSS_CSV)
+    run = store.find_run_by_sha(engine, store.sha256_bytes(XSS_CSV))
+    assert run is not None
+    store.update_run_meta(engine, run.id, PAYLOADS[0], PAYLOADS[1], PAYLOADS[2])
+    goto(at, page)
+    assert not at.exception, at.exception
+    _assert_no_raw_payload(at, page)

@@ -12,12 +12,12 @@ import streamlit as st
 from scoring import review, store
 from scoring.core.errors import NotSaved
 from ui import state
-from ui.display import alert, show_row
+from ui.display import alert, md_escape, show_row
 
 run = state.require_run()
 engine = state.engine()
 frame = state.scored(run.id)
-st.title(f"Adjudication: {run.name}")
+st.title(md_escape(f"Adjudication: {run.name}"))
 name = state.reviewer()
 config = state.identity_config()
 if not name:

@@ -11,7 +11,7 @@ from scoring.core.protocols import BUCKETS, missing_golden_words
 from scoring.core.search import search_rows
 from scoring.store import database_url
 from ui import charts, state
-from ui.display import agreement_block, show_row, verdict_caption
+from ui.display import agreement_block, md_escape, show_row, verdict_caption
 
 PAGE_SIZE = 10
 ALL_BUCKETS = "All buckets"
@@ -41,7 +41,7 @@ run = state.require_run()
 summary = state.summary(run.id)
 combined = summary["buckets"]["combined"]
 total = sum(combined.values())
-st.title(f"Agreement: {run.name}")
+st.title(md_escape(f"Agreement: {run.name}"))
 
 st.subheader("Exact substring vs word overlap")
 grid = pd.DataFrame(

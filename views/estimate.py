@@ -26,8 +26,8 @@ DEFAULT_POINTS = 2.0
 RUN_CHOICES = ("This run", "Every run")
 
 run = state.require_run()
-st.title(f"True accuracy: {run.name}")
-st.caption(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run.language or '?'}")
+st.title(md_escape(f"True accuracy: {run.name}"))
+st.caption(md_escape(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run.language or '?'}"))
 state.hide_if_blind(run.id)  # everything below is built on reviewers' verdicts
 reviewer = state.reviewer()
 

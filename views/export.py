@@ -14,13 +14,14 @@ import streamlit as st
 from scoring import export
 from scoring.core.formatting import phase_progress
 from ui import state
+from ui.display import md_escape
 
 run = state.require_run()
 
 engine = state.engine()
 state.hide_if_blind(run.id)
 url_run = run.id
-st.title(f"Export: {run.name}")
+st.title(md_escape(f"Export: {run.name}"))
 st.write(
     "Every row with both metrics, the human verdicts and the final verdict. The column "
     "`human_verdicts` holds every reviewer's own verdict, reason, note and time as a JSON list "

@@ -8,12 +8,12 @@ from scoring import judge
 from scoring.core.errors import InputError
 from scoring.core.protocols import BUCKETS
 from ui import charts, jobs, state
-from ui.display import alert
+from ui.display import alert, md_escape
 
 run = state.require_run()
 
 engine = state.engine()
-st.title(f"Judge: {run.name}")
+st.title(md_escape(f"Judge: {run.name}"))
 state.hide_if_blind(run.id)  # the judge's label of a row is hidden from reviewers during double-blind
 
 defaults = judge.JudgeSettings.from_env()

@@ -11,8 +11,8 @@ from ui.display import alert, md_escape
 
 run = state.require_run()
 
-st.title(f"Overview: {run.name}")
-st.caption(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run.language or '?'}")
+st.title(md_escape(f"Overview: {run.name}"))
+st.caption(md_escape(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run.language or '?'}"))
 for _kind, text in st.session_state.get("upload_notes", {}).get(run.id, []):
     alert("warning", text)
 

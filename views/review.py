@@ -28,7 +28,7 @@ summary = state.summary(run.id)
 reviewer = state.reviewer()
 loop = state.review_loop(run.id)
 
-st.title(f"Review queue: {run.name}")
+st.title(md_escape(f"Review queue: {run.name}"))
 if not reviewer:
     st.warning("Type your name in the sidebar (Reviewer name) to mark rows: every mark is saved under it.")
 

@@ -12,13 +12,13 @@ import streamlit as st
 
 from scoring import review
 from ui import state
-from ui.display import agreement_block
+from ui.display import agreement_block, md_escape
 
 run = state.require_run()
 
 frame = state.scored(run.id)
 state.hide_if_blind(run.id)
-st.title(f"Reviewers: {run.name}")
+st.title(md_escape(f"Reviewers: {run.name}"))
 
 current = state.current_verdicts(run.id)
 if current.empty:
