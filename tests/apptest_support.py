@@ -157,3 +157,21 @@ def download(at: AppTest, managers: list[MediaFileManager], key: str) -> bytes:
     manager = managers[-1]
     url = manager.execute_deferred(file_id)
     return manager._storage.get_file(url.rsplit("/", 1)[-1]).content  # no public reader
+
+
+MARKDOWN_TYPES = {"markdown", "caption", "latex", "title", "header", "subheader", "error", "warning", "info",
+                  "success", "toast", "exception"}  # fmt: skip
+
+
+def markdown_texts(at: AppTest) -> list[str]:
+    """All strings the app sent to Markdown-rendering places: text elements, labels, help."""
+    out: list[str] = []
+    for root in (at.main, at.sidebar):
+        for node in walk(root):
+            if getattr(node, "type", None) in MARKDOWN_TYPES:
+                out.append(str(node.value))
+            for attr in ("label", "help", "placeholder"):
+                value = getattr(node, attr, None)
+                if isinstance(value, str):
+                    out.append(value)
+    return out

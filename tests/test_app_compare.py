@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 import pandas as pd
 import pytest
-from apptest_support import alerts, click, frame_with, open_page, texts, walk
+from apptest_support import alerts, click, frame_with, markdown_texts, open_page, texts
 from streamlit.testing.v1 import AppTest
 
 from scoring import review, store
@@ -38,9 +38,6 @@ QUESTIONS[4] = f"{PAYLOAD} Who wrote Godaan?"
 RIGHT = {"A": set(range(8)), "B": {0, 1, 2, 3, 8, 9}, "C": set(range(12)) - {5}}
 DOMAINS = ["Art", "History"]
 # Markdown-rendering element types (as tests/test_app_pages.py lists them).
-MARKDOWN_TYPES = {"markdown", "caption", "latex", "title", "header", "subheader", "error", "warning", "info",
-                  "success", "toast", "exception"}  # fmt: skip
-
 
 def _csv(rows: list[list[str]]) -> bytes:
     frame = pd.DataFrame(rows, columns=["qid", "question", "answer", "Domain", "response"])
@@ -100,18 +97,6 @@ def plotly_spec(at: AppTest, key_part: str) -> dict:
     raise AssertionError(f"no plotly chart {key_part!r}; ids {[c.proto.id for c in at.get('plotly_chart')]}")
 
 
-def markdown_texts(at: AppTest) -> list[str]:
-    """Every string sent to a place that renders Markdown: Markdown elements, labels, help."""
-    out = []
-    for root in (at.main, at.sidebar):
-        for node in walk(root):
-            if getattr(node, "type", None) in MARKDOWN_TYPES:
-                out.append(str(node.value))
-            for attr in ("label", "help", "placeholder"):
-                value = getattr(node, attr, None)
-                if isinstance(value, str):
-                    out.append(value)
-    return out
 
 
 def test_default_runs_are_those_sharing_questions_and_the_paired_table_is_scoring_compare(runs) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pytest
-from apptest_support import walk
+from apptest_support import markdown_texts
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
@@ -81,9 +81,6 @@ XSS_FRAME = pd.DataFrame(
 )
 XSS_CSV = XSS_FRAME.to_csv(index=False).encode("utf-8")
 # Element types whose text Streamlit renders as Markdown.
-MARKDOWN_TYPES = {"markdown", "caption", "latex", "title", "header", "subheader", "error", "warning", "info",
-                  "success", "toast", "exception"}  # fmt: skip
-
 
 @pytest.fixture
 def db_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
@@ -147,18 +144,6 @@ def titles(at: AppTest) -> list[str]:
     return [str(t.value).replace("\\", "") for t in at.title]  # titles are Markdown-escaped
 
 
-def markdown_texts(at: AppTest) -> list[str]:
-    """All strings the app sent to Markdown-rendering places: text elements, labels, help."""
-    out: list[str] = []
-    for root in (at.main, at.sidebar):
-        for node in walk(root):
-            if getattr(node, "type", None) in MARKDOWN_TYPES:
-                out.append(str(node.value))
-            for attr in ("label", "help", "placeholder"):
-                value = getattr(node, attr, None)
-                if isinstance(value, str):
-                    out.append(value)
-    return out
 
 
 def cli_report(path: Path) -> dict:
