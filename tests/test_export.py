@@ -25,7 +25,7 @@ from scoring.cli import main
 from scoring.core.errors import InputError
 from scoring.core.items import item_key
 from scoring.core.loader import load_bytes
-from scoring.store import make_engine, verdict_log
+from scoring.store import judge_cache, make_engine, verdict_log
 from scoring.store.tables import VerdictEvent
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -690,3 +690,16 @@ def test_a_bad_decision_cell_refuses_the_upload(engine, conflicted, keys, column
     with pytest.raises(InputError, match=message):
         store.save_run(engine, E.to_csv_bytes(frame), "bad_decision.csv")
     assert len(store.list_runs(engine)) == runs
+
+
+def test_stored_judge_labels_with_or_without_the_runs_keys(engine, run) -> None:
+    """Nothing judged: no labels (answered without reading the run). A label stored: the same
+    labels whether the caller passes the run's keys or the run's rows are read."""
+    scored = store.load_scored(engine, run.id)
+    keys = scored["item_key"].tolist()
+    assert E.stored_judge_labels(engine, run.id) == {} == E.stored_judge_labels(engine, run.id, keys)
+    judge_cache.save(engine, [{"cache_key": "d" * 64, "item_key": keys[1], "model": "m", "prompt_version": "v",
+                               "label": "CORRECT"}])  # fmt: skip
+    assert E.stored_judge_labels(engine, run.id) == {keys[1]: "CORRECT"}
+    assert E.stored_judge_labels(engine, run.id, keys) == {keys[1]: "CORRECT"}
+    assert E.stored_judge_labels(engine, run.id, keys[:1]) == {}  # only the keys asked for

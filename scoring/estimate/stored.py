@@ -45,7 +45,7 @@ def stored_final(engine: Engine, run_id: int) -> StoredRun:
     scored = load_scored(engine, run_id)
     current = review.current_verdicts(engine, scored["item_key"])
     decisions = review.adjudications(engine, scored["item_key"])
-    labels = stored_judge_labels(engine, run_id)
+    labels = stored_judge_labels(engine, run_id, scored["item_key"].tolist())
     final = review.final_verdicts(scored, review.human_summary(current), labels or None, False, decisions)
     return StoredRun(info, final, current)
 
