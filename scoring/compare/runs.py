@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 
 import polars as pl
 
+from scoring.core.adjudication import judge_correct
 from scoring.core.columnar import OUTPUT_COLUMNS
 from scoring.core.errors import InputError
 from scoring.core.report import COMBINED, score_table
@@ -30,8 +31,6 @@ SOURCE_COLUMNS: dict[str, str] = {
 SOURCE_TITLES: dict[str, str] = {
     EXACT: "Exact substring", OVERLAP: "Word overlap", JUDGE: "LLM judge", ADJUDICATED: "Adjudicated (final verdict)",
 }  # fmt: skip
-#: Judge labels that are verdicts (as :mod:`scoring.judge.comparisons` reads them); others are unknown.
-JUDGE_RIGHT, JUDGE_WRONG = ("CORRECT",), ("INCORRECT", "NOT_ATTEMPTED")
 VERDICT_PREFIX = "verdict:"
 REQUIRED_COLUMNS = ("question", "answer", "Domain", "response", "exact_correct", "overlap_correct")
 #: How per-run accuracy treats unknown verdicts (pending, unjudged); printed beside the figures.
@@ -63,11 +62,7 @@ def _verdicts(table: pl.DataFrame) -> list[pl.Expr]:
         _boolean(table, "overlap_correct").alias(verdict_column(OVERLAP)),
     ]
     if "judge_label" in table.columns:
-        label = pl.col("judge_label").cast(pl.String).str.strip_chars().str.to_uppercase()
-        exprs.append(
-            pl.when(label.is_in(JUDGE_RIGHT)).then(True).when(label.is_in(JUDGE_WRONG)).then(False)
-            .otherwise(None).alias(verdict_column(JUDGE))
-        )  # fmt: skip
+        exprs.append(judge_correct(pl.col("judge_label")).alias(verdict_column(JUDGE)))
     if "final_verdict" in table.columns:
         final = pl.col("final_verdict").cast(pl.String).str.strip_chars().str.to_lowercase()
         exprs.append(

@@ -31,6 +31,9 @@ AUTO_RULE: dict[str, str] = {
     "overlap_only": PENDING,
 }
 JUDGE_LABELS: dict[str, str] = {"CORRECT": "correct", "INCORRECT": "wrong"}
+#: Judge labels read as verdicts when comparing runs or estimating (as scoring.judge.comparisons
+#: reads them: NOT_ATTEMPTED is a wrong answer); UNPARSED, ERROR and no label are unknown.
+JUDGE_RIGHT, JUDGE_WRONG = ("CORRECT",), ("INCORRECT", "NOT_ATTEMPTED")
 #: ``run_id`` is the run the mark was given in: a verdict carries over to every run holding the
 #: identical row, and pages say so ("marked in run #3").
 CURRENT_COLUMNS = ["item_key", "reviewer", "verdict", "reason", "note", "reviewed_at", "run_id"]
@@ -88,6 +91,12 @@ def _polars_text(values: object) -> pl.Series:
         return pl.from_pandas(pd.Series(values, copy=False)).cast(pl.String, strict=False)
     items = values.tolist() if isinstance(values, np.ndarray) else list(values)  # type: ignore[union-attr]
     return pl.Series(items, dtype=pl.String, strict=False)
+
+
+def judge_correct(label: pl.Expr) -> pl.Expr:
+    """A judge-label column as a Boolean verdict (null where the label is not a verdict)."""
+    label = label.cast(pl.String).str.strip_chars().str.to_uppercase()
+    return pl.when(label.is_in(JUDGE_RIGHT)).then(True).when(label.is_in(JUDGE_WRONG)).then(False).otherwise(None)
 
 
 def isin(values: pd.Series | pd.Index | pl.Series, keys: Iterable[str]) -> np.ndarray:

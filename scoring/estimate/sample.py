@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from scoring.core.adjudication import CONFLICT, VERDICTS
+from scoring.core.adjudication import CONFLICT, VERDICTS, judge_correct
 from scoring.core.errors import InputError
 from scoring.core.protocols import BUCKETS
 
@@ -30,7 +30,6 @@ SAMPLE_COLUMNS = (
 #: What a sample must hold to be estimated from (built by :func:`make_sample` or :func:`reviewed_sample`).
 CORE_COLUMNS = ("bucket", "Domain", "reviewed", "truth")
 TEXT_COLUMNS = ("question", "answer", "response")
-JUDGE_RIGHT, JUDGE_WRONG = ("CORRECT",), ("INCORRECT", "NOT_ATTEMPTED")
 _NEEDED = ("item_key", "Domain", "bucket", "exact_correct", "overlap_correct", "human_verdict", "final_verdict",
            "final_source")  # fmt: skip
 
@@ -53,8 +52,7 @@ def reviewed_sample(final: pd.DataFrame | pl.DataFrame) -> pl.DataFrame:
     table = _as_polars(final, [*_NEEDED, *extra])
     if "row_idx" not in table.columns:
         table = table.with_row_index("row_idx")
-    label = pl.col("judge_label").cast(pl.String).str.strip_chars().str.to_uppercase() if "judge_label" in extra else (
-        pl.lit(None, dtype=pl.String))  # fmt: skip
+    label = pl.col("judge_label") if "judge_label" in extra else pl.lit(None, dtype=pl.String)
     human = pl.col("human_verdict").cast(pl.String).fill_null("")
     reviewed = human.is_in(list(VERDICTS)) | (pl.col("final_source").cast(pl.String) == "adjudicated")
     sample = table.select(
@@ -64,8 +62,7 @@ def reviewed_sample(final: pd.DataFrame | pl.DataFrame) -> pl.DataFrame:
         pl.col("bucket").cast(pl.String),
         pl.col("exact_correct").cast(pl.Boolean),
         pl.col("overlap_correct").cast(pl.Boolean),
-        judge_correct=pl.when(label.is_in(list(JUDGE_RIGHT))).then(True)
-        .when(label.is_in(list(JUDGE_WRONG))).then(False).otherwise(None),
+        judge_correct=judge_correct(label),
         reviewed=reviewed.fill_null(False),
         truth=pl.when(reviewed).then(pl.col("final_verdict").cast(pl.String) == "correct").otherwise(None),
         conflict=(human == CONFLICT) & ~reviewed.fill_null(False),
