@@ -408,26 +408,19 @@ def rows_of_item(run_id: int) -> dict[str, list[int]]:
 
 
 @_per_run("scope")
-def _queue_scope(url: str, run_id: int, bucket: str | None, domain: str | None, sample: int | None):
-    engine = _engine(url)
-    info = store.get_run(engine, run_id)
+def _queue_scope(url: str, run_id: int, bucket: str | None, domain: str | None, sample: int | None,
+                 audit: frozenset[str] | None):  # fmt: skip
+    info = store.get_run(_engine(url), run_id)
     seed = info.review_seed if info is not None else 0
-    keys = review.audit_keys(engine, run_id) if bucket == review.AUDIT else None
-    return review.queue_scope(_scored(url, run_id), bucket, domain, sample, seed=seed, keys=keys)
+    return review.queue_scope(_scored(url, run_id), bucket, domain, sample, seed=seed, keys=audit)
 
 
 def queue_scope(run_id: int, bucket: str | None, domain: str | None, sample: int | None) -> review.QueueScope:
     """The review scope's row index in review order (the run's seeded random permutation),
-    built once per scope (rows never change; the audit scope once per planned set)."""
-    if bucket == review.AUDIT:  # the planner can replace the set: keyed by its content
-        keys = review.audit_keys(engine(), run_id)
-        return _audit_scope(database_url(), run_id, domain, sample, hash(frozenset(keys)), len(keys))
-    return _queue_scope(database_url(), run_id, bucket, domain, sample)
-
-
-@_per_run("audit_scope")
-def _audit_scope(url: str, run_id: int, domain: str | None, sample: int | None, _digest: int, _n: int):
-    return _queue_scope.__wrapped__(url, run_id, review.AUDIT, domain, sample)
+    built once per scope (rows never change; the audit scope once per planned set, which is
+    part of the key since the planner can replace it)."""
+    audit = frozenset(review.audit_keys(engine(), run_id)) if bucket == review.AUDIT else None
+    return _queue_scope(database_url(), run_id, bucket, domain, sample, audit)
 
 
 @_per_run("current")
