@@ -64,7 +64,11 @@ from scoring.store.claims import (
 from scoring.store.verdict_log import (
     ACTION_BUSY_MS,
     KEY_FILTER_LIMIT,
+    OPENED,
+    QUEUE,
     RESTORE_CHUNK,
+    RESTORED,
+    VIA,
     Undone,
     conflicts,
     current_verdicts,
@@ -72,6 +76,7 @@ from scoring.store.verdict_log import (
     record_marks,
     record_skip,
     revision,
+    served_keys,
     skipped_keys,
     undo_last,
     undo_last_mark,
@@ -89,7 +94,7 @@ __all__ = [
     "current_verdicts", "final_verdicts", "human_summary", "human_vs_metric", "loop", "metric_precision",
     "my_verdicts", "next_in_queue", "pair_agreement", "PairAgreement", "progress", "queue", "queue_position",
     "queue_scope", "QueueScope", "record_adjudication", "restore_adjudications", "record_mark", "record_marks",
-    "record_skip",
+    "record_skip", "OPENED", "QUEUE", "RESTORED", "VIA", "served_keys",
     "reviewer_agreement", "ReviewLoop", "revision", "scope_progress", "skipped_keys", "split_per_reviewer",
     "undo_last", "undo_last_mark", "Undone",
 ]  # fmt: skip

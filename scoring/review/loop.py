@@ -32,6 +32,7 @@ class Screen:
     number: int
     row_idx: int
     item_key: str
+    via: str = verdict_log.QUEUE  #: how the row came: the queue's order, or opened on purpose
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,11 @@ class ReviewLoop:
     feedback: list[Feedback] = field(default_factory=list)
     #: Presses dropped as too fast since the queue was opened in this tab (shown until it closes).
     dropped: int = 0
+    #: How ``opened`` reached the screen (``verdict_log.OPENED`` on purpose; an undo's row keeps
+    #: the way it first came): saved with the mark, since only queue rows extend the estimate.
+    opened_via: str = verdict_log.QUEUE
+    #: The way each row this session marked had come (for an undo's reopened row).
+    via_of: dict[str, str] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ what is on screen
 
@@ -81,7 +87,8 @@ class ReviewLoop:
         current = self.screen
         if current is not None and current.row_idx == row_idx and current.number not in self.consumed:
             return current
-        self.screen = Screen(self.next_number, int(row_idx), item_key)
+        via = self.opened_via if self.opened is not None and int(row_idx) == self.opened else verdict_log.QUEUE
+        self.screen = Screen(self.next_number, int(row_idx), item_key, via)
         self.next_number += 1
         return self.screen
 
@@ -90,8 +97,10 @@ class ReviewLoop:
         self.screen = None
 
     def open_row(self, row_idx: int) -> None:
-        """Show ``row_idx`` next, whatever the queue order (a deliberate revisit)."""
+        """Show ``row_idx`` next, whatever the queue order (a deliberate revisit): its mark is
+        saved as given on an opened row, outside the estimate's random sample."""
         self.opened = int(row_idx)
+        self.opened_via = verdict_log.OPENED
 
     def take_feedback(self) -> list[Feedback]:
         """The messages since the last call (each is shown once)."""
@@ -134,6 +143,7 @@ class ReviewLoop:
                     return self._say("info", "Nothing to undo in this run.")
                 back = row_of(undone.item_key)
                 self.opened = back
+                self.opened_via = self.via_of.get(undone.item_key, verdict_log.QUEUE)
                 where = f"row {back + 1}" if back is not None else "an item"
                 text = f"Undone: your '{undone.verdict}' on {where} is taken back; it is shown again."
                 if undone.skips_passed:
@@ -141,10 +151,12 @@ class ReviewLoop:
                              "stay skipped.")  # fmt: skip
                 return self._say("saved", text)
             if action == "skip":
-                verdict_log.record_skip(engine, current.item_key, self.run_id, reviewer)
+                verdict_log.record_skip(engine, current.item_key, self.run_id, reviewer, current.via)
                 text = f"Skipped row {row}: it comes back after the rows you have not seen."
             else:
-                verdict_log.record_mark(engine, current.item_key, self.run_id, reviewer, action, reason, note)
+                verdict_log.record_mark(engine, current.item_key, self.run_id, reviewer, action, reason, note,
+                                        via=current.via)  # fmt: skip
+                self.via_of[current.item_key] = current.via
                 text = f"Saved: row {row} marked {action}."
         except NotSaved as exc:
             return self._say("error", f"Row {row} was NOT saved. {exc} The row stays on screen.")

@@ -69,6 +69,9 @@ class VerdictEvent(Base):
     note: Mapped[str] = mapped_column(Text, default="")
     undoes: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # How the row reached the reviewer: "queue" (served in review order), "opened" (on purpose,
+    # from another page or a link), "restored" (from an export); NULL before revision 0008 = queue.
+    via: Mapped[str | None] = mapped_column(String(10), nullable=True)
 
     # A mark can be retracted once only: two concurrent undos picking the same mark cannot both
     # be written (the loser retries with the next mark). NULLs (marks, skips) never collide.

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pandas as pd
 import polars as pl
-from sqlalchemy import Engine, exists, func, insert, select
+from sqlalchemy import Engine, exists, func, insert, or_, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import aliased
 
@@ -46,6 +46,10 @@ ACTION_BUSY_MS = 2_000
 #: Above this many item keys the key filter runs in pandas instead of a SQL ``IN`` list (which
 #: has a bound-parameter limit and gets slow); the one query then reads the whole log.
 KEY_FILTER_LIMIT = 500
+#: How a row reached the reviewer (``verdict_events.via``): only :data:`QUEUE` rows say how far the
+#: queue got in the seeded review order, which bounds the estimate's random sample.
+QUEUE, OPENED, RESTORED = "queue", "opened", "restored"
+VIA = (QUEUE, OPENED, RESTORED)
 _EVENT_COLUMNS = ["id", "item_key", "run_id", "reviewer", "action", "verdict", "reason", "note", "undoes", "created_at"]
 STATE_COLUMNS = ["id", "item_key", "reviewer", "action", "undoes"]
 
@@ -106,12 +110,14 @@ def record_mark(
     reason: str = "",
     note: str = "",
     reviewed_at: datetime | None = None,
+    via: str = QUEUE,
 ) -> int:
     """Append a reviewer's verdict on an item; returns the event id once it is committed.
 
-    ``reviewed_at`` defaults to now; restoring an export passes the original time.
+    ``reviewed_at`` defaults to now; restoring an export passes the original time. ``via``: how
+    the row reached the reviewer (:data:`VIA`); only the queue's rows extend the estimate's sample.
     """
-    values = _mark_values(item_key, run_id, reviewer, verdict, reason, note, reviewed_at)
+    values = _mark_values(item_key, run_id, reviewer, verdict, reason, note, reviewed_at, via)
     return append_event(engine, values)
 
 
@@ -123,7 +129,10 @@ def _mark_values(
     reason: str = "",
     note: str = "",
     reviewed_at: datetime | None = None,
+    via: str = QUEUE,
 ) -> dict:
+    if via not in VIA:
+        raise ValueError(f"Unknown via {via!r}: expected one of {', '.join(VIA)}.")
     return {
         "item_key": _check_item(item_key),
         "run_id": run_id,
@@ -133,6 +142,7 @@ def _mark_values(
         "reason": check_reason(reason),
         "note": (note or "").strip(),
         "created_at": reviewed_at or datetime.now(UTC),
+        "via": via,
     }
 
 
@@ -149,15 +159,19 @@ def record_marks(engine: Engine, marks: Iterable[Mapping]) -> int:
     wrote, and restoring the same file again adds only the rest (the restore skips marks that
     are already current).
     """
-    rows = [_mark_values(**dict(m)) for m in marks]
+    rows = [_mark_values(**{"via": RESTORED, **dict(m)}) for m in marks]
     for start in range(0, len(rows), RESTORE_CHUNK):
         with writer(engine).begin() as conn:
             conn.execute(insert(VerdictEvent), rows[start : start + RESTORE_CHUNK])
     return len(rows)
 
 
-def record_skip(engine: Engine, item_key: str, run_id: int | None, reviewer: str) -> int:
-    """Append a skip: the item moves behind the reviewer's unreviewed rows until marked."""
+def record_skip(engine: Engine, item_key: str, run_id: int | None, reviewer: str, via: str = QUEUE) -> int:
+    """Append a skip: the item moves behind the reviewer's unreviewed rows until marked. A skip
+    in the queue still says the queue reached the row: it stays in the estimate's sample as a
+    row whose truth is missing, never silently left out."""
+    if via not in VIA:
+        raise ValueError(f"Unknown via {via!r}: expected one of {', '.join(VIA)}.")
     return append_event(
         engine,
         {
@@ -166,6 +180,7 @@ def record_skip(engine: Engine, item_key: str, run_id: int | None, reviewer: str
             "reviewer": check_reviewer(reviewer),
             "action": "skip",
             "created_at": datetime.now(UTC),
+            "via": via,
         },
     )
 
@@ -343,3 +358,18 @@ def revision(engine: Engine) -> int:
     with engine.connect() as conn:
         return int(conn.execute(select(func.max(VerdictEvent.id))).scalar() or 0)
 
+
+
+def served_keys(engine: Engine, run_id: int, item_keys: Iterable[str] | None = None) -> set[str]:
+    """Items of ``run_id`` the queue served: a mark or skip given in this run through the queue
+    (or before revision 0008, when nothing else was recorded), undone or not. Marks restored from
+    an export, given on rows opened on purpose, or given in another run do not count."""
+    stmt = select(VerdictEvent.item_key).where(
+        VerdictEvent.run_id == run_id, VerdictEvent.action.in_(("mark", "skip")),
+        or_(VerdictEvent.via.is_(None), VerdictEvent.via == QUEUE),
+    ).distinct()  # fmt: skip
+    with engine.connect() as conn:
+        found = {str(k) for (k,) in conn.execute(stmt).all()}
+    if item_keys is None:
+        return found
+    return found & {str(k) for k in item_keys}
