@@ -40,7 +40,7 @@ from scoring.estimate import (
     strip_suffix,
     what_if,
 )
-from scoring.estimate.strata import wilson_variances
+from scoring.estimate.strata import model_variances, weights, wilson_variances
 from scoring.estimate.whatif import ascii_digits, drop_format, nfc
 
 Z2 = Z95 * Z95  # 3.8415
@@ -92,30 +92,36 @@ def test_vectorised_variance_matches_the_scalar_formula() -> None:
 def test_stratified_estimate_worked_example() -> None:
     # both_pass 800 rows, 10 reviewed all correct; overlap_only 200 rows, 10 reviewed, 4 correct.
     # Estimate 0.8 x 1 + 0.2 x 0.4 = 0.88.
-    # both_pass: p~ = 11.9207/13.8415 = 0.86123, var 0.86123 x 0.13877 / 13.8415 x (1 - 10/800) = 0.0085263
-    # overlap_only: p~ = 5.9207/13.8415 = 0.42775, var 0.42775 x 0.57225 / 13.8415 x 0.95 = 0.0168004
-    # Var = 0.8² x 0.0085263 + 0.2² x 0.0168004 = 0.0061288; se 0.078287; 0.88 +- 1.96 x 0.078287
-    # = [0.72656, 1.03344] -> [0.7266, 1].
+    # both_pass: bucket share (10 + 1/2)/11 = 0.954545, shrunk p' = (10 + 0.954545)/11 = 0.995868,
+    #   var 0.995868 x 0.004132 / 9 x (1 - 10/800) = 0.00045150
+    # overlap_only: bucket share 4.5/11 = 0.409091, p' = 4.409091/11 = 0.400826,
+    #   var 0.400826 x 0.599174 / 9 x 0.95 = 0.025351
+    # Var = 0.8² x 0.00045150 + 0.2² x 0.025351 = 0.0013030; se 0.036097.
+    # Effective n at p' = 0.8 x 0.995868 + 0.2 x 0.400826 = 0.876860: 0.876860 x 0.123140 / 0.0013030
+    # = 82.867; Wilson(0.88, 82.867) = [0.79272, 0.93360].
     est = estimate_accuracy(cells(("both_pass", "Art", 800, 10, 10), ("overlap_only", "Art", 200, 10, 4)))
     c = est.combined
     assert c.estimate == pytest.approx(0.88)
-    assert c.standard_error == pytest.approx(0.078287, abs=1e-6)
-    assert (c.ci_low, c.ci_high) == (pytest.approx(0.72656, abs=1e-5), 1.0)
-    assert (c.rows, c.reviewed, c.correct, c.unknown_weight) == (1000, 20, 14, 0.0)
-    assert c.method == ACCURACY_METHOD and "Wilson" in c.method and "finite-population" in c.method
+    assert c.standard_error == pytest.approx(0.036097, abs=1e-6)
+    assert (c.ci_low, c.ci_high) == (pytest.approx(0.79272, abs=1e-5), pytest.approx(0.93360, abs=1e-5))
+    assert (c.rows, c.reviewed, c.correct, c.unknown_weight, c.missing) == (1000, 20, 14, 0.0, 0)
+    assert c.method == ACCURACY_METHOD and "Wilson" in c.method and "(1-n/N)" in c.method
     assert est.fell_back == [] and est.unreviewed == []
 
 
 def test_all_or_none_correct_does_not_collapse_to_zero_width() -> None:
-    # 10 of 10 correct out of 1000: p~ = 0.86123, var 0.86123 x 0.13877/13.8415 x 0.99 = 0.0085479,
-    # se 0.092455: the interval is [1 - 1.96 x 0.092455, 1] = [0.8188, 1], not [1, 1].
+    # 10 of 10 correct out of 1000: p' = (10 + 10.5/11)/11 = 0.995868, var p'(1-p')/9 x 0.99 =
+    # 0.00045265 (se 0.021276), effective n p'(1-p')/var = 9/0.99 = 9.0909: Wilson's lower bound
+    # at 10 of 10 is n/(n + z²) = 9.0909/12.9324 = 0.70296. Ten rows all correct leave the true
+    # share anywhere above about 0.7, as ten rows should, not [0.96, 1].
     c = estimate_accuracy(cells(("both_pass", "Art", 1000, 10, 10))).combined
     assert (c.estimate, c.ci_high) == (1.0, 1.0)
-    assert c.ci_low == pytest.approx(0.81879, abs=1e-5)
-    # 0 of 10: the mirror image, [0, 0.1812]
+    assert c.standard_error == pytest.approx(0.021276, abs=1e-6)
+    assert c.ci_low == pytest.approx(0.70296, abs=1e-5)
+    # 0 of 10: the mirror image, [0, 0.29704]
     c = estimate_accuracy(cells(("both_fail", "Art", 1000, 10, 0))).combined
     assert (c.estimate, c.ci_low) == (0.0, 0.0)
-    assert c.ci_high == pytest.approx(0.18121, abs=1e-5)
+    assert c.ci_high == pytest.approx(0.29704, abs=1e-5)
 
 
 def test_a_fully_reviewed_run_is_its_adjudicated_accuracy_with_no_interval() -> None:
@@ -129,19 +135,24 @@ def test_a_fully_reviewed_run_is_its_adjudicated_accuracy_with_no_interval() -> 
 
 def test_a_thin_stratum_falls_back_to_its_bucket_pooled_across_domains() -> None:
     # both_pass/Art 100 rows, 4 reviewed, 3 correct; both_pass/Science 100 rows, 1 reviewed, wrong.
-    # Science has fewer than 2 reviewed rows: it takes the bucket's pooled share 3/5 = 0.6.
-    # Estimate 0.5 x 0.75 + 0.5 x 0.6 = 0.675. As a linear form in the cells' shares:
-    # a_Art = 0.5 + 0.5 x 4/5 = 0.9, a_Science = 0.5 x 1/5 = 0.1.
-    # v(3 of 4 of 100): p~ = 4.9207/7.8415 = 0.62753, 0.62753 x 0.37247/7.8415 x 0.96 = 0.028616
-    # v(0 of 1 of 100): p~ = 1.9207/4.8415 = 0.39673, 0.39673 x 0.60327/4.8415 x 0.99 = 0.048940
-    # Var = 0.81 x 0.028616 + 0.01 x 0.048940 = 0.023668, se 0.15384, 0.675 +- 0.30153 = [0.3735, 0.9765]
+    # Science has fewer than 2 reviewed rows: its reviewed row counts as it is and its other 99
+    # rows take the bucket's pooled share 3/5 = 0.6: 0.99 x 0.6 = 0.594. Combined
+    # 0.5 x 0.75 + 0.5 x 0.594 = 0.672. As a linear form in the cells' shares:
+    # a_Art = 0.5 + 0.495 x 4/5 = 0.896, a_Science = 0.5 x 1/100 + 0.495 x 1/5 = 0.104.
+    # The bucket has one cell standing alone, so the spread between its cells is guessed wide:
+    # tau² = p(1-p)/4 at the pooled (3 + 1/2)/6 = 0.58333, 0.060764; Science's 99 unreviewed rows add
+    # (99/200)² (0.060764 + 0.58333 x 0.41667/99) = 0.015489 to the variance.
     est = estimate_accuracy(cells(("both_pass", "Art", 100, 4, 3), ("both_pass", "Science", 100, 1, 0)))
     c = est.combined
-    assert c.estimate == pytest.approx(0.675)
-    assert c.standard_error == pytest.approx(0.15384, abs=1e-5)
-    assert (c.ci_low, c.ci_high) == (pytest.approx(0.37347, abs=1e-5), pytest.approx(0.97653, abs=1e-5))
+    assert c.estimate == pytest.approx(0.672)
+    w = weights(build_strata(cells(("both_pass", "Art", 100, 4, 3), ("both_pass", "Science", 100, 1, 0))))
+    assert list(w.a) == [pytest.approx(0.896), pytest.approx(0.104)]
+    strata = build_strata(cells(("both_pass", "Art", 100, 4, 3), ("both_pass", "Science", 100, 1, 0)))
+    assert model_variances(strata, strata.correct) == pytest.approx(0.495**2 * (0.0607639 + 0.583333 * 0.416667 / 99),
+                                                                    rel=1e-5)  # fmt: skip
+    assert c.ci_low < 0.3 and c.ci_high > 0.9  # one reviewed row says little of the other 99
     assert est.fell_back == [("both_pass", "Science")]
-    assert [(d.scope, d.estimate) for d in est.domains] == [("Art", 0.75), ("Science", pytest.approx(0.6))]
+    assert [(d.scope, d.estimate) for d in est.domains] == [("Art", 0.75), ("Science", pytest.approx(0.594))]
     used = dict(zip(est.strata["Domain"], est.strata["used"]))
     assert used == {"Art": "stratum", "Science": "bucket"}
     assert est.strata.filter(pl.col("Domain") == "Science")["rate"].item() == pytest.approx(0.6)
@@ -150,13 +161,14 @@ def test_a_thin_stratum_falls_back_to_its_bucket_pooled_across_domains() -> None
 def test_a_bucket_nobody_reviewed_widens_the_interval_by_its_whole_weight() -> None:
     # both_pass 300 rows, 10 reviewed, 9 correct (weight 0.75); both_fail 100 rows, none reviewed
     # (weight 0.25). Known part 0.75 x 0.9 = 0.675; the unknown quarter counts 0.5: estimate 0.8.
-    # se = 0.75 x sqrt(p~(1-p~)/13.8415 x (1 - 10/300)), p~ = 10.9207/13.8415 = 0.78899: 0.080872.
-    # Interval [0.675 - 0.15851, 0.675 + 0.15851 + 0.25] = [0.5165, 1.0835] -> [0.5165, 1].
+    # The known part's own share 0.9 has p' = (9 + 9.5/11)/11 = 0.89669, var p'(1-p')/9 x (1 - 10/300)
+    # = 0.0099495, effective n p'(1-p')/var = 9.3103; Wilson(0.9, 9.3103) = [0.58332, 0.98301];
+    # scaled by 0.75 and the unknown quarter added on top: [0.43749, 0.98726].
     est = estimate_accuracy(cells(("both_pass", "Art", 300, 10, 9), ("both_fail", "Art", 100, 0, 0)))
     c = est.combined
     assert c.estimate == pytest.approx(0.8)
     assert c.unknown_weight == pytest.approx(0.25) and not c.complete
-    assert c.ci_low == pytest.approx(0.51649, abs=1e-5) and c.ci_high == 1.0
+    assert c.ci_low == pytest.approx(0.43749, abs=1e-5) and c.ci_high == pytest.approx(0.98726, abs=1e-5)
     assert est.unreviewed == [("both_fail", "Art")]
     # Nothing reviewed at all: the prior, and the whole range.
     c = estimate_accuracy(cells(("both_pass", "Art", 10, 0, 0))).combined
@@ -209,10 +221,10 @@ def test_run_estimate_puts_raw_adjudicated_and_estimated_side_by_side() -> None:
     assert (art["rows"], art["reviewed"], art["raw_exact"], art["raw_overlap"]) == (3, 2, pytest.approx(1 / 3), 1.0)
     # Art adjudicated: k0 correct, k1 pending, k2 wrong -> 1/3 to 2/3
     assert (art["adjudicated_low"], art["adjudicated_high"]) == (pytest.approx(1 / 3), pytest.approx(2 / 3))
-    # Art estimate: overlap_only 2 rows, 1 reviewed (correct) -> falls back to overlap_only pooled
-    # over Art and Sci: k0 correct, k4 wrong = 0.5; both_pass 1 row, reviewed wrong = 0.
-    # (2 x 0.5 + 1 x 0)/3 = 1/3.
-    assert art["estimate"] == pytest.approx(1 / 3)
+    # Art estimate: overlap_only 2 rows, 1 reviewed (k0, correct) -> falls back: k0 counts as it is
+    # and the other row takes overlap_only pooled over Art and Sci (k0 correct, k4 wrong = 0.5), so
+    # the cell is (1 + 0.5)/2 = 0.75; both_pass 1 row, reviewed wrong = 0. (2 x 0.75 + 1 x 0)/3 = 0.5.
+    assert art["estimate"] == pytest.approx(0.5)
     assert ("overlap_only", "Art") in figures.accuracy.fell_back
     assert "raw_judge" in table.columns and figures.has_judge
     # judge: k0 CORRECT, k2 NOT_ATTEMPTED, k5 INCORRECT judged -> raw 1/3 over judged rows

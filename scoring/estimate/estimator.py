@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from scoring.core.report import COMBINED
-from scoring.core.stats import Z95
+from scoring.core.stats import Z95, wilson_from_share
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import (
     BUCKET,
@@ -26,21 +26,25 @@ from scoring.estimate.strata import (
     Strata,
     build_strata,
     cell_sums,
+    model_variances,
     shares,
+    shrunk_shares,
+    shrunk_variances,
     weights,
-    wilson_variances,
 )
 
 ACCURACY_METHOD = (
     "Stratified estimate over bucket x domain: each stratum's share of reviewed rows judged correct, weighted by "
-    "its size (a stratum with fewer than 2 reviewed rows, unless all its rows are, takes its bucket's pooled "
-    "share across domains). 95% interval: per-stratum Wilson-adjusted variance p~(1-p~)/(n+z²) at the Wilson "
-    "centre p~=(k+z²/2)/(n+z²), times the finite-population correction 1-n/N, combined as the sum of W² x "
-    "variance; strata whose bucket has no reviewed row count 0.5 in the estimate and widen the interval by their "
-    "whole weight (0 to 1)."
+    "its size (a stratum with fewer than 2 reviewed rows, unless all its rows are, keeps its reviewed rows and "
+    "gives the rest its bucket's pooled share across domains). 95% interval: Wilson score interval on the Kish "
+    "effective sample size, the variance the sum of W² x p'(1-p')/(n-1) x (1-n/N) per stratum, p' the stratum's "
+    "share shrunk toward its bucket's by 1 pseudo-row (so an all-correct stratum keeps a variance), plus, for "
+    "fallen-back strata, the spread between the bucket's strata and the binomial noise of their unreviewed rows; "
+    "missing rows of the random sample widen it to every truth they could have; strata whose bucket has no "
+    "reviewed row count 0.5 in the estimate and widen the interval by their whole weight (0 to 1)."
 )
 #: The method in a few words, for a chart's caption or a table's column.
-ACCURACY_METHOD_SHORT = "stratified, Wilson-adjusted variance with finite-population correction"
+ACCURACY_METHOD_SHORT = "stratified, shrunk-variance Wilson interval with finite-population correction"
 PRIOR = 0.5  #: the rate assumed where nothing is known (estimate of an unreviewed bucket, planner's prior)
 
 
@@ -62,6 +66,8 @@ class Estimate:
     correct: int
     standard_error: float
     unknown_weight: float
+    missing: int = 0  #: rows of the random sample whose truth is missing (skipped, in conflict, pending)
+    missing_width: float = 0.0  #: what they add to the interval's width (low to high)
     method: str = field(default=ACCURACY_METHOD, repr=False)
 
     @property
@@ -123,20 +129,44 @@ class AccuracyEstimate:
         }
 
 
+def _interval(strata: Strata, k: np.ndarray, target: np.ndarray | None, z: float) -> tuple[float, float, float, float]:
+    """(estimate of the known part, its standard error, low, high) for cell counts ``k``: the
+    Wilson score interval of the estimate on the effective sample size ``p'(1-p')/se²``, ``p'``
+    the same weighted sum of the cells' shrunk shares (so ten of ten correct is worth about ten
+    rows, not a zero-width certainty), then the unknown weight added to the top."""
+    w = weights(strata, target)
+    known = float(np.dot(w.a, shares(strata, k)))
+    var = float(np.dot(w.a**2, shrunk_variances(strata, k))) + model_variances(strata, k, target)
+    se = float(np.sqrt(max(var, 0.0)))
+    mass = float(w.a.sum())  # 1 less the unknown weight
+    if se == 0 or mass <= 0:
+        low = high = known
+    else:  # the Wilson interval of the known part's own share, scaled back to the target
+        spread = float(np.dot(w.a, shrunk_shares(strata, k))) / mass
+        share_low, share_high = wilson_from_share(known / mass, spread * (1 - spread) * mass**2 / var, z)
+        low, high = mass * share_low, mass * share_high
+    return known, se, max(0.0, min(low, known)), min(1.0, max(high, known) + w.unknown)
+
+
 def share_estimate(strata: Strata, k: np.ndarray, target: np.ndarray | None = None, scope: str = COMBINED,
                    z: float = Z95) -> Estimate:  # fmt: skip
     """The stratified estimate of a yes/no quantity whose per-cell reviewed counts are ``k``
-    (correct rows, or rows a rule gets right), over the cells ``target`` selects."""
+    (correct rows, or rows a rule gets right), over the cells ``target`` selects. Missing rows
+    of the random sample widen the interval to the union of the intervals with all of them
+    wrong and all of them right."""
     w = weights(strata, target)
-    known = float(np.dot(w.a, shares(strata, k)))
-    se = float(np.sqrt(np.dot(w.a**2, wilson_variances(strata, k, z))))
     inside = np.ones(len(k), dtype=bool) if target is None else np.asarray(target, dtype=bool)
-    low = max(0.0, known - z * se)
-    high = min(1.0, known + z * se + w.unknown)
+    known, se, low, high = _interval(strata, k, target, z)
+    miss = strata.missing_counts()
+    missing = int(miss[inside].sum())
+    width = high - low
+    if missing:
+        low = min(low, _interval(strata.imputed(False), k, target, z)[2])
+        high = max(high, _interval(strata.imputed(True), k + miss, target, z)[3])
     return Estimate(
         scope=scope, estimate=min(1.0, known + PRIOR * w.unknown), ci_low=min(low, high), ci_high=high,
         rows=w.rows, reviewed=int(strata.reviewed[inside].sum()), correct=int(k[inside].sum()),
-        standard_error=se, unknown_weight=w.unknown,
+        standard_error=se, unknown_weight=w.unknown, missing=missing, missing_width=(high - low) - width,
     )  # fmt: skip
 
 

@@ -3,16 +3,31 @@ what the reviewers (or an adjudicator) decided, with each metric's verdict besid
 
 Built from the frame :func:`scoring.core.adjudication.final_verdicts` returns (pandas, as
 :func:`scoring.export.build_export` makes it) or from any polars frame with the same columns.
-A row is *reviewed* when reviewers agree on ``correct`` or ``wrong`` or an adjudicator decided
-it; reviewers in conflict leave it unreviewed (it waits for adjudication). Its *truth* is then
+A row is *settled* when reviewers agree on ``correct`` or ``wrong`` or an adjudicator decided
+it; reviewers in conflict leave it unsettled (it waits for adjudication). Its *truth* is then
 the final verdict. Judge labels CORRECT count as right, INCORRECT and NOT_ATTEMPTED as wrong;
 any other label (UNPARSED, ERROR, none) leaves the row unjudged.
+
+Only a random sample may enter the estimate (:data:`SAMPLE_RULE`). Given each row's place in the
+run's seeded review order (``rank``) and which rows the queue served, a stratum's sample is the
+prefix of its review order up to the last row the queue served there:
+
+- ``reviewed``: settled and inside that prefix: the estimate's data;
+- ``missing``: inside the prefix but not settled (skipped, in conflict, waiting for a second
+  reviewer or an adjudicator): part of the random sample with an unknown truth, so the interval
+  spans whatever it is (:mod:`.estimator`);
+- ``by_hand``: settled but past the prefix (opened from Compare, Agreement, My verdicts, or
+  carried over from another run): chosen, not drawn, so used nowhere in the estimate or the
+  planner; its verdict still counts in the adjudicated accuracy, the export and kappa.
+
+Without ranks (plain tables, simulations) every settled row is ``reviewed`` as before.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
 import polars as pl
 
 from scoring.core.adjudication import CONFLICT, VERDICTS, judge_correct
@@ -25,8 +40,16 @@ if TYPE_CHECKING:
 #: The columns of a sample, in order; ``answer``, ``response``, ``question`` follow when present.
 SAMPLE_COLUMNS = (
     "row_idx", "item_key", "Domain", "bucket", "exact_correct", "overlap_correct", "judge_correct",
-    "reviewed", "truth", "conflict",
+    "reviewed", "truth", "conflict", "missing", "by_hand", "rank",
 )  # fmt: skip
+#: The rule on the page and in the README.
+SAMPLE_RULE = (
+    "Only a random sample counts: per stratum (bucket x domain), the rows of its seeded review order up to the "
+    "last one the review queue served. Rows in that prefix without a settled verdict (skipped, in conflict, "
+    "waiting for a second reviewer or an adjudicator) are missing data: the interval spans every truth they could "
+    "have. Rows reviewed out of order (opened from another page, or carried over from another run) are left out "
+    "of the estimate and the planner; their verdicts count everywhere else."
+)
 #: What a sample must hold to be estimated from (built by :func:`make_sample` or :func:`reviewed_sample`).
 CORE_COLUMNS = ("bucket", "Domain", "reviewed", "truth")
 TEXT_COLUMNS = ("question", "answer", "response")
@@ -40,10 +63,15 @@ def _as_polars(final: pd.DataFrame | pl.DataFrame, columns: list[str]) -> pl.Dat
     return pl.from_pandas(final[columns].reset_index(drop=True))
 
 
-def reviewed_sample(final: pd.DataFrame | pl.DataFrame) -> pl.DataFrame:
+def reviewed_sample(
+    final: pd.DataFrame | pl.DataFrame, rank: np.ndarray | None = None, served: np.ndarray | None = None
+) -> pl.DataFrame:
     """The estimator's view of a run's final verdicts (:data:`SAMPLE_COLUMNS`, polars).
 
-    Raises :class:`InputError` when a needed column is missing or a bucket is unknown.
+    ``rank``: each row's place in the run's review order (``scoring.core.order.review_rank``);
+    ``served``: per row, whether the queue served it in this run (default: every settled row).
+    With ``rank`` the random-sample rule of the module applies. Raises :class:`InputError` when
+    a needed column is missing or a bucket is unknown.
     """
     missing = [c for c in _NEEDED if c not in final.columns]
     if missing:
@@ -67,7 +95,25 @@ def reviewed_sample(final: pd.DataFrame | pl.DataFrame) -> pl.DataFrame:
         truth=pl.when(reviewed).then(pl.col("final_verdict").cast(pl.String) == "correct").otherwise(None),
         conflict=(human == CONFLICT) & ~reviewed.fill_null(False),
     ).hstack(table.select(pl.col(c).cast(pl.String) for c in TEXT_COLUMNS if c in extra))  # fmt: skip
-    return check_sample(sample)
+    return check_sample(random_prefix(sample, rank, served))
+
+
+def random_prefix(sample: pl.DataFrame, rank: np.ndarray | None, served: np.ndarray | None = None) -> pl.DataFrame:
+    """``sample`` with ``reviewed``, ``missing``, ``by_hand`` and ``rank`` set by the rule of the
+    module; ``reviewed`` on input means settled."""
+    settled = pl.col("reviewed")
+    if rank is None:
+        plain = sample.with_columns(missing=pl.lit(False), by_hand=pl.lit(False), rank=pl.lit(None, dtype=pl.Int64))
+        return plain.select(*SAMPLE_COLUMNS, *[c for c in sample.columns if c not in SAMPLE_COLUMNS])
+    if len(rank) != sample.height or (served is not None and len(served) != sample.height):
+        raise ValueError("rank and served need one value per row of the sample.")
+    served_col = pl.Series(np.asarray(served, dtype=bool)) if served is not None else sample["reviewed"]
+    marked = sample.with_columns(rank=pl.Series(np.asarray(rank), dtype=pl.Int64), _served=served_col)
+    frontier = pl.col("rank").filter(pl.col("_served")).max().over("bucket", "Domain")
+    inside = (pl.col("rank") <= frontier).fill_null(False)
+    return marked.with_columns(
+        reviewed=settled & inside, missing=inside & ~settled, by_hand=settled & ~inside,
+    ).drop("_served").select(*SAMPLE_COLUMNS, *[c for c in sample.columns if c not in SAMPLE_COLUMNS])  # fmt: skip
 
 
 def make_sample(
@@ -87,8 +133,13 @@ def make_sample(
         overlap_correct=pl.col("bucket").is_in(["both_pass", "overlap_only"]),
         judge_correct=pl.Series(columns.pop("judge_correct", [None] * n), dtype=pl.Boolean),
         reviewed=pl.col("truth").is_not_null(),
-        conflict=pl.lit(False),
+        conflict=pl.Series(columns.pop("conflict", [False] * n), dtype=pl.Boolean),
+        missing=pl.Series(columns.pop("missing", [False] * n), dtype=pl.Boolean),
+        by_hand=pl.Series(columns.pop("by_hand", [False] * n), dtype=pl.Boolean),
+        rank=pl.Series(columns.pop("rank", [None] * n), dtype=pl.Int64),
     )
+    # A missing or by-hand row is not part of the estimate's data whatever its truth says.
+    table = table.with_columns(reviewed=pl.col("reviewed") & ~pl.col("missing") & ~pl.col("by_hand"))
     table = table.with_columns(pl.Series(name, values) for name, values in columns.items())
     return check_sample(table.select(*SAMPLE_COLUMNS, *columns))
 

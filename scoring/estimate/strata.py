@@ -7,15 +7,25 @@ For a target population T (the whole run, or one domain) with ``W_c = N_c / N_T`
 
 - a cell with at least :data:`MIN_REVIEWED` reviewed rows (or all of its rows reviewed) is its
   own stratum: ``a_c = W_c``;
-- a cell with fewer *falls back to its bucket*: it takes the pooled share of every reviewed row
-  of its bucket, across all domains. So each cell c of bucket B also gets ``F_B * n_c / n_B``,
-  where ``F_B`` is the weight of B's fallen-back cells in T and ``n_B`` B's reviewed rows;
+- a cell with fewer *falls back to its bucket*: its reviewed rows count as they are and its other
+  rows take the pooled share of every reviewed row of its bucket, across all domains. So each cell
+  c of bucket B also gets ``F_B * n_c / n_B``, where ``F_B`` is the weight of the unreviewed rows
+  of B's fallen-back cells in T and ``n_B`` B's reviewed rows;
 - when a bucket has no reviewed row at all, its fallen weight ``U`` is unknown: the estimate
   counts it at the prior 0.5 and its interval spans it from 0 to 1 (see :mod:`.estimator`).
 
 Writing the estimate this way keeps its variance exact for the linear form: the cells are
 independent samples, so ``Var = sum a_c^2 Var(mean_c)`` with no covariance to chase, also for
 the pooled rates of the fallen-back cells.
+
+Each cell's ``Var(mean_c)`` (:func:`shrunk_variances`) is the unbiased ``p(1-p)/(n-1)`` with the
+finite-population correction, at a share shrunk toward the bucket's pooled share by
+:data:`SHRINK` pseudo-rows: a cell whose reviewed rows all agree keeps a variance (its true share
+may well be 0.97), yet one that is 0.97 is not pulled halfway to 0.5 as a Wilson centre would
+(z² = 3.84 pseudo-rows at 0.5 made the combined interval 1.5x too wide). A fallen-back cell
+adds what no sample of it can show (:func:`model_variances`): its unreviewed rows differ from
+the bucket's rate by the spread between the bucket's cells and by their own binomial noise.
+Coverage of each choice is measured by simulation in ``tests/test_estimate_coverage.py``.
 """
 
 from __future__ import annotations
@@ -31,6 +41,8 @@ from scoring.estimate.sample import check_sample
 
 #: A stratum needs this many reviewed rows to stand on its own; below it uses its bucket's rate.
 MIN_REVIEWED = 2
+#: Pseudo-rows at the bucket's pooled share added to a cell's share for its variance (not its estimate).
+SHRINK = 1.0
 OWN, BUCKET, NONE = "stratum", "bucket", "none"
 CELL_COLUMNS = ("bucket", "Domain", "size", "reviewed", "correct")
 
@@ -47,6 +59,18 @@ class Strata:
     correct: np.ndarray  # reviewed rows judged correct per cell (float)
     bucket: np.ndarray  # per cell, its bucket's index in BUCKETS
     reviewed_rows: np.ndarray  # per sample row, whether it is reviewed (bool)
+    #: per cell, rows of its random sample whose truth is missing (skipped, in conflict, pending)
+    missing: np.ndarray | None = None
+
+    def missing_counts(self) -> np.ndarray:
+        return np.zeros(len(self.size)) if self.missing is None else self.missing
+
+    def imputed(self, right: bool) -> Strata:
+        """The cells as if every missing row had been reviewed ``right`` (or wrong): the two
+        ends of what the missing rows can do to a share (per-row arrays are not changed)."""
+        miss = self.missing_counts()
+        return Strata(self.cells, self.row_cell, self.size, self.reviewed + miss,
+                      self.correct + (miss if right else 0.0), self.bucket, self.reviewed_rows, None)  # fmt: skip
 
     @property
     def domains(self) -> list[str]:
@@ -71,13 +95,15 @@ def build_strata(sample: pl.DataFrame) -> Strata:
     """The cells of ``sample`` (see :mod:`scoring.estimate.sample`)."""
     check_sample(sample)
     order = pl.DataFrame({"bucket": list(BUCKETS), "_b": list(range(len(BUCKETS)))})
+    missing = pl.col("missing").fill_null(False) if "missing" in sample.columns else pl.lit(False)
     keyed = sample.select(
         "bucket", pl.col("Domain").cast(pl.String).fill_null(""), reviewed=pl.col("reviewed").fill_null(False),
-        right=(pl.col("reviewed").fill_null(False) & pl.col("truth").fill_null(False)),
+        right=(pl.col("reviewed").fill_null(False) & pl.col("truth").fill_null(False)), missing=missing,
     )  # fmt: skip
     cells = (
         keyed.group_by("bucket", "Domain")
-        .agg(size=pl.len(), reviewed=pl.col("reviewed").sum(), correct=pl.col("right").sum())
+        .agg(size=pl.len(), reviewed=pl.col("reviewed").sum(), correct=pl.col("right").sum(),
+             missing=pl.col("missing").sum())  # fmt: skip
         .join(order, on="bucket")
         .sort("_b", "Domain")
     )
@@ -91,6 +117,7 @@ def build_strata(sample: pl.DataFrame) -> Strata:
         correct=cells["correct"].to_numpy().astype(float),
         bucket=cells["_b"].to_numpy().astype(np.int64),
         reviewed_rows=keyed["reviewed"].to_numpy(),
+        missing=cells["missing"].to_numpy().astype(float),
     )
 
 
@@ -105,14 +132,21 @@ def weights(strata: Strata, target: np.ndarray | None = None, min_reviewed: int 
     rows = float(strata.size[inside].sum())
     w = np.where(inside, strata.size / rows, 0.0) if rows else np.zeros(len(strata.size))
     own = stands_alone(strata, min_reviewed)
-    a = np.where(own, w, 0.0)
     n_bucket = np.bincount(strata.bucket, weights=strata.reviewed, minlength=len(BUCKETS))
-    fallen = np.bincount(strata.bucket, weights=np.where(own, 0.0, w), minlength=len(BUCKETS))
     has = n_bucket > 0
+    # A fallen-back cell's reviewed rows count as they are (only where its bucket has any: else
+    # the cell has none either); its other rows take the bucket's pooled share.
+    seen = np.where(own, 1.0, reviewed_share(strata))
+    fallen = np.bincount(strata.bucket, weights=w * (1.0 - seen), minlength=len(BUCKETS))
     share = strata.reviewed / np.where(has, n_bucket, 1.0)[strata.bucket]
-    a = a + np.where(has[strata.bucket], fallen[strata.bucket] * share, 0.0)
+    a = w * seen + np.where(has[strata.bucket], fallen[strata.bucket] * share, 0.0)
     status = np.where(~inside, "", np.where(own, OWN, np.where(has[strata.bucket], BUCKET, NONE)))
     return Weights(a=a, unknown=float(fallen[~has].sum()), status=status, rows=int(rows))
+
+
+def reviewed_share(strata: Strata) -> np.ndarray:
+    """Per cell, the share of its rows that are reviewed (``n/N``; 0 for an empty cell)."""
+    return np.divide(strata.reviewed, strata.size, out=np.zeros(len(strata.size)), where=strata.size > 0)
 
 
 def cell_sums(strata: Strata, values: np.ndarray) -> np.ndarray:
@@ -154,3 +188,72 @@ def linear_variances(strata: Strata, values: np.ndarray) -> np.ndarray:
     s2 = np.where(n == 1, pooled[strata.bucket], s2)
     fpc = np.clip(1 - np.divide(n, strata.size, out=np.ones(len(n)), where=strata.size > 0), 0.0, 1.0)
     return np.divide(s2 * fpc, n, out=np.zeros(len(n)), where=n > 0)
+
+
+def pooled_shares(strata: Strata, k: np.ndarray) -> np.ndarray:
+    """Per cell, its bucket's pooled share ``(k_B + 1/2)/(n_B + 1)`` (Jeffreys-smoothed, so a
+    bucket all right so far is not taken as surely all right)."""
+    n_b = np.bincount(strata.bucket, weights=strata.reviewed, minlength=len(BUCKETS))
+    k_b = np.bincount(strata.bucket, weights=k, minlength=len(BUCKETS))
+    return ((k_b + 0.5) / (n_b + 1.0))[strata.bucket]
+
+
+def fpc(strata: Strata) -> np.ndarray:
+    """Per cell, the finite-population correction ``1 - n/N``."""
+    return np.clip(1 - reviewed_share(strata), 0.0, 1.0)
+
+
+def shrunk_shares(strata: Strata, k: np.ndarray, shrink: float = SHRINK) -> np.ndarray:
+    """Per cell, ``(k + shrink p_B)/(n + shrink)``: the share its variance is taken at."""
+    return (k + shrink * pooled_shares(strata, k)) / (strata.reviewed + shrink)
+
+
+def shrunk_variances(strata: Strata, k: np.ndarray, shrink: float = SHRINK) -> np.ndarray:
+    """Per cell, the variance of the share ``k/n`` of its reviewed rows: ``p'(1-p')/(n-1)`` times
+    ``1 - n/N``, with ``p' = (k + shrink p_B)/(n + shrink)`` (``p_B``: :func:`pooled_shares`).
+    0 for a census; cells with fewer than 2 reviewed rows use ``n`` (they enter only pooled)."""
+    n = strata.reviewed
+    centre = shrunk_shares(strata, k, shrink)
+    return np.divide(centre * (1 - centre), np.maximum(n - 1, 1.0), out=np.zeros(len(n)), where=n > 0) * fpc(strata)
+
+
+def between_cells(strata: Strata, k: np.ndarray, min_reviewed: int = MIN_REVIEWED) -> np.ndarray:
+    """Per bucket, the spread (variance) of the true shares of its cells around the bucket's,
+    by the method of moments over its cells that stand alone: their shares' weighted variance
+    less what sampling alone explains. Fewer than two such cells: a quarter of ``p(1-p)``, a
+    deliberately wide guess (a fallen-back cell is then counted as hardly known)."""
+    own = stands_alone(strata, min_reviewed) & (strata.reviewed > 0) & (strata.reviewed < strata.size)
+    p_b = pooled_shares(strata, k)
+    share = shares(strata, k)
+    var = shrunk_variances(strata, k)
+    out = np.zeros(len(BUCKETS))
+    for b in range(len(BUCKETS)):
+        cells = own & (strata.bucket == b)
+        m = int(cells.sum())
+        rate = float(p_b[strata.bucket == b][0]) if np.any(strata.bucket == b) else 0.5
+        if m < 2:
+            out[b] = rate * (1 - rate) / 4
+            continue
+        wt = strata.reviewed[cells] / strata.reviewed[cells].sum()
+        mean = float(np.dot(wt, share[cells]))
+        spread = float(np.dot(wt, (share[cells] - mean) ** 2)) * m / (m - 1)
+        out[b] = max(0.0, spread - float(np.dot(wt, var[cells])))
+    return out
+
+
+def model_variances(strata: Strata, k: np.ndarray, target: np.ndarray | None = None,
+                    min_reviewed: int = MIN_REVIEWED) -> float:  # fmt: skip
+    """What the pooled share cannot know of the fallen-back cells in ``target``: each one's
+    unreviewed rows ``U`` differ from the bucket's rate by the spread between cells
+    (:func:`between_cells`) and by their own binomial noise, ``(U/N_T)² (tau² + p(1-p)/U)``."""
+    inside = np.ones(len(strata.size), dtype=bool) if target is None else np.asarray(target, dtype=bool)
+    rows = float(strata.size[inside].sum())
+    if rows == 0:
+        return 0.0
+    n_b = np.bincount(strata.bucket, weights=strata.reviewed, minlength=len(BUCKETS))
+    fallen = inside & ~stands_alone(strata, min_reviewed) & (n_b[strata.bucket] > 0)
+    left = np.where(fallen, strata.size - strata.reviewed, 0.0)
+    p = pooled_shares(strata, k)
+    tau2 = between_cells(strata, k, min_reviewed)[strata.bucket]
+    noise = np.divide(p * (1 - p), left, out=np.zeros(len(left)), where=left > 0)
+    return float(np.sum((left / rows) ** 2 * (tau2 + noise)))
