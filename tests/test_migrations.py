@@ -190,3 +190,27 @@ def test_the_blind_scope_revision_keeps_bucket_scopes_both_ways(tmp_path: Path) 
     assert review.blind_scopes(engine, run.id) == [review.BlindSpec("overlap_only")]
     assert review.is_blind(engine, run.id, review.BlindSpec("overlap_only", "Food", 10))
     engine.dispose()
+
+
+def test_the_judge_choice_revision_both_ways(tmp_path: Path) -> None:
+    """0009 adds ``judge_choices``; the downgrade drops it (choices are lost, nothing else), the
+    upgrade brings it back empty: the estimate falls back to the latest label of any judge."""
+    from scoring.store import judge_choice
+
+    engine = make_engine(_url(tmp_path / "choice.db"))
+    run = store.save_run(engine, b"answer,response\na,a\n", "choice.csv").run
+    judge_choice.set_choice(engine, run.id, judge_choice.JudgeConfig("m", "v1"), "ana")
+    assert judge_choice.get_choice(engine, run.id) == judge_choice.JudgeConfig("m", "v1")
+    with engine.begin() as conn:
+        command.downgrade(migrations._config(conn), "0008")
+    with sqlite3.connect(tmp_path / "choice.db") as raw:
+        tables = {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert raw.execute("SELECT version_num FROM alembic_version").fetchall() == [("0008",)]
+    assert "judge_choices" not in tables and "runs" in tables
+    engine.dispose()
+    engine = make_engine(_url(tmp_path / "choice.db"))  # upgrades again
+    with engine.connect() as conn:
+        assert migrations.current(conn) == migrations.head() == "0009"
+        assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
+    assert judge_choice.get_choice(engine, run.id) is None and store.get_run(engine, run.id) is not None
+    engine.dispose()

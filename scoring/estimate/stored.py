@@ -4,7 +4,9 @@ Kept apart from the rest of :mod:`scoring.estimate` (pure) because it loads the 
 pages and ``python -m scoring estimate`` import it by name. The final verdicts are assembled as
 :func:`scoring.export.build_export` does (human verdicts, adjudicators' decisions, the stored
 judge label of each row), except that a judge label never settles a row here: the estimate's
-truth is what people decided.
+truth is what people decided. The judge labels are those of the configuration chosen for the run
+on the Judge page (:mod:`scoring.store.judge_choice`), else the latest label of any configuration;
+:attr:`StoredRun.judge_config` names which, for every page that shows the estimate.
 """
 
 from __future__ import annotations
@@ -12,15 +14,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 
 from scoring import review
 from scoring.core.errors import InputError
+from scoring.core.order import review_rank
 from scoring.estimate.reasons import RunRows
 from scoring.estimate.summary import RunEstimate, run_estimate
 from scoring.export import stored_judge_labels
-from scoring.store import RunInfo, get_run, load_scored
+from scoring.store import RunInfo, get_run, judge_cache, load_scored
+from scoring.store.judge_choice import JudgeConfig, describe, get_choice
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,17 @@ class StoredRun:
     info: RunInfo
     final: pd.DataFrame
     current: pd.DataFrame
+    #: The judge configuration whose labels ``final`` carries (None: the latest of any).
+    judge_choice: JudgeConfig | None = None
+    #: Per row of ``final``: its place in the run's seeded review order, and whether the queue
+    #: served it in this run (the estimate's random-sample rule, :mod:`scoring.estimate.sample`).
+    rank: np.ndarray | None = None
+    served: np.ndarray | None = None
+
+    @property
+    def judge_config(self) -> str:
+        """The name of the judge labels the estimate uses, to show wherever the estimate is shown."""
+        return describe(self.judge_choice)
 
     def rows(self) -> RunRows:
         """The run for :func:`scoring.estimate.reason_counts` and the golden-answer report."""
@@ -45,15 +61,28 @@ def stored_final(engine: Engine, run_id: int) -> StoredRun:
     scored = load_scored(engine, run_id)
     current = review.current_verdicts(engine, scored["item_key"])
     decisions = review.adjudications(engine, scored["item_key"])
-    labels = stored_judge_labels(engine, run_id, scored["item_key"].tolist())
+    choice = get_choice(engine, run_id)
+    labels = judge_labels(engine, run_id, scored["item_key"].tolist(), choice)
     final = review.final_verdicts(scored, review.human_summary(current), labels or None, False, decisions)
-    return StoredRun(info, final, current)
+    rank = review_rank(final["item_key"].astype(str).tolist(), info.review_seed)
+    served_set = review.served_keys(engine, run_id)
+    served = final["item_key"].astype(str).isin(served_set).to_numpy()
+    return StoredRun(info, final, current, choice, rank, served)
+
+
+def judge_labels(engine: Engine, run_id: int, item_keys: list[str], choice: JudgeConfig | None) -> dict[str, str]:
+    """Item key -> judge label: the chosen configuration's latest label (an ERROR row only where
+    it never replied), else the latest label of any configuration (:func:`stored_judge_labels`)."""
+    if choice is None:
+        return stored_judge_labels(engine, run_id, item_keys)
+    found = judge_cache.latest_by_item(engine, item_keys, model=choice.model, prompt_version=choice.prompt_version)
+    return {key: verdict.label for key, verdict in found.items()}
 
 
 def stored_estimate(engine: Engine, run_id: int, half_width: float = 0.02) -> tuple[StoredRun, RunEstimate]:
     """The run and all its figures (:func:`scoring.estimate.run_estimate`)."""
     run = stored_final(engine, run_id)
-    return run, run_estimate(run.final, half_width)
+    return run, run_estimate(run.final, half_width, rank=run.rank, served=run.served)
 
 
 def stored_runs(engine: Engine, run_ids: Sequence[int]) -> list[StoredRun]:

@@ -119,3 +119,19 @@ class AuditRow(Base):
     item_key: Mapped[str] = mapped_column(String(64), primary_key=True)
     created_by: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class JudgeChoice(Base):
+    """Which judge configuration (model, prompt version) a run's estimate uses, chosen on the
+    Judge page after comparing configurations with the human verdicts. Append-only like the
+    verdict log: the latest row of a run is in force (who chose what, and when, stays readable);
+    a row with an empty model puts the default back (the latest label of any configuration), as
+    does a run without rows."""
+
+    __tablename__ = "judge_choices"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
+    model: Mapped[str] = mapped_column(String(200), default="")  # "" = back to the default
+    prompt_version: Mapped[str] = mapped_column(String(40), default="")
+    chosen_by: Mapped[str] = mapped_column(String(200), default="")
+    chosen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
