@@ -259,10 +259,12 @@ def test_a_refresh_continues_where_the_reviewer_left_off(
         key_of(scored, order[1]): "wrong",
         key_of(scored, order[3]): "correct",
     }
-    # Another reviewer on the same run starts from the beginning.
+    # Another reviewer on the same scope is not handed alice's rows (issue 18): the team's
+    # progress is shared, alice holds order[4], and the row she skipped went back to the pool.
     other = open_page("review", reviewer="bob", run_id=run_id)
-    assert progress(other) == (0, len(order))
-    assert shown_row(other) == order[0]
+    assert progress(other) == (3, len(order))
+    assert shown_row(other) == order[2]
+    assert review.live_claims(engine)[key_of(scored, order[4])] == "alice"
 
 
 def test_scope_bucket_domain_and_sample(engine: Engine, run_id: int, scored: pd.DataFrame) -> None:
@@ -309,18 +311,24 @@ def test_blind_review_hides_the_metric_verdicts(order: list[int]) -> None:
 # --- several reviewers, final verdicts, export ---------------------------------------------------
 
 
-def mark_as(reviewer: str, run_id: int, actions: list[str]) -> None:
-    """Mark the first rows of the queue through the page as ``reviewer``."""
+def mark_as(reviewer: str, run_id: int, actions: list[str], second_opinion: bool = False) -> AppTest:
+    """Mark the rows the queue hands ``reviewer`` through the page (with "Second opinion" on:
+    the rows others marked once)."""
     at = open_page("review", reviewer=reviewer, run_id=run_id)
+    if second_opinion:
+        at.toggle(key="q_second").set_value(True)
+        ok(at.run())
     for action in actions:
         click(at, action)
+    return at
 
 
 @pytest.fixture
 def disputed(engine: Engine, run_id: int, order: list[int]) -> list[int]:
-    """alice and bob review the first three rows: they disagree on the first only."""
+    """alice reviews the first three rows and bob gives them a second opinion on purpose: they
+    disagree on the first only."""
     mark_as("alice", run_id, ["q_yes", "q_yes", "q_no"])
-    mark_as("bob", run_id, ["q_no", "q_yes", "q_no"])
+    mark_as("bob", run_id, ["q_no", "q_yes", "q_no"], second_opinion=True)
     return order[:3]
 
 
@@ -519,6 +527,40 @@ def test_double_blind_hands_two_reviewers_different_rows_and_hides_the_metrics(
     per_item = review.current_verdicts(engine).groupby("item_key")["reviewer"].agg(sorted)
     assert per_item[key_of(scored, order[1])] == ["alice", "bob"]
     assert review.live_claims(engine)[key_of(scored, order[0])] == "ana"
+
+
+def test_reviewers_of_one_scope_get_different_rows_and_a_second_opinion_is_asked_on_purpose(
+    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int]
+) -> None:
+    """Outside double-blind (issue 18): alice, bob and carol open the queue on one scope and are
+    each shown a different row, in the seeded order, and the team's progress counts everyone's
+    marks. With "Second opinion" on, bob is handed the row alice marked, never his own, and the
+    Reviewers page measures their agreement; a scope whose rows all have a verdict says so."""
+    alice = open_page("review", reviewer="alice", run_id=run_id)
+    bob = open_page("review", reviewer="bob", run_id=run_id)
+    carol = open_page("review", reviewer="carol", run_id=run_id)
+    assert [shown_row(at) for at in (alice, bob, carol)] == order[:3]
+    assert any("Team review: reviewers of this scope get different rows" in c.value for c in alice.caption)
+    click(alice, "q_yes")
+    assert shown_row(alice) == order[3]  # not bob's or carol's row
+    click(bob, "q_no")
+    assert shown_row(bob) == order[4]
+    assert progress(bob) == (2, len(order))  # the team's rows, not only bob's
+    bob.toggle(key="q_second").set_value(True)
+    ok(bob.run())
+    assert shown_row(bob) == order[0]  # marked once, by alice
+    click(bob, "q_no")
+    # order[1] is his own, the others have no verdict: nothing is left for a second opinion.
+    assert any("No row of this scope is waiting for a second opinion from you" in i.value for i in bob.info)
+    assert not [t for t in texts(bob) if t.startswith("Row ")]
+    per_item = review.current_verdicts(engine).groupby("item_key")["reviewer"].agg(sorted)
+    assert per_item.to_dict() == {key_of(scored, order[0]): ["alice", "bob"], key_of(scored, order[1]): ["bob"]}
+    assert any(t.startswith("alice vs bob: n = 1, raw agreement = 0.0%") for t in texts(open_page("reviewers")))
+    # A sample whose two rows both have a verdict: carol is told why she is handed nothing.
+    carol.number_input(key="q_sample").set_value(2)
+    ok(carol.run())
+    assert any("No row of this scope is waiting for a reviewer" in i.value for i in carol.info)
+    assert progress(carol) == (2, 2)
 
 
 def test_under_double_blind_only_adjudicators_see_other_reviewers_verdicts(

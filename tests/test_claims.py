@@ -1,9 +1,11 @@
-"""Double-blind claims (issue 11) on both engines: each item goes to two different reviewers,
+"""Claims on both engines. Double-blind (issue 11): each item goes to two different reviewers,
 never to two at once, an expired claim goes back to the pool, and many reviewers asking at the
-same moment never get the same item."""
+same moment never get the same item. Outside it (issue 18): reviewers of one scope get different
+rows whose union is a prefix of the seeded order, and a second opinion is asked for on purpose."""
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Iterator
@@ -14,6 +16,7 @@ from sqlalchemy import Engine, update
 
 from scoring import review, store
 from scoring.core.errors import NotSaved
+from scoring.review.queue import QueueScope, claim_in_queue
 from scoring.store import claims, make_engine
 from scoring.store.tables import Claim, utcnow
 
@@ -162,3 +165,128 @@ def test_the_audit_set_is_per_run_replaced_whole_and_blind_like_a_bucket(engine:
     claims.set_blind(engine, run.id, review.AUDIT, "ana")
     assert claims.is_blind(engine, run.id, claims.BlindSpec(review.AUDIT, "Food"))
     assert not claims.is_blind(engine, run.id, "overlap_only")
+
+
+# --- no review done twice by accident (issue 18): the default split and the second opinion ------
+
+
+def team_scope(engine: Engine, n: int = 24) -> tuple[int, QueueScope]:
+    """A stored run of ``n`` distinct rows and its whole-run queue scope in the seeded order."""
+    lines = ["question,answer,Domain,response"] + [f"q{i}?,a{i},{('Art', 'Food')[i % 2]},r{i}" for i in range(n)]
+    run = store.save_run(engine, ("\n".join(lines) + "\n").encode(), "team.csv").run
+    scope = review.queue_scope(store.load_scored(engine, run.id), bucket=None, seed=run.review_seed)
+    assert list(scope.row_idx) != sorted(scope.row_idx)  # the seeded order, not the file's
+    return run.id, scope
+
+
+def key_at(scope: QueueScope, row_idx: int) -> str:
+    return str(scope.item_keys[list(scope.row_idx).index(row_idx)])
+
+
+def test_three_reviewers_get_disjoint_rows_whose_union_is_a_prefix_of_the_order(engine: Engine) -> None:
+    """Outside double-blind, three reviewers asking and marking in a random interleaving are
+    each handed a row nobody else has or holds: every row ends with exactly one verdict, and at
+    every moment the rows marked or held form a prefix of the seeded order."""
+    run_id, scope = team_scope(engine)
+    order = [str(k) for k in scope.item_keys]
+    rng = random.Random(18)
+    names = ["alice", "bob", "carol"]
+    holding: dict[str, str | None] = {}
+    for name in names:
+        row = claim_in_queue(scope, engine, run_id, name)
+        holding[name] = key_at(scope, row) if row is not None else None
+    assert [holding[n] for n in names] == order[:3]  # claimed in turn along the order
+    while any(holding.values()):
+        name = rng.choice([n for n in names if holding[n]])
+        review.record_mark(engine, holding[name], run_id, name, rng.choice(review.VERDICTS))
+        row = claim_in_queue(scope, engine, run_id, name)
+        holding[name] = key_at(scope, row) if row is not None else None
+        touched = set(review.current_verdicts(engine, order)["item_key"]) | set(claims.live_claims(engine))
+        assert touched == set(order[: len(touched)]), "the team's rows are not a prefix of the order"
+    current = review.current_verdicts(engine, order)
+    assert sorted(current["item_key"]) == sorted(order)
+    assert current.groupby("item_key").size().max() == 1  # nobody reviewed a row another had reviewed
+    assert current["reviewer"].nunique() == 3
+
+
+def test_an_abandoned_or_skipped_row_returns_to_the_pool(engine: Engine) -> None:
+    run_id, scope = team_scope(engine, 6)
+    order = [int(r) for r in scope.row_idx]
+    assert claim_in_queue(scope, engine, run_id, "alice") == order[0]
+    assert claim_in_queue(scope, engine, run_id, "alice") == order[0]  # a refresh: the row she holds
+    assert claim_in_queue(scope, engine, run_id, "bob") == order[1]
+    with engine.begin() as conn:  # alice closed her tab; ten minutes later her row is free again
+        conn.execute(update(Claim).where(Claim.reviewer == "alice").values(expires_at=utcnow() - timedelta(minutes=1)))
+    assert claim_in_queue(scope, engine, run_id, "carol") == order[0]
+    # bob skips his row: he moves on, and the row goes back to the pool at once, not in ten minutes.
+    review.record_skip(engine, key_at(scope, order[1]), run_id, "bob")
+    assert claim_in_queue(scope, engine, run_id, "bob") == order[2]
+    assert claim_in_queue(scope, engine, run_id, "dave") == order[1]
+    # Once nothing else is left for him, bob's skipped row comes back to him (if still free).
+    for row, who in ((order[3], "erin"), (order[4], "erin"), (order[5], "erin")):
+        review.record_mark(engine, key_at(scope, row), run_id, who, "correct")
+    review.record_mark(engine, key_at(scope, order[2]), run_id, "bob", "correct")
+    review.record_mark(engine, key_at(scope, order[0]), run_id, "carol", "correct")
+    assert claim_in_queue(scope, engine, run_id, "bob") is None  # dave holds the skipped row
+    review.record_skip(engine, key_at(scope, order[1]), run_id, "dave")
+    assert claim_in_queue(scope, engine, run_id, "dave") == order[1]  # his own skip, nothing else left
+    assert claim_in_queue(scope, engine, run_id, "bob") is None
+
+
+def test_the_second_opinion_scope_hands_out_rows_marked_once_by_someone_else(engine: Engine) -> None:
+    run_id, scope = team_scope(engine, 8)
+    order = [int(r) for r in scope.row_idx]
+    for row, who in ((order[0], "alice"), (order[1], "alice"), (order[2], "bob"), (order[4], "bob")):
+        review.record_mark(engine, key_at(scope, row), run_id, who, "correct")
+    review.record_mark(engine, key_at(scope, order[4]), run_id, "carol", "wrong")  # two verdicts already
+    second = claims.SECOND_OPINION
+    assert claim_in_queue(scope, engine, run_id, "alice", second) == order[2]  # not her own rows
+    assert claim_in_queue(scope, engine, run_id, "carol", second) == order[0]
+    assert claim_in_queue(scope, engine, run_id, "dave", second) == order[1]  # carol holds order[0]
+    review.record_mark(engine, key_at(scope, order[2]), run_id, "alice", "wrong")
+    # Row 3 has its two verdicts now; rows without any verdict are not second opinions.
+    assert claim_in_queue(scope, engine, run_id, "alice", second) is None
+    assert claim_in_queue(scope, engine, run_id, "erin", second) is None  # 0 and 1 are held, 2 and 4 have two
+    # The default queue meanwhile hands out only rows nobody has marked.
+    assert claim_in_queue(scope, engine, run_id, "erin") == order[3]
+    per_item = review.current_verdicts(engine).groupby("item_key").size()
+    assert per_item.max() == 2
+
+
+def test_reviewers_asking_at_once_outside_double_blind_each_review_different_items(engine: Engine) -> None:
+    """Six reviewers claim and mark in threads under the default rule: every item ends with
+    exactly one verdict (the second-opinion rule is the double-blind code path with a floor)."""
+    rule = claims.SPLIT
+    start = threading.Barrier(6)
+    errors: list[BaseException] = []
+
+    def work(name: str) -> None:
+        try:
+            start.wait(30)
+            while True:
+                for _ in range(60):
+                    try:
+                        key = claims.claim_next(engine, 1, name, KEYS, rule=rule)
+                        break
+                    except NotSaved:
+                        time.sleep(0.05)
+                if key is None:
+                    return
+                for _ in range(60):
+                    try:
+                        review.record_mark(engine, key, 1, name, "wrong")
+                        break
+                    except NotSaved:
+                        time.sleep(0.05)
+        except BaseException as exc:  # noqa: BLE001  (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(f"t{i}",)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors[:3]
+    per_item = review.current_verdicts(engine, KEYS).groupby("item_key").size()
+    assert sorted(per_item.index) == KEYS
+    assert set(per_item) == {rule.needed}

@@ -11,8 +11,11 @@ import streamlit as st
 
 from scoring import review, store
 from scoring.core import search
+from scoring.core.errors import NotSaved
 from scoring.core.protocols import BUCKETS
 from scoring.review import my_verdicts
+from scoring.review.queue import claim_in_queue, hold
+from scoring.store.claims import DOUBLE_BLIND, SECOND_OPINION, SPLIT
 from ui import keys, state
 from ui.display import alert, md_escape, show_row, verdict_caption
 
@@ -102,6 +105,20 @@ if double_blind:
             f"{int(review.CLAIM_TTL.total_seconds() // 60)} minutes.")  # fmt: skip
 else:
     blind = st.toggle("Blind review (hide metric verdicts and judge suggestion)", key="q_blind")
+second = not double_blind and bool(reviewer) and st.toggle(
+    "Second opinion: review rows another reviewer has already marked", key="q_second",
+    help="Off (the default), reviewers of a scope get different rows, so the team's reviews add up. On, you are "
+         "handed rows marked once by someone else and not by you, so agreement (kappa on the Reviewers page) can "
+         "be measured on purpose.")  # fmt: skip
+rule = DOUBLE_BLIND if double_blind else SECOND_OPINION if second else SPLIT
+minutes = int(review.CLAIM_TTL.total_seconds() // 60)
+if reviewer and rule == SPLIT:
+    st.caption(f"Team review: reviewers of this scope get different rows, claimed in turn along the same random "
+               f"order, so nobody reviews a row twice by accident; the row shown is held for you for {minutes} "
+               "minutes.")  # fmt: skip
+elif rule == SECOND_OPINION:
+    st.caption("Second opinion: you are handed rows one other reviewer has marked (their verdict is not shown), "
+               f"each held for you for {minutes} minutes.")  # fmt: skip
 view = st.segmented_control("Show", VIEWS, default=VIEWS[0], key="q_view") or VIEWS[0]
 scope_domain = None if domain == ALL_DOMAINS else domain
 
@@ -202,12 +219,18 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
 
 
 def _claimed(scope: review.QueueScope) -> int | None:
-    """In a double-blind scope, the row of the item claimed for this reviewer (None: no item
-    is left that needs this reviewer's verdict and is free)."""
-    if not reviewer:
-        return None
-    key = review.claim_next(engine, run.id, reviewer, list(scope.item_keys))
-    return int(scope.row_idx[scope.positions[key][0]]) if key is not None else None
+    """The row claimed for this reviewer under the scope's rule (None: no row is left that the
+    rule hands out and that is free). A claim the busy database could not write keeps the row
+    on screen (a failed press left it there) rather than hand out one another reviewer holds."""
+    try:
+        if loop.opened is not None:  # shown on purpose: held while on screen, whatever the order
+            hold(engine, run.id, reviewer, str(frame.iloc[loop.opened]["item_key"]), rule)
+            return loop.opened
+        return claim_in_queue(scope, engine, run.id, reviewer, rule)
+    except NotSaved:
+        alert("warning", "The database is busy: the row could not be held for you. The next press or a refresh "
+                         "tries again.")  # fmt: skip
+        return loop.opened if loop.opened is not None else loop.screen.row_idx if loop.screen else None
 
 
 def _offline() -> None:
@@ -222,6 +245,20 @@ def _offline() -> None:
     keys.keyboard(loop.last_seq, _on_press)
 
 
+def _nothing_free() -> str:
+    """Why a claiming queue hands out no row now, per rule."""
+    held = f"or is held by another reviewer (a held row comes back if it is not marked within {minutes} minutes)"
+    if rule == DOUBLE_BLIND:
+        return (f"No item of this scope needs your verdict right now: each has {review.VERDICTS_NEEDED} verdicts, "
+                f"your own, {held}.")  # fmt: skip
+    if rule == SECOND_OPINION:
+        return (f"No row of this scope is waiting for a second opinion from you: none is marked by exactly one "
+                f"other reviewer and free (each has no verdict yet, two, or yours, {held}). Turn Second opinion "
+                "off to review rows nobody has marked.")  # fmt: skip
+    return (f"No row of this scope is waiting for a reviewer: each has a verdict, yours or a teammate's, {held}. "
+            "Turn on Second opinion to review rows others marked, or choose another scope.")  # fmt: skip
+
+
 @st.fragment
 def queue_view() -> None:
     """Only this fragment reruns on a mark, and it touches one row."""
@@ -234,8 +271,16 @@ def queue_view() -> None:
         _offline()
         return
     st.session_state["db_unreachable"] = False
-    done, total = int(prog.iloc[-1]["reviewed"]), int(prog.iloc[-1]["n"])
+    mine_done, total = int(prog.iloc[-1]["reviewed"]), int(prog.iloc[-1]["n"])
     who = "you" if reviewer else "anyone"
+    if reviewer and rule == SPLIT:  # the team splits the scope: its progress is everyone's marks
+        try:
+            prog = review.scope_progress(scope, engine, None)
+        except store.DatabaseError:
+            _offline()
+            return
+        who = "anyone: the team shares this scope"
+    done = int(prog.iloc[-1]["reviewed"])
     st.progress(done / total if total else 1.0, text=f"Reviewed {done} of {total} in this scope (rows marked by {who})")
     with st.expander("Progress per domain"):
         st.dataframe(prog, hide_index=True)
@@ -243,13 +288,16 @@ def queue_view() -> None:
     if loop.dropped:
         st.text(f"Presses not applied because they came before the next row was shown: {loop.dropped} "
                 "(since this tab opened the queue).")  # fmt: skip
-    if double_blind and loop.opened is None:
-        first = _claimed(scope)
+    if reviewer:
+        try:
+            first = _claimed(scope)
+        except store.DatabaseError:
+            _offline()
+            return
     pos = loop.opened if loop.opened is not None else first
-    if pos is None and double_blind and reviewer:
+    if pos is None and reviewer and (rule != SPLIT or mine_done < total):
         loop.show_nothing()
-        st.info(f"No item of this scope needs your verdict right now: each has {review.VERDICTS_NEEDED} verdicts, "
-                "your own, or is held by another reviewer (a held item comes back if it is not marked in time).")
+        st.info(_nothing_free())
         keys.keyboard(loop.last_seq, _on_press)
         return
     if pos is None:

@@ -18,6 +18,7 @@ from scoring.core.order import review_order
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
 from scoring.store.audit import AUDIT
+from scoring.store.claims import SPLIT, ClaimRule, claim_next
 from scoring.store.verdict_log import STATE_COLUMNS, read_events, reviewer_state
 
 # --------------------------------------------------------------------------- queue and progress
@@ -172,6 +173,29 @@ def next_in_queue(scope: QueueScope, engine: Engine, reviewer: str | None) -> in
         return _next(scope, set(), set())
     marked, skipped = reviewer_state(engine, name, None)
     return _next(scope, set(marked), set(skipped))
+
+
+def claim_in_queue(
+    scope: QueueScope, engine: Engine, run_id: int, reviewer: str, rule: ClaimRule = SPLIT
+) -> int | None:
+    """row_idx of the row claimed for ``reviewer`` next (see :mod:`scoring.store.claims`): the
+    first in queue order that ``rule`` wants, without their verdict and held by nobody else,
+    their skipped rows last. None when no such row is left (or free) right now.
+
+    With :data:`~scoring.store.claims.SPLIT` reviewers of one scope get different rows, each the
+    front of what is left, so the rows a team has reviewed stay a prefix of the seeded order.
+    """
+    marked, skipped = reviewer_state(engine, reviewer, None)
+    done = set(marked)
+    candidates = [k for k in dict.fromkeys(scope.item_keys) if k not in done]
+    key = claim_next(engine, run_id, reviewer, candidates, rule=rule, skipped=set(skipped))
+    return int(scope.row_idx[scope.positions[key][0]]) if key is not None else None
+
+
+def hold(engine: Engine, run_id: int, reviewer: str, item_key: str, rule: ClaimRule = SPLIT) -> bool:
+    """Claim a row shown on purpose (opened, or reopened by an undo) while it is on screen, so
+    the queue does not hand it to someone else meanwhile; False when it is not free or not wanted."""
+    return claim_next(engine, run_id, reviewer, [item_key], rule=rule) is not None
 
 
 def _next(scope: QueueScope, marked: set[str], skipped: set[str]) -> int | None:

@@ -1,9 +1,14 @@
-"""Double-blind review in the database: which scopes are blind, and who holds which item.
+"""Claims in the database: which scopes are double-blind, and who holds which item.
 
-Each item of a blind scope needs :data:`VERDICTS_NEEDED` verdicts from different reviewers. The
-queue hands a reviewer the first item (in the scope's order) that still needs a verdict, that
-they have not judged, and that nobody else holds; it is theirs for :data:`CLAIM_TTL` (then it goes
-back to the pool) or until they mark it. Claims live in the database, so they hold across several
+Every queue with a reviewer claims its rows, so that no review is done twice by accident. A
+:class:`ClaimRule` says which items a queue hands out: by default (:data:`SPLIT`) an item nobody
+has a verdict on, so reviewers of one scope get different rows, interleaved along the scope's
+seeded order (what the team has reviewed stays a prefix of it); in a double-blind scope
+(:data:`DOUBLE_BLIND`) an item with fewer than :data:`VERDICTS_NEEDED` verdicts; for a second
+opinion (:data:`SECOND_OPINION`) an item someone else has marked once, so agreement is checked
+on purpose. The queue hands a reviewer the first such item (in the scope's order) that they have
+not judged and that nobody else holds; it is theirs for :data:`CLAIM_TTL` (then it goes back to
+the pool) or until they mark it. Claims live in the database, so they hold across several
 dashboard processes: taking one is a single conditional upsert (PostgreSQL ``INSERT ... ON
 CONFLICT DO UPDATE ... WHERE``; the same on SQLite under its write lock), so two reviewers asking
 at once never get the same item.
@@ -11,7 +16,7 @@ at once never get the same item.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -22,6 +27,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import aliased
 
 from scoring.core.adjudication import check_reviewer
+from scoring.core.errors import NotSaved
 from scoring.store.engine import writer
 from scoring.store.tables import BlindScope, Claim, VerdictEvent, utcnow
 from scoring.store.verdict_log import ACTION_BUSY_MS, _action_turn, _not_saved, current_verdicts
@@ -30,6 +36,23 @@ VERDICTS_NEEDED = 2
 CLAIM_TTL = timedelta(minutes=10)
 WHOLE_RUN = ""  #: the bucket (and domain) value of a scope covering every bucket (domain)
 WINDOW = 200  #: candidates read per query by :func:`claim_next` (the front of the queue suffices)
+
+
+@dataclass(frozen=True)
+class ClaimRule:
+    """Which items a queue hands out: fewer than ``needed`` verdicts in force and at least
+    ``least`` (given by others: an item the reviewer has judged is never handed to them)."""
+
+    needed: int
+    least: int = 0
+
+    def wants(self, verdicts: int) -> bool:
+        return self.least <= verdicts < self.needed
+
+
+SPLIT = ClaimRule(1)  #: the default: each row to one reviewer, so a team's reviews add up
+DOUBLE_BLIND = ClaimRule(VERDICTS_NEEDED)  #: each row to two reviewers, one at a time
+SECOND_OPINION = ClaimRule(VERDICTS_NEEDED, 1)  #: rows marked once by someone else, for agreement
 
 
 @dataclass(frozen=True)
@@ -114,13 +137,14 @@ def _in_force(item_key: str, reviewer: str):
     )  # fmt: skip
 
 
-def _try_claim(engine: Engine, item_key: str, run_id: int, reviewer: str, now: datetime, ttl: timedelta) -> bool:
+def _try_claim(engine: Engine, item_key: str, run_id: int, reviewer: str, now: datetime, ttl: timedelta,
+               rule: ClaimRule = DOUBLE_BLIND) -> bool:  # fmt: skip
     """Take ``item_key`` for ``reviewer``; True when it is theirs to review now.
 
     Decided in one transaction on fresh data, never on what the caller read before: the item's
     claim row is locked (``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite's write lock covers the
     whole transaction), then taken only when free (expired, the reviewer's own, or its holder has
-    marked the item) and when the item still needs a verdict that is not the reviewer's.
+    marked the item) and when the item's verdicts are what ``rule`` wants, none the reviewer's.
     """
     mark, undo = aliased(VerdictEvent), aliased(VerdictEvent)
     judges = select(func.count(func.distinct(mark.reviewer))).where(
@@ -128,13 +152,13 @@ def _try_claim(engine: Engine, item_key: str, run_id: int, reviewer: str, now: d
     )
     free = {"item_key": item_key, "run_id": run_id, "reviewer": "", "expires_at": now - ttl}
     try:
-        return _take(engine, item_key, run_id, reviewer, now, ttl, judges, free)
+        return _take(engine, item_key, run_id, reviewer, now, ttl, judges, free, rule)
     except DBAPIError as exc:  # busy beyond ACTION_BUSY_MS, or unreachable: as for a mark
         raise _not_saved(exc) from exc
 
 
 def _take(engine: Engine, item_key: str, run_id: int, reviewer: str, now: datetime, ttl: timedelta, judges,
-          free: dict) -> bool:  # fmt: skip
+          free: dict, rule: ClaimRule) -> bool:  # fmt: skip
     with _action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
         conn.execute(_upsert(engine.dialect.name)(Claim).values(**free).on_conflict_do_nothing())
         holder, expires = conn.execute(
@@ -143,8 +167,8 @@ def _take(engine: Engine, item_key: str, run_id: int, reviewer: str, now: dateti
         held_by_other = holder not in ("", reviewer) and _aware(expires) >= now
         if held_by_other and not conn.execute(select(_in_force(item_key, holder))).scalar():
             return False
-        full = conn.execute(judges).scalar_one() >= VERDICTS_NEEDED
-        if full or conn.execute(select(_in_force(item_key, reviewer))).scalar():
+        unwanted = not rule.wants(conn.execute(judges).scalar_one())
+        if unwanted or conn.execute(select(_in_force(item_key, reviewer))).scalar():
             return False
         conn.execute(update(Claim).where(Claim.item_key == item_key)
                      .values(run_id=run_id, reviewer=reviewer, expires_at=now + ttl))  # fmt: skip
@@ -152,33 +176,49 @@ def _take(engine: Engine, item_key: str, run_id: int, reviewer: str, now: dateti
 
 
 def claim_next(
-    engine: Engine, run_id: int, reviewer: str, candidates: Sequence[str], ttl: timedelta = CLAIM_TTL
+    engine: Engine,
+    run_id: int,
+    reviewer: str,
+    candidates: Sequence[str],
+    ttl: timedelta = CLAIM_TTL,
+    rule: ClaimRule = DOUBLE_BLIND,
+    skipped: Collection[str] = (),
 ) -> str | None:
-    """The item the reviewer reviews next in a blind scope (claimed for them), or None when every
-    item of ``candidates`` (the scope's keys in queue order) has its verdicts or is held by others.
+    """The item the reviewer reviews next (claimed for them), or None when no item of
+    ``candidates`` (the scope's keys in queue order) is what ``rule`` wants and free.
 
-    An item the reviewer already holds comes first, so a refresh shows the same item again. The
-    candidates are read :data:`WINDOW` at a time from the front, so a call costs the same at 300
-    and at 300,000 items while the front of the queue has work.
+    An item the reviewer already holds comes first, so a refresh shows the same item again;
+    ``skipped`` (the reviewer's skipped items) come last, and once another item is theirs their
+    other claims among the candidates are let go, so a skipped row goes back to the pool at once.
+    The candidates are read :data:`WINDOW` at a time from the front, so a call costs the same at
+    300 and at 300,000 items while the front of the queue has work.
     """
     name = check_reviewer(reviewer)
     keys = list(dict.fromkeys(str(k) for k in candidates))
+    later = {str(k) for k in skipped}
+    if later:
+        keys = [k for k in keys if k not in later] + [k for k in keys if k in later]
     now = utcnow()
     with engine.connect() as conn:
         held = conn.execute(select(Claim.item_key, Claim.expires_at).where(Claim.reviewer == name)).all()
-    in_scope = set(keys) & {str(k) for k, expires in held if _aware(expires) >= now}
-    windows = [[k for k in keys if k in in_scope]] if in_scope else []
+    mine = set(keys) & {str(k) for k, expires in held if _aware(expires) >= now}
+    windows = [[k for k in keys if k in mine and k not in later]] if mine - later else []
     windows += [keys[i : i + WINDOW] for i in range(0, len(keys), WINDOW)]
     for window in windows:
-        found = _first_open(engine, run_id, name, window, now, ttl)
+        found = _first_open(engine, run_id, name, window, now, ttl, rule)
         if found is not None:
+            _release(engine, name, mine - {found}, now)
             return found
     return None
 
 
-def _first_open(engine: Engine, run_id: int, name: str, window: list[str], now: datetime, ttl: timedelta) -> str | None:
+def _first_open(engine: Engine, run_id: int, name: str, window: list[str], now: datetime, ttl: timedelta,
+                rule: ClaimRule = DOUBLE_BLIND) -> str | None:  # fmt: skip
     """Claim the first item of ``window`` open to ``name``: read what the window's items hold
-    (verdicts, claims) in two queries, then try the open ones in order (each try re-checks)."""
+    (verdicts, claims) in two queries, then try the open ones in order (each try re-checks).
+
+    An item the reviewer holds for more than half the TTL yet is served without a write (a rerun
+    after every press need not wait for a busy database's write lock to show the same row)."""
     current = current_verdicts(engine, window)
     judged_by: dict[str, set[str]] = {}
     for key, who in zip(current["item_key"], current["reviewer"]):
@@ -187,17 +227,32 @@ def _first_open(engine: Engine, run_id: int, name: str, window: list[str], now: 
         rows = conn.execute(
             select(Claim.item_key, Claim.reviewer, Claim.expires_at).where(Claim.item_key.in_(window))
         ).all()
-    held = {str(k): (str(r), e) for k, r, e in rows}
+    held = {str(k): (str(r), _aware(e)) for k, r, e in rows}
     for key in window:
         done = judged_by.get(key, set())
-        if name in done or len(done) >= VERDICTS_NEEDED:
+        if name in done or not rule.wants(len(done)):
             continue
         holder = held.get(key)
-        if holder and holder[0] != name and _aware(holder[1]) >= now and holder[0] not in done:
+        if holder and holder[0] != name and holder[1] >= now and holder[0] not in done:
             continue  # someone else's live claim
-        if _try_claim(engine, key, run_id, name, now, ttl):
+        if holder and holder[0] == name and holder[1] >= now + ttl / 2:
+            return key  # held for a while yet: nobody else can take it
+        if _try_claim(engine, key, run_id, name, now, ttl, rule):
             return key
     return None
+
+
+def _release(engine: Engine, name: str, keys: set[str], now: datetime) -> None:
+    """Let go of ``name``'s claims on ``keys`` (rows they skipped or moved on from): they are
+    free for the next reviewer who asks. Best effort: a busy database lets them expire instead."""
+    if not keys:
+        return
+    try:
+        with _action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
+            conn.execute(update(Claim).where(Claim.reviewer == name, Claim.item_key.in_(sorted(keys)))
+                         .values(reviewer="", expires_at=now - timedelta(seconds=1)))  # fmt: skip
+    except (DBAPIError, NotSaved):
+        pass
 
 
 def _aware(stamp: datetime) -> datetime:
