@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
+import polars as pl
 import pytest
 from apptest_support import (
     PAGES,
@@ -90,6 +91,10 @@ def preflight_text(at: AppTest) -> str:
     return text_with(at, "Rows in scope: ")
 
 
+def unjudged_text(at: AppTest) -> str:
+    return text_with(at, "Rows not yet judged by this model and prompt: ")
+
+
 def run_judge(at: AppTest) -> str:
     """Click Run, poll until the page reports the end of the run; returns the "Done:" line."""
     click(at, "judge_run")
@@ -122,7 +127,7 @@ def test_preflight_run_and_cached_second_run(engine: Engine, scored: pd.DataFram
     text = preflight_text(at)
     assert f"Rows in scope: {len(scored)}   to send: {planned.to_send}   already judged (cached): 0" in text
     assert f"blank (never sent): {n_blank}" in text
-    assert f"model: {MODEL}" in text
+    assert f"model: {MODEL}" in unjudged_text(at)
     assert stub.requests == 0  # a preflight sends nothing
     before = frame_with(at, "pending").set_index("domain")
     assert before.loc[COMBINED, "pending"] == planned.to_send and before.loc[COMBINED, "n"] == n_blank
@@ -311,3 +316,168 @@ def test_missing_endpoint_or_model_warns_without_crashing(
     # Other pages still work.
     goto(at, "review")
     assert not any("Judge suggests" in t for t in texts(at))
+
+
+# --- issue 18, section 5: the run the estimate needs, and can this judge be trusted -----------------
+
+
+def test_judge_every_row_not_yet_judged_is_the_obvious_action(
+    engine: Engine, scored: pd.DataFrame, stub: StubOpenAI
+) -> None:
+    items = judge.items_from_frame(scored)
+    planned = judge.preflight(engine, judge.JudgeSettings.from_env(), items)
+    not_blank = sum(not item.is_blank for item in items)
+    at = open_page("judge")
+    text = unjudged_text(at)
+    assert f"Rows not yet judged by this model and prompt: {not_blank}   to send: {planned.to_send}" in text
+    assert "Estimated tokens: " in text and stub.requests == 0  # the preflight sends nothing
+    button = at.button(key="judge_unjudged")
+    assert button.label == f"Judge every row not yet judged ({not_blank})" and not button.disabled
+    click(at, "judge_unjudged")
+    done = wait_done(at)
+    assert done.startswith(f"Done: {planned.to_send} requests sent, 0 cache hits,"), done
+    assert stub.requests == planned.to_send
+    assert "Rows not yet judged by this model and prompt: 0   to send: 0" in unjudged_text(at)
+    assert at.button(key="judge_unjudged").disabled
+    # Other settings (a new temperature) would send the whole run again; the rows are judged for
+    # the estimate already, so the action has nothing to do.
+    at.session_state["judge_overrides"] = {"temperature": 0.7}
+    ok(at.run())
+    assert f"Rows in scope: {len(scored)}   to send: {planned.to_send}" in preflight_text(at)
+    assert "Rows not yet judged by this model and prompt: 0   to send: 0" in unjudged_text(at)
+    # A second model has judged nothing: every row is to judge again, under its own name.
+    at.session_state["judge_overrides"] = {"model": "other-judge"}
+    ok(at.run())
+    assert f"Rows not yet judged by this model and prompt: {not_blank}" in unjudged_text(at)
+
+
+def frames_with(at: AppTest, column: str) -> list[pd.DataFrame]:
+    """Every dataframe element with ``column``, in page order."""
+    return [df.value for df in at.dataframe if column in df.value.columns]
+
+
+def _flip(label: str) -> str:
+    return "wrong" if label == judge.CORRECT else "correct"
+
+
+@pytest.fixture
+def reviewed(engine: Engine, run_id: int, scored: pd.DataFrame, stub: StubOpenAI) -> dict:
+    """The run judged by MODEL over HTTP; 14 rows marked in the queue (three against the judge),
+    one opened by hand against it; a second configuration "small/v0" stored with its own labels."""
+    from scoring import review
+
+    at = open_page("judge")
+    click(at, "judge_unjudged")
+    wait_done(at)
+    keys = scored["item_key"].tolist()
+    labels = judge.stored_labels(engine, keys, model=MODEL)
+    judged = [i for i, k in enumerate(keys) if labels.get(k) in (judge.CORRECT, judge.INCORRECT)]
+    sample, by_hand = judged[:14], judged[14]
+    against = set(sample[:3])
+    for i in sample:
+        verdict = "correct" if labels[keys[i]] == judge.CORRECT else "wrong"
+        review.record_mark(engine, keys[i], run_id, "alice", _flip(labels[keys[i]]) if i in against else verdict)
+    review.record_mark(engine, keys[by_hand], run_id, "alice", _flip(labels[keys[by_hand]]), via="opened")
+    # "small" agrees with the humans on every sampled row but the last four, where it says UNPARSED (2)
+    # and the opposite (2).
+    small = {}
+    for i in sample:
+        human = (labels[keys[i]] == judge.CORRECT) != (i in against)
+        small[keys[i]] = judge.CORRECT if human else judge.INCORRECT
+    for i in sample[-4:-2]:
+        small[keys[i]] = judge.UNPARSED
+    for i in sample[-2:]:
+        small[keys[i]] = judge.INCORRECT if small[keys[i]] == judge.CORRECT else judge.CORRECT
+    judge_cache.save(engine, [{"cache_key": f"small-{k}", "item_key": k, "model": "small", "prompt_version": "v0",
+                               "label": v} for k, v in small.items()])  # fmt: skip
+    return {"keys": keys, "labels": labels, "sample": sample, "against": sorted(against), "by_hand": by_hand}
+
+
+def test_the_trust_section_shows_the_judge_against_the_random_sample(
+    engine: Engine, run_id: int, scored: pd.DataFrame, reviewed: dict
+) -> None:
+    from scoring.estimate.judge_trust import trust, trust_rows
+    from scoring.estimate.stored import stored_estimate
+
+    at = open_page("judge")
+    assert "The estimate uses: latest label of any judge configuration" in texts(at)
+    sample = stored_estimate(engine, run_id)[1].sample
+    assert sample.filter(pl.col("reviewed")).height == 14 and int(sample["by_hand"].sum()) == 1
+
+    # The confusion matrix of the judge's labels on the 14 sampled rows (the row opened by hand is not in it).
+    at.selectbox(key="judge_trust_config").set_value(f"{MODEL} (prompt {judge.PROMPT_VERSION})")
+    ok(at.run())
+    confusion = frame_with(at, "judge not judged").set_index("human")
+    labels, keys, against = reviewed["labels"], reviewed["keys"], set(reviewed["against"])
+    human_correct = [(labels[keys[i]] == judge.CORRECT) != (i in against) for i in reviewed["sample"]]
+    assert confusion.loc["total", "total"] == 14
+    assert confusion.loc["correct", "total"] == sum(human_correct)
+    assert confusion["judge unparsed"].sum() == 0 and confusion.loc["total", "judge not judged"] == 0
+    assert confusion.loc["correct", "judge wrong"] + confusion.loc["wrong", "judge correct"] == 3
+    expected = trust(trust_rows(sample, labels))
+    line = text_with(at, "reviewed rows judged: agreement")
+    assert line.startswith("14 of 14 reviewed rows judged: agreement 78.6% [")
+    assert f"[{expected.kappa_ci[0]:.3f}, {expected.kappa_ci[1]:.3f}] (95%)" in line
+    per_bucket, per_domain = (f.set_index("scope") for f in frames_with(at, "kappa_low")[:2])
+    assert per_bucket.loc[COMBINED, "reviewed"] == 14 and per_bucket.drop(COMBINED)["reviewed"].sum() == 14
+    assert per_bucket.loc[COMBINED, "agree"] == 11
+    assert set(per_bucket.index) - {COMBINED} <= set(scored["bucket"])
+    assert set(per_domain.index) - {COMBINED} <= set(scored["Domain"])
+
+    # The rows where they disagree: the three marked against the judge, in file order, 1-based.
+    dis = frame_with(at, "judge_label")
+    assert dis["row"].tolist() == [i + 1 for i in sorted(against)]
+    assert reviewed["by_hand"] + 1 not in dis["row"].tolist()
+    at.session_state["judge_disagree"] = {"selection": {"rows": [1], "columns": []}}
+    ok(at.run())
+    wanted = sorted(against)[1]
+    click(at, "judge_open")
+    assert shown_row(at) == wanted  # the queue shows the row opened from the Judge page
+
+
+def test_configurations_compared_and_the_choice_named_and_used(
+    engine: Engine, run_id: int, reviewed: dict
+) -> None:
+    from scoring.estimate.stored import stored_final
+
+    at = open_page("judge")
+    big, small = f"{MODEL} (prompt {judge.PROMPT_VERSION})", "small (prompt v0)"
+    configs = frame_with(at, "configuration").set_index("configuration")
+    assert list(configs.index) == sorted([big, small])
+    assert configs.loc[big, "judged"] == 14 and configs.loc[big, "agree"] == 11
+    assert configs.loc[small, "judged"] == 12 and configs.loc[small, "agree"] == 10
+    assert configs.loc[small, "unparsed"] == 2 and not configs["in_use"].any()
+    pairs = frame_with(at, "config_a")
+    assert len(pairs) == 1
+    pair = pairs.iloc[0]
+    a_is_big = pair["config_a"] == big
+    # On the 12 rows both judged: big wrong on 3 of them (all in the first rows), small on the last 2.
+    assert pair["n"] == 12
+    assert (pair["only_a"], pair["only_b"]) == ((2, 3) if a_is_big else (3, 2))
+    from scoring.core.stats import mcnemar_exact
+
+    assert pair["p_value"] == pytest.approx(mcnemar_exact(2, 3))
+
+    assert at.button(key="judge_choose").disabled  # the default is already in use
+    at.selectbox(key="judge_choice").set_value(small)
+    ok(at.run())
+    click(at, "judge_choose")
+    assert "The estimate uses: small (prompt v0)" in texts(at)
+    assert frame_with(at, "configuration").set_index("configuration").loc[small, "in_use"]
+    run = stored_final(engine, run_id)
+    assert run.judge_config == "small (prompt v0)"
+    sampled = {reviewed["keys"][i] for i in reviewed["sample"]}
+    assert set(run.final.loc[run.final["judge_label"] != "", "item_key"]) == sampled  # small's labels only
+    # Back to the default.
+    at.selectbox(key="judge_choice").set_value("latest label of any judge configuration")
+    ok(at.run())
+    click(at, "judge_choose")
+    assert stored_final(engine, run_id).judge_choice is None
+
+
+def test_choosing_the_judge_needs_a_name(engine: Engine, run_id: int, reviewed: dict) -> None:
+    at = open_page("judge", reviewer=None)
+    at.selectbox(key="judge_choice").set_value("small (prompt v0)")
+    ok(at.run())
+    assert at.button(key="judge_choose").disabled
+    assert any("Type your name in the sidebar to choose" in str(c.value) for c in at.main.caption)

@@ -18,7 +18,7 @@ from scoring.core.memo import DEFAULT_BUDGET, ByteBudgetCache
 from scoring.core.report import METRICS, accuracy_by_domain, bucket_counts, mcnemar
 from scoring.judge import judge_comparisons
 from scoring.review import ReviewLoop, identity
-from scoring.store import database_url, judge_cache, make_engine, read_secrets
+from scoring.store import database_url, judge_cache, judge_choice, make_engine, read_secrets
 from ui.display import md_escape
 
 T = TypeVar("T")
@@ -326,7 +326,10 @@ def _judge_labels(url: str, run_id: int, judge_rev: int) -> dict[str, str]:
 
 
 def judge_revision() -> int:
-    return judge_cache.revision(engine())
+    """Changes after every judge batch and every judge choice (the sum of two ids that only grow,
+    so it grows whenever either does); 0 only while nothing was ever judged."""
+    eng = engine()
+    return judge_cache.revision(eng) + judge_choice.revision(eng)
 
 
 def judge_labels(run_id: int) -> dict[str, str]:

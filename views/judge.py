@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scoring import judge
+from scoring import judge, store
 from scoring.core.errors import InputError
 from scoring.core.protocols import BUCKETS
-from ui import charts, jobs, state
+from ui import charts, jobs, judge_trust, state
 from ui.display import alert, md_escape
+
+REVIEW_PAGE = "views/review.py"
 
 run = state.require_run()
 
@@ -56,12 +58,6 @@ with st.expander("Endpoint and settings", expanded=not (defaults.base_url and de
 
 settings = judge.JudgeSettings.from_env({k: v for k, v in overrides.items() if v is not None})
 
-scope = st.radio("Scope", state.JUDGE_SCOPES, horizontal=True, key="judge_scope")
-bucket = "overlap_only"
-if scope == "One bucket":
-    bucket = st.selectbox("Bucket", list(BUCKETS), index=list(BUCKETS).index("overlap_only"), key="judge_bucket")
-items = state.judge_items(run.id, scope, bucket)
-
 st.toggle("Let judge labels settle overlap_only rows without a human verdict (final source: judge)",
           key="judge_settles", persist_state="session")  # read by other pages: must survive a page switch
 
@@ -71,19 +67,37 @@ except InputError as exc:
     alert("warning", str(exc))
     st.stop()
 
-pf = state.judge_preflight(run.id, scope, bucket, settings)
-st.subheader("Preflight")
-cost = "no price set" if pf.est_cost is None else f"about {pf.est_cost:.4f}"
+# --- the run the estimate needs: every row not yet judged by this model and prompt -----------------
+st.subheader("Judge every row not yet judged")
+unjudged = judge_trust.unjudged_items(run.id, settings.model)
+upf = judge_trust.unjudged_preflight(run.id, settings)
+ucost = "no price set" if upf.est_cost is None else f"about {upf.est_cost:.4f}"
 st.text(
     f"Endpoint: {judge.display_url(settings.base_url)}   model: {settings.model}   prompt: {judge.PROMPT_VERSION}\n"
-    f"Rows in scope: {pf.rows}   to send: {pf.to_send}   already judged (cached): {pf.cached}   "
-    f"identical rows sent once: {pf.shared}   blank (never sent): {pf.blank}\n"
-    f"Estimated tokens: {pf.est_tokens}   estimated cost: {cost}"
+    f"Rows not yet judged by this model and prompt: {upf.rows}   to send: {upf.to_send}   "
+    f"identical rows sent once: {upf.shared}   (blank responses are never sent)\n"
+    f"Estimated tokens: {upf.est_tokens}   estimated cost: {ucost}"
 )
+st.caption("The estimate's judge-assisted interval needs a label on every row from the configuration it uses: "
+           "this sends only the rows that have none yet (rows judged before with other settings are kept).")
+
+with st.expander("Another scope (the whole run again, one bucket, the rows still pending review)"):
+    scope = st.radio("Scope", state.JUDGE_SCOPES, horizontal=True, key="judge_scope")
+    bucket = "overlap_only"
+    if scope == "One bucket":
+        bucket = st.selectbox("Bucket", list(BUCKETS), index=list(BUCKETS).index("overlap_only"), key="judge_bucket")
+    items = state.judge_items(run.id, scope, bucket)
+    pf = state.judge_preflight(run.id, scope, bucket, settings)
+    cost = "no price set" if pf.est_cost is None else f"about {pf.est_cost:.4f}"
+    st.text(
+        f"Rows in scope: {pf.rows}   to send: {pf.to_send}   already judged (cached): {pf.cached}   "
+        f"identical rows sent once: {pf.shared}   blank (never sent): {pf.blank}\n"
+        f"Estimated tokens: {pf.est_tokens}   estimated cost: {cost}"
+    )
 
 
-def _start() -> None:
-    st.session_state["judge_job"] = jobs.start(engine, settings, items)
+def _start(to_judge: list) -> None:
+    st.session_state["judge_job"] = jobs.start(engine, settings, to_judge)
 
 
 @st.fragment(run_every=1.0)
@@ -91,7 +105,11 @@ def job_view() -> None:
     """Polls the background job; only this fragment reruns while the judge works."""
     job = jobs.get(st.session_state.get("judge_job"))
     if job is None:
-        st.button("Run the judge", type="primary", disabled=not items, key="judge_run", on_click=_start)
+        c1, c2 = st.columns(2)
+        c1.button(f"Judge every row not yet judged ({len(unjudged)})", type="primary", disabled=not unjudged,
+                  key="judge_unjudged", on_click=_start, args=(unjudged,))  # fmt: skip
+        c2.button(f"Run the judge on the other scope: {scope.lower()}", disabled=not items, key="judge_run",
+                  on_click=_start, args=(items,))  # fmt: skip
         return
     if not job.finished:
         st.progress(job.done / job.total if job.total else 1.0, text=f"Judged {job.done} of {job.total}")
@@ -119,3 +137,72 @@ st.subheader("Judge accuracy per domain (this model and prompt)")
 judge_table = state.judge_table(run.id, settings.model)
 st.dataframe(charts.percent_style(judge_table, ["accuracy", "ci_low", "ci_high"]), hide_index=True,
              key="judge_accuracy")
+
+# --- can this judge be trusted? ---------------------------------------------------------------------
+st.header("Can this judge be trusted?")
+try:
+    data = judge_trust.trust_data(run.id)
+except InputError as exc:
+    alert("warning", f"No estimate for this run, so no random sample to check the judge on: {exc}")
+    st.stop()
+st.text(f"The estimate uses: {data.in_use}")
+st.caption(f"On the estimate's random sample: {data.reviewed} reviewed rows. Rows reviewed by hand outside it "
+           f"({data.by_hand}) are left out here as in the estimate; they say nothing about how often the judge "
+           "is right on the whole run.")  # fmt: skip
+names = list(data.rows)
+default = names.index(data.in_use) if data.in_use in names else 0
+shown = st.selectbox("Judge labels", names, index=default, key="judge_trust_config",
+                     help="A judge configuration (model, prompt version), or the latest label of any of them.")
+overall = judge_trust.combined(data, shown)
+st.dataframe(judge_trust.confusion(overall), hide_index=True, key="judge_confusion")
+st.text(judge_trust.summary_line(overall))
+st.caption(f"Kappa's interval: {judge_trust.KAPPA_METHOD}. Agreement's: {judge_trust.AGREEMENT_METHOD}. "
+           "Kappa alone misleads when nearly every row is correct: read it beside raw agreement and the table.")
+for title, table in judge_trust.group_tables(data, shown).items():
+    st.subheader(title)
+    st.dataframe(judge_trust.styled(table), hide_index=True, key=f"judge_trust_{title.split()[-1].lower()}")
+
+st.subheader("Rows where the judge and the reviewers disagree")
+dis = judge_trust.disagreement_rows(data, shown)
+if dis.is_empty():
+    st.text("None on the random sample.")
+else:
+    event = st.dataframe(dis.drop("item_key"), hide_index=True, on_select="rerun", selection_mode="single-row",
+                         key="judge_disagree")  # fmt: skip
+    picked = [i for i in event.selection.rows if 0 <= i < dis.height]
+    st.caption("Opening a row in the review queue does not add it to the estimate: a row opened on purpose is "
+               "reviewed by hand.")
+    if picked:
+        number = int(dis["row"][picked[0]])
+        if st.button(f"Open row {number} in the review queue", key="judge_open", icon=":material/rule:"):
+            st.switch_page(REVIEW_PAGE, query_params={"run": str(run.id), "row": str(number)})
+    else:
+        st.text("Choose a row of the table (the box at its left) to open it in the review queue.")
+
+# --- several configurations: which one should the estimate use? ----------------------------------
+st.header("Judge configurations on the same reviewed rows")
+table = judge_trust.config_table(data)
+if table.is_empty():
+    st.text("No judge configuration has labelled this run yet.")
+    st.stop()
+st.dataframe(judge_trust.styled(table), hide_index=True, key="judge_configs")
+pairs = judge_trust.pair_table(data)
+if not pairs.is_empty():
+    st.dataframe(judge_trust.styled(pairs), hide_index=True, key="judge_pairs")
+    st.caption(f"Per pair, on the reviewed rows both judged: only_a = A agrees with the reviewers and B does not; "
+               f"difference = agreement A - agreement B with {judge_trust.PAIR_INTERVAL}; p: {judge_trust.PAIR_TEST}"
+               "; p_holm: Holm-adjusted across the pairs (more than two configurations).")  # fmt: skip
+options = [judge_trust.DEFAULT_OPTION, *table["configuration"].to_list()]
+current = options.index(data.in_use) if data.in_use in options else 0
+picked_name = st.selectbox("Use this judge for the estimate", options, index=current, key="judge_choice")
+reviewer = state.reviewer()
+if st.button("Use this judge for the estimate", key="judge_choose", type="primary",
+             disabled=not reviewer or options[current] == picked_name):  # fmt: skip
+    try:
+        judge_trust.choose(run.id, data.configs.get(picked_name), reviewer)
+    except (ValueError, store.DatabaseError) as exc:
+        alert("error", f"Not saved: {exc}")
+    else:
+        st.rerun()
+if not reviewer:
+    st.caption("Type your name in the sidebar to choose the judge the estimate uses (the choice is saved under it).")
