@@ -16,7 +16,7 @@ from sqlalchemy import Engine, update
 
 from scoring import review, store
 from scoring.core.errors import NotSaved
-from scoring.review.queue import QueueScope, claim_in_queue
+from scoring.review.queue import QueueScope, claim_in_queue, hold
 from scoring.store import claims, make_engine
 from scoring.store.tables import Claim, utcnow
 
@@ -290,3 +290,18 @@ def test_reviewers_asking_at_once_outside_double_blind_each_review_different_ite
     per_item = review.current_verdicts(engine, KEYS).groupby("item_key").size()
     assert sorted(per_item.index) == KEYS
     assert set(per_item) == {rule.needed}
+
+
+def test_a_row_reopened_by_an_undo_is_held_so_nobody_else_is_handed_it(engine: Engine) -> None:
+    run_id, scope = team_scope(engine, 6)
+    order = [int(r) for r in scope.row_idx]
+    first = key_at(scope, order[0])
+    assert claim_in_queue(scope, engine, run_id, "alice") == order[0]
+    review.record_mark(engine, first, run_id, "alice", "correct")
+    assert claim_in_queue(scope, engine, run_id, "alice") == order[1]
+    assert review.undo_last_mark(engine, "alice", run_id=run_id).item_key == first
+    assert hold(engine, run_id, "alice", first)  # the page shows it again and holds it meanwhile
+    assert claim_in_queue(scope, engine, run_id, "bob") == order[2]  # not alice's reopened row
+    review.record_mark(engine, first, run_id, "alice", "wrong")
+    assert claim_in_queue(scope, engine, run_id, "alice") == order[1]  # back to the row she held
+    assert not hold(engine, run_id, "bob", first)  # marked once: not bob's in the default mode
