@@ -481,3 +481,24 @@ def test_choosing_the_judge_needs_a_name(engine: Engine, run_id: int, reviewed: 
     ok(at.run())
     assert at.button(key="judge_choose").disabled
     assert any("Type your name in the sidebar to choose" in str(c.value) for c in at.main.caption)
+
+
+def test_trust_per_language_across_the_runs_that_carry_one(
+    engine: Engine, run_id: int, scored: pd.DataFrame, reviewed: dict
+) -> None:
+    info = store.get_run(engine, run_id)
+    assert info.language  # the bundled sample names its languages
+    store.update_run_meta(engine, run_id, info.name, info.model, "Hindi")
+    data = store.SAMPLE_PATH.read_bytes().replace(b"\n", b"\r\n")  # the same rows, another file
+    other = store.save_run(engine, data, "tamil.csv").run
+    store.update_run_meta(engine, other.id, "Tamil run", "", "Tamil")
+    at = open_page("judge", run_id=run_id)
+    assert len(frames_with(at, "scope")) == 2  # per bucket, per domain: languages wait for the switch
+    at.toggle(key="judge_trust_languages").set_value(True)
+    ok(at.run())
+    per_language = [f for f in frames_with(at, "scope") if "Tamil" in f["scope"].tolist()]
+    assert len(per_language) == 1, frames_with(at, "scope")
+    rows = per_language[0].set_index("scope")
+    # The other run's verdicts are carried over, not drawn from its queue: none is in its sample.
+    assert rows.loc["Hindi", "reviewed"] == 14 and rows.loc["Tamil", "reviewed"] == 0
+    assert rows.loc[COMBINED, "reviewed"] == 14 and rows.loc[COMBINED, "agree"] == rows.loc["Hindi", "agree"]

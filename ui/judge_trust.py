@@ -185,3 +185,17 @@ def styled(table: pl.DataFrame) -> Styler:
 def disagreement_rows(data: TrustData, name: str) -> pl.DataFrame:
     """Reviewed rows of the sample where label set ``name`` and the reviewers disagree."""
     return disagreements(data.rows[name])
+
+
+def language_table(runs: list[tuple[int, str]]) -> pl.DataFrame:
+    """Per language (sorted; a language with no reviewed row too) and combined, over ``runs``
+    ((run id, language) of runs that carry one): each run's random sample against the labels its
+    own estimate uses."""
+    per: dict[str, list[pl.DataFrame]] = {}
+    for run_id, language in runs:
+        data = trust_data(run_id)
+        rows = data.rows.get(data.in_use, data.rows[ANY_CONFIG])
+        per.setdefault(language, []).append(rows.select("item_key", "bucket", "Domain", "human", "judge"))
+    frames = {language: pl.concat(parts) for language, parts in per.items()}
+    items = [trust(frames[language], language) for language in sorted(frames)]
+    return trust_frame([*items, trust(pl.concat(list(frames.values())))])

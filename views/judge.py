@@ -162,6 +162,15 @@ for title, table in judge_trust.group_tables(data, shown).items():
     st.subheader(title)
     st.dataframe(judge_trust.styled(table), hide_index=True, key=f"judge_trust_{title.split()[-1].lower()}")
 
+with_language = [(r.id, r.language) for r in state.known_runs() if r.language.strip()]
+if with_language:
+    st.subheader("Per language")
+    if st.toggle(f"Across the {len(with_language)} runs that carry a language, each with the judge its estimate uses",
+                 key="judge_trust_languages"):  # fmt: skip
+        st.dataframe(judge_trust.styled(judge_trust.language_table(with_language)), hide_index=True)
+else:
+    st.caption("Per language: no run carries a language (set it on the Upload page).")
+
 st.subheader("Rows where the judge and the reviewers disagree")
 dis = judge_trust.disagreement_rows(data, shown)
 if dis.is_empty():
