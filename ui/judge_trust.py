@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
 from typing import TypeVar
 
 import pandas as pd
@@ -18,6 +17,7 @@ from scoring import judge
 from scoring.compare.paired import INTERVAL_METHOD as PAIR_INTERVAL
 from scoring.compare.paired import TEST_METHOD as PAIR_TEST
 from scoring.core.formatting import percent
+from scoring.estimate import stored_trust
 from scoring.estimate.judge_trust import (
     AGREEMENT_METHOD,
     KAPPA_METHOD,
@@ -28,8 +28,8 @@ from scoring.estimate.judge_trust import (
     trust,
     trust_by,
     trust_frame,
-    trust_rows,
 )
+from scoring.estimate.stored_trust import TrustData
 from scoring.store import database_url, judge_cache, judge_choice
 from scoring.store.judge_choice import ANY_CONFIG, JudgeConfig
 from ui import estimate_data, state
@@ -80,39 +80,11 @@ def configs(run_id: int) -> dict[JudgeConfig, int]:
                    lambda: judge_choice.configs_of(state.engine(), state.scored(run_id)["item_key"]))  # fmt: skip
 
 
-@dataclass(frozen=True)
-class TrustData:
-    """The estimate's random sample and, per label set, its reviewed rows against the judge.
-
-    ``rows`` maps a label set's name (:data:`ANY_CONFIG` or a configuration's name) to
-    :func:`scoring.estimate.judge_trust.trust_rows`; ``in_use`` names the one the estimate uses."""
-
-    reviewed: int
-    by_hand: int
-    rows: dict[str, pl.DataFrame]
-    configs: dict[str, JudgeConfig | None]
-    in_use: str
-
-
 def trust_data(run_id: int) -> TrustData:
     """Every label set of the run on the estimate's random sample (the True accuracy page's)."""
     fig = estimate_data.figures(run_id)
-
-    def compute() -> TrustData:
-        sample = fig.sample
-        keys = sample.filter(pl.col("reviewed"))["item_key"].to_list()
-        eng = state.engine()
-        choice = judge_choice.get_choice(eng, run_id)
-        sets: dict[str, JudgeConfig | None] = {ANY_CONFIG: None, **{c.name: c for c in configs(run_id)}}
-        rows = {}
-        for name, config in sets.items():
-            model, version = (config.model, config.prompt_version) if config else (None, None)
-            found = judge_cache.latest_by_item(eng, keys, model=model, prompt_version=version)
-            rows[name] = trust_rows(sample, {k: v.label for k, v in found.items()})
-        by_hand = int(sample["by_hand"].sum()) if "by_hand" in sample.columns else 0
-        return TrustData(len(keys), by_hand, rows, sets, judge_choice.describe(choice))
-
-    return _cached(("trust", run_id, *fig.revs), compute)
+    return _cached(("trust", run_id, *fig.revs),
+                   lambda: stored_trust.trust_data(state.engine(), run_id, fig.sample, configs(run_id)))  # fmt: skip
 
 
 def group_tables(data: TrustData, name: str) -> dict[str, pl.DataFrame]:
@@ -194,7 +166,7 @@ def language_table(runs: list[tuple[int, str]]) -> pl.DataFrame:
     per: dict[str, list[pl.DataFrame]] = {}
     for run_id, language in runs:
         data = trust_data(run_id)
-        rows = data.rows.get(data.in_use, data.rows[ANY_CONFIG])
+        rows = data.in_use_rows()
         per.setdefault(language, []).append(rows.select("item_key", "bucket", "Domain", "human", "judge"))
     frames = {language: pl.concat(parts) for language, parts in per.items()}
     items = [trust(frames[language], language) for language in sorted(frames)]

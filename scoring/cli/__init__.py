@@ -24,6 +24,7 @@ COMMAND_MODULES = {
     "export": "scoring.cli.export_cmd",
     "compare": "scoring.cli.compare_cmd",
     "estimate": "scoring.cli.estimate_cmd",
+    "judge-trust": "scoring.cli.trust_cmd",
 }
 
 
