@@ -502,3 +502,15 @@ def test_trust_per_language_across_the_runs_that_carry_one(
     # The other run's verdicts are carried over, not drawn from its queue: none is in its sample.
     assert rows.loc["Hindi", "reviewed"] == 14 and rows.loc["Tamil", "reviewed"] == 0
     assert rows.loc[COMBINED, "reviewed"] == 14 and rows.loc[COMBINED, "agree"] == rows.loc["Hindi", "agree"]
+
+
+def test_the_trust_section_needs_no_endpoint(engine: Engine, reviewed: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Labels can come from the command line: without an endpoint the page still shows the judge
+    against the reviewers and lets a user choose the estimate's judge."""
+    for name in judge.ENV_NAMES.values():
+        monkeypatch.delenv(name, raising=False)
+    at = open_page("judge")
+    assert any("No judge endpoint" in str(w.value).replace("\\", "") for w in at.main.warning)
+    assert not [b for b in at.button if b.key in ("judge_run", "judge_unjudged")]
+    assert "The estimate uses: latest label of any judge configuration" in texts(at)
+    assert len(frame_with(at, "configuration")) == 2

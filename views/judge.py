@@ -63,80 +63,88 @@ st.toggle("Let judge labels settle overlap_only rows without a human verdict (fi
 
 try:
     settings.check()
+    configured = True
 except InputError as exc:
     alert("warning", str(exc))
-    st.stop()
+    configured = False
+
 
 # --- the run the estimate needs: every row not yet judged by this model and prompt -----------------
-st.subheader("Judge every row not yet judged")
-unjudged = judge_trust.unjudged_items(run.id, settings.model)
-upf = judge_trust.unjudged_preflight(run.id, settings)
-ucost = "no price set" if upf.est_cost is None else f"about {upf.est_cost:.4f}"
-st.text(
-    f"Endpoint: {judge.display_url(settings.base_url)}   model: {settings.model}   prompt: {judge.PROMPT_VERSION}\n"
-    f"Rows not yet judged by this model and prompt: {upf.rows}   to send: {upf.to_send}   "
-    f"identical rows sent once: {upf.shared}   (blank responses are never sent)\n"
-    f"Estimated tokens: {upf.est_tokens}   estimated cost: {ucost}"
-)
-st.caption("The estimate's judge-assisted interval needs a label on every row from the configuration it uses: "
-           "this sends only the rows that have none yet (rows judged before with other settings are kept).")
-
-with st.expander("Another scope (the whole run again, one bucket, the rows still pending review)"):
-    scope = st.radio("Scope", state.JUDGE_SCOPES, horizontal=True, key="judge_scope")
-    bucket = "overlap_only"
-    if scope == "One bucket":
-        bucket = st.selectbox("Bucket", list(BUCKETS), index=list(BUCKETS).index("overlap_only"), key="judge_bucket")
-    items = state.judge_items(run.id, scope, bucket)
-    pf = state.judge_preflight(run.id, scope, bucket, settings)
-    cost = "no price set" if pf.est_cost is None else f"about {pf.est_cost:.4f}"
+def judge_run_section() -> None:
+    """Run the judge: the action the estimate needs first, other scopes beside it. Needs an
+    endpoint and a model; the trust section below does not (labels may come from the CLI)."""
+    st.subheader("Judge every row not yet judged")
+    unjudged = judge_trust.unjudged_items(run.id, settings.model)
+    upf = judge_trust.unjudged_preflight(run.id, settings)
+    ucost = "no price set" if upf.est_cost is None else f"about {upf.est_cost:.4f}"
     st.text(
-        f"Rows in scope: {pf.rows}   to send: {pf.to_send}   already judged (cached): {pf.cached}   "
-        f"identical rows sent once: {pf.shared}   blank (never sent): {pf.blank}\n"
-        f"Estimated tokens: {pf.est_tokens}   estimated cost: {cost}"
+        f"Endpoint: {judge.display_url(settings.base_url)}   model: {settings.model}   prompt: {judge.PROMPT_VERSION}\n"
+        f"Rows not yet judged by this model and prompt: {upf.rows}   to send: {upf.to_send}   "
+        f"identical rows sent once: {upf.shared}   (blank responses are never sent)\n"
+        f"Estimated tokens: {upf.est_tokens}   estimated cost: {ucost}"
     )
+    st.caption("The estimate's judge-assisted interval needs a label on every row from the configuration it uses: "
+               "this sends only the rows that have none yet (rows judged before with other settings are kept).")
+
+    with st.expander("Another scope (the whole run again, one bucket, the rows still pending review)"):
+        scope = st.radio("Scope", state.JUDGE_SCOPES, horizontal=True, key="judge_scope")
+        bucket = "overlap_only"
+        if scope == "One bucket":
+            bucket = st.selectbox("Bucket", list(BUCKETS), index=list(BUCKETS).index("overlap_only"),
+                                  key="judge_bucket")
+        items = state.judge_items(run.id, scope, bucket)
+        pf = state.judge_preflight(run.id, scope, bucket, settings)
+        cost = "no price set" if pf.est_cost is None else f"about {pf.est_cost:.4f}"
+        st.text(
+            f"Rows in scope: {pf.rows}   to send: {pf.to_send}   already judged (cached): {pf.cached}   "
+            f"identical rows sent once: {pf.shared}   blank (never sent): {pf.blank}\n"
+            f"Estimated tokens: {pf.est_tokens}   estimated cost: {cost}"
+        )
+
+    def _start(to_judge: list) -> None:
+        st.session_state["judge_job"] = jobs.start(engine, settings, to_judge)
+
+    @st.fragment(run_every=1.0)
+    def job_view() -> None:
+        """Polls the background job; only this fragment reruns while the judge works."""
+        job = jobs.get(st.session_state.get("judge_job"))
+        if job is None:
+            c1, c2 = st.columns(2)
+            c1.button(f"Judge every row not yet judged ({len(unjudged)})", type="primary", disabled=not unjudged,
+                      key="judge_unjudged", on_click=_start, args=(unjudged,))  # fmt: skip
+            c2.button(f"Run the judge on the other scope: {scope.lower()}", disabled=not items, key="judge_run",
+                      on_click=_start, args=(items,))  # fmt: skip
+            return
+        if not job.finished:
+            st.progress(job.done / job.total if job.total else 1.0, text=f"Judged {job.done} of {job.total}")
+            if st.button("Cancel", key="judge_cancel"):
+                job.cancel.set()
+            return
+        st.session_state.pop("judge_job", None)
+        if job.error:
+            alert("error", f"The judge run failed: {job.error}")
+        elif job.result is not None:
+            s = job.result.summary
+            msg = (f"Done: {s.requests} requests sent, {s.cached} cache hits, {s.prompt_tokens + s.completion_tokens} "
+                   f"tokens, {s.errors} errors, {s.unparsed} unparsed, {s.cancelled} cancelled.")
+            if job.result.fatal_error:
+                msg += f" Stopped by {job.result.fatal_error}."
+            st.session_state["judge_last"] = msg
+        st.rerun()
+
+    job_view()
+    if "judge_last" in st.session_state:
+        st.text(st.session_state["judge_last"])
+
+    st.subheader("Judge accuracy per domain (this model and prompt)")
+    judge_table = state.judge_table(run.id, settings.model)
+    st.dataframe(charts.percent_style(judge_table, ["accuracy", "ci_low", "ci_high"]), hide_index=True,
+                 key="judge_accuracy")
 
 
-def _start(to_judge: list) -> None:
-    st.session_state["judge_job"] = jobs.start(engine, settings, to_judge)
+if configured:
+    judge_run_section()
 
-
-@st.fragment(run_every=1.0)
-def job_view() -> None:
-    """Polls the background job; only this fragment reruns while the judge works."""
-    job = jobs.get(st.session_state.get("judge_job"))
-    if job is None:
-        c1, c2 = st.columns(2)
-        c1.button(f"Judge every row not yet judged ({len(unjudged)})", type="primary", disabled=not unjudged,
-                  key="judge_unjudged", on_click=_start, args=(unjudged,))  # fmt: skip
-        c2.button(f"Run the judge on the other scope: {scope.lower()}", disabled=not items, key="judge_run",
-                  on_click=_start, args=(items,))  # fmt: skip
-        return
-    if not job.finished:
-        st.progress(job.done / job.total if job.total else 1.0, text=f"Judged {job.done} of {job.total}")
-        if st.button("Cancel", key="judge_cancel"):
-            job.cancel.set()
-        return
-    st.session_state.pop("judge_job", None)
-    if job.error:
-        alert("error", f"The judge run failed: {job.error}")
-    elif job.result is not None:
-        s = job.result.summary
-        msg = (f"Done: {s.requests} requests sent, {s.cached} cache hits, {s.prompt_tokens + s.completion_tokens} "
-               f"tokens, {s.errors} errors, {s.unparsed} unparsed, {s.cancelled} cancelled.")
-        if job.result.fatal_error:
-            msg += f" Stopped by {job.result.fatal_error}."
-        st.session_state["judge_last"] = msg
-    st.rerun()
-
-
-job_view()
-if "judge_last" in st.session_state:
-    st.text(st.session_state["judge_last"])
-
-st.subheader("Judge accuracy per domain (this model and prompt)")
-judge_table = state.judge_table(run.id, settings.model)
-st.dataframe(charts.percent_style(judge_table, ["accuracy", "ci_low", "ci_high"]), hide_index=True,
-             key="judge_accuracy")
 
 # --- can this judge be trusted? ---------------------------------------------------------------------
 st.header("Can this judge be trusted?")
