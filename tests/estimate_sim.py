@@ -118,7 +118,23 @@ def regimes() -> dict[str, Regime]:
         n[:, :2] = np.minimum(size[:, :2], n[:, :2] * 4)
         return review(rng, size, right, n)
 
+    def planned(rng: np.random.Generator) -> Run:  # a pilot for +-5 points, then the plan for +-2
+        from scoring.estimate.planner import plan_review
+
+        size, right = population(rng, 20000, 5)
+        empty = Run(size, right, np.zeros_like(size), np.zeros_like(size))
+        n = np.zeros_like(size)
+        k = np.zeros_like(size)
+        for half_width in (0.05, 0.02):
+            plan = plan_review(empty.strata() if n.sum() == 0 else Run(size, right, n, k).strata(), half_width)
+            want = plan.strata["planned"].to_numpy().reshape(size.shape)
+            extra = np.maximum(want - n, 0)
+            k = k + rng.hypergeometric(right - k, (size - right) - (n - k), extra)
+            n = n + extra
+        return Run(size, right, n, k)
+
     return {
+        "planned +-2 after a +-5 pilot": planned,
         "3,000 rows, 200 reviewed": realistic(3000, 6, 200),
         "8,000 rows, 400 reviewed": realistic(8000, 8, 400),
         "20,000 rows, 800 reviewed": realistic(20000, 8, 800),

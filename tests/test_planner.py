@@ -71,10 +71,10 @@ def test_a_sub_scope_in_the_order_is_that_scope_s_own_random_order() -> None:
 
 
 def test_plan_with_no_reviews_uses_the_prior_and_the_closed_form() -> None:
-    # One stratum of 20,000 rows, prior 0.5: the estimator's variance 0.25 (1 - n/N)/(n + z²) = (h/z)²
-    # gives n = (0.25 - h²)/((h/z)² + 0.25/N) = (0.25 - 0.0004)/(1.0412e-4 + 1.25e-5) = 2140.15 -> 2141.
+    # One stratum of 20,000 rows, prior 0.5: the estimator's variance 0.25 (1 - n/N)/(n - 1) = V = (h/z)²
+    # gives n = (0.25 + V)/(V + 0.25/N) = 0.2501041/(1.04123e-4 + 1.25e-5) = 2144.5 -> 2145.
     plan = plan_review(make_sample(["both_pass"] * 20_000, ["Art"] * 20_000, [None] * 20_000), 0.02)
-    assert (plan.planned, plan.reviewed, plan.remaining) == (2141, 0, 2141)
+    assert (plan.planned, plan.reviewed, plan.remaining) == (2145, 0, 2145)
     assert plan.expected_half_width == pytest.approx(0.02, abs=1e-4) and plan.expected_half_width <= 0.02
     assert tuple(plan.strata.columns) == PLAN_COLUMNS
     assert plan.strata.row(0, named=True)["prior"] and plan.strata.row(0, named=True)["rate"] == 0.5
@@ -84,7 +84,7 @@ def test_plan_with_no_reviews_uses_the_prior_and_the_closed_form() -> None:
 def test_neyman_allocation_worked_numbers() -> None:
     # N = 8000 and 2000 (W 0.8, 0.2), p 0.9 and 0.5 (S 0.3, 0.5). Textbook: n_h ∝ N_h S_h = 2400 : 1000,
     # n = (sum W S)² / (V + sum W S²/N) = 0.34² / ((0.02/1.96)² + 0.122/10000) = 0.1156/1.1633e-4 = 993.7.
-    # The estimator's Wilson-adjusted variance (n + z², the centre pulled towards 0.5) asks a few more.
+    # The estimator's p(1-p)/(n-1) asks a row or two more.
     n = allocate(np.array([8000.0, 2000.0]), np.array([0.9, 0.5]), np.array([0.3, 0.5]), np.array([2.0, 2.0]), 0.02)
     assert n.sum() == pytest.approx(993.7, rel=0.02)
     assert n[0] / n[1] == pytest.approx(2.4, rel=0.02)
@@ -180,9 +180,13 @@ def test_reviewing_the_planned_rows_gives_the_planned_width_and_covers_the_truth
         widths.append(est.half_width)
         planned.append(plan.planned)
     coverage, widths = float(np.mean(covered)), np.array(widths)
-    print(f"coverage {coverage:.3f}, half-width mean {widths.mean():.4f} [{widths.min():.4f}, {widths.max():.4f}], "
-          f"rows reviewed mean {np.mean(planned):.0f}")
-    assert 0.91 <= coverage <= 0.99, coverage
-    assert widths.mean() == pytest.approx(TARGET, rel=0.1), widths.mean()
-    assert widths.min() > 0.015 and widths.max() < 0.025
+    under = float(np.mean(widths <= TARGET))
+    line = (f"coverage {coverage:.3f}, half-width mean {widths.mean():.4f} median {np.median(widths):.4f} "
+            f"[{widths.min():.4f}, {widths.max():.4f}], at or under +-{TARGET}: {under:.3f}, "
+            f"rows reviewed mean {np.mean(planned):.0f}")  # fmt: skip
+    print(line)
+    assert 0.94 <= coverage <= 0.97, line
+    assert under >= 0.90, line  # a finished plan gives what was asked
+    assert widths.mean() >= 0.85 * TARGET, line  # and not much more: reviews are not wasted
+    assert widths.max() < 1.1 * TARGET, line
     assert np.mean(planned) < 0.5 * (0.25 - TARGET**2) / ((TARGET / Z95) ** 2 + 0.25 / N_ROWS)  # far below worst case

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import polars as pl
 
@@ -77,10 +78,14 @@ def raw_accuracy(sample: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([per_domain, combined], how="vertical_relaxed").with_columns(pl.col("rows").cast(pl.Int64))
 
 
-def run_estimate(final: pd.DataFrame | pl.DataFrame, half_width: float = 0.02, z: float = Z95) -> RunEstimate:
+def run_estimate(
+    final: pd.DataFrame | pl.DataFrame, half_width: float = 0.02, z: float = Z95,
+    rank: np.ndarray | None = None, served: np.ndarray | None = None,
+) -> RunEstimate:  # fmt: skip
     """All of a run's figures from its final verdicts (:func:`scoring.review.final_verdicts`'s
-    frame, judge labels optional): see :class:`RunEstimate`."""
-    sample = reviewed_sample(final)
+    frame, judge labels optional): see :class:`RunEstimate`. ``rank`` and ``served`` (per row)
+    apply the random-sample rule (:func:`scoring.estimate.reviewed_sample`)."""
+    sample = reviewed_sample(final, rank, served)
     strata = build_strata(sample)
     adjudicated_input = final.select("Domain", "final_verdict").to_pandas() if isinstance(final, pl.DataFrame) else (
         final)  # fmt: skip
