@@ -4,8 +4,11 @@ Prints, per domain and combined, each metric's raw accuracy, the adjudicated fig
 rows as a range) and the estimated true accuracy with its 95% interval, naming the method and the
 strata that fell back to their bucket; then precision, recall, specificity and the Rogan-Gladen
 corrected accuracy of each metric (and the judge, when labels are stored) against the reviewers;
-then the review plan for ``--half-width`` (default 0.02, i.e. +-2 points). ``--json`` prints the
-same as JSON.
+then the review plan for ``--half-width`` (default 0.02, i.e. +-2 points). When the judge has
+labelled the run (or ``--judge-model M`` names a model whose stored labels to use), the
+judge-assisted estimate (stratified PPI++) beside the human-only one, with the effective number of
+reviews, and its plan with what the judge is worth in reviews. ``--json`` prints the same as JSON
+(``judge_assisted`` only when there are judge labels).
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from scoring.cli.common import guarded, register
 from scoring.core.errors import InputError
 from scoring.core.formatting import percent
 from scoring.estimate import MetricQuality, Ratio, RunEstimate
+from scoring.estimate.judged import JudgeFigures, judge_figures, with_labels
 from scoring.estimate.stored import StoredRun, stored_estimate
 from scoring.export import open_existing
-from scoring.store import database_url
+from scoring.store import database_url, judge_cache
 
 DEFAULT_HALF_WIDTH = 0.02
 
@@ -32,6 +36,8 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--half-width", type=float, default=DEFAULT_HALF_WIDTH, metavar="H",
         help="plan the reviews for a 95%% interval of +-H (a share: 0.02 is +-2 points; default 0.02)",
     )  # fmt: skip
+    parser.add_argument("--judge-model", metavar="M",
+                        help="use model M's stored judge labels for the judge-assisted estimate (default: the run's)")
 
 
 def _check_half_width(value: float) -> float:
@@ -41,15 +47,52 @@ def _check_half_width(value: float) -> float:
     return value
 
 
-def report(run: StoredRun, figures: RunEstimate) -> dict:
+def report(run: StoredRun, figures: RunEstimate, judged: JudgeFigures | None = None) -> dict:
     """Everything the text report prints, as JSON-ready values."""
     info = run.info
-    return {
+    out = {
         "run": {"id": info.id, "name": info.name, "model": info.model, "language": info.language, "rows": info.n_rows},
         "reviewed": int(figures.sample["reviewed"].sum()),
         "in_conflict": int(figures.sample["conflict"].sum()),
         **figures.as_dict(),
     }
+    if judged is not None:
+        side_by_side = judged.comparison(figures.accuracy.table()).to_dicts()
+        out["judge_assisted"] = {**judged.as_dict(), "comparison": side_by_side}
+    return out
+
+
+def judged_figures(engine, figures: RunEstimate, model: str | None, half_width: float) -> JudgeFigures | None:  # noqa: ANN001
+    """The judge-assisted figures from the run's judge labels, or model ``model``'s stored ones."""
+    sample = figures.sample
+    if model is not None:
+        found = judge_cache.latest_by_item(engine, sample["item_key"].to_list(), model=model)
+        if not found:
+            raise InputError(f"No stored judge label by model {model!r} on this run.")
+        sample = with_labels(sample, {key: verdict.label for key, verdict in found.items()})
+    return judge_figures(sample, half_width, model=model)
+
+
+def _judged_lines(figures: RunEstimate, judged: JudgeFigures) -> list[str]:
+    table = judged.comparison(figures.accuracy.table())
+    width = max(len("domain"), *(len(s) for s in table["scope"]))
+    whose = f"model {judged.model}'s labels" if judged.model else "the run's judge labels"
+    lines = [f"Judge-assisted estimate ({whose} on every row, corrected by the reviewed random sample)",
+             f"{'domain':<{width}} {'rows':>8} {'judged':>8} {'reviewed':>8}  {'human-only (95%)':<24} "
+             f"{'judge-assisted (95%)':<24} effective reviews"]  # fmt: skip
+    for r in table.to_dicts():
+        human = f"{percent(r['human_estimate'])} [{percent(r['human_ci_low'])}, {percent(r['human_ci_high'])}]"
+        ppi = f"{percent(r['judge_estimate'])} [{percent(r['judge_ci_low'])}, {percent(r['judge_ci_high'])}]"
+        lines.append(f"{r['scope']:<{width}} {r['rows']:>8} {r['judged']:>8} {r['reviewed']:>8}  {human:<24} "
+                     f"{ppi:<24} {r['effective_reviews']:,.0f}")  # fmt: skip
+    lines.append(f"method: {judged.method}")
+    plan = judged.plan
+    points = f"+-{plan.plan.half_width * 100:g} points"
+    lines.append(f"Plan with the judge for {points}: {plan.plan.planned:,} rows planned, {plan.plan.remaining:,} "
+                 f"remaining (without its labels {plan.human_planned:,}): the judge is worth {plan.saved:,} reviews "
+                 "here")  # fmt: skip
+    lines.append(f"method: {plan.plan.method}")
+    return lines
 
 
 def _ratio(r: Ratio) -> str:
@@ -116,12 +159,14 @@ def _plan_lines(figures: RunEstimate) -> list[str]:
     return lines
 
 
-def _text(run: StoredRun, figures: RunEstimate, info: dict) -> str:
+def _text(run: StoredRun, figures: RunEstimate, info: dict, judged: JudgeFigures | None = None) -> str:
     r = run.info
     language = f" ({r.language})" if r.language else ""
     conflicts = f", {info['in_conflict']} in conflict (not counted as reviewed)" if info["in_conflict"] else ""
     head = f"Run #{r.id} {r.name}{language}: {r.n_rows:,} rows, {info['reviewed']:,} reviewed{conflicts}"
     parts = [[head], _comparison_lines(figures), _metric_lines(figures.metrics), _plan_lines(figures)]
+    if judged is not None:
+        parts.insert(2, _judged_lines(figures, judged))
     return "\n\n".join("\n".join(p) for p in parts)
 
 
@@ -133,10 +178,11 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         half_width = _check_half_width(args.half_width)
         engine = open_existing(args.db or database_url())
         run, figures = stored_estimate(engine, args.run, half_width)
-        info = report(run, figures)
+        judged = judged_figures(engine, figures, args.judge_model, half_width)
+        info = report(run, figures, judged)
         if args.json:
             print(json.dumps(info, ensure_ascii=False, indent=2))
             return
-        print(_text(run, figures, info))
+        print(_text(run, figures, info, judged))
 
     return guarded(body)

@@ -1,0 +1,66 @@
+"""The judge-assisted figures of a run beside its human-only ones: the estimate (:mod:`.ppi`) and
+the plan (:mod:`.ppi_plan`) from the same sample, one table per scope with both estimates, and a
+sample's judge labels swapped for one model's (``python -m scoring estimate --judge-model M``).
+
+Kept apart from :mod:`.summary` so a run without judge labels computes, shows and prints exactly
+what it did before: :func:`judge_figures` is None for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import polars as pl
+
+from scoring.core.adjudication import judge_correct
+from scoring.core.stats import Z95
+from scoring.estimate.ppi import PPI_METHOD, JudgeAssisted, judge_assisted, sample_arrays
+from scoring.estimate.ppi_plan import JudgePlan, plan_arrays
+from scoring.estimate.strata import Strata, build_strata
+
+#: Columns of :meth:`JudgeFigures.comparison`.
+JUDGED_COLUMNS = ("scope", "rows", "reviewed", "judged", "human_estimate", "human_ci_low", "human_ci_high",
+                  "judge_estimate", "judge_ci_low", "judge_ci_high", "effective_reviews")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class JudgeFigures:
+    """A run's judge-assisted estimate and plan (``model``: whose labels, None = the run's own)."""
+
+    estimate: JudgeAssisted
+    plan: JudgePlan
+    model: str | None = None
+    method: str = PPI_METHOD
+
+    def comparison(self, human: pl.DataFrame) -> pl.DataFrame:
+        """Per domain and combined (:data:`JUDGED_COLUMNS`): the human-only estimate (``human``:
+        :meth:`scoring.estimate.AccuracyEstimate.table`) beside the judge-assisted one."""
+        judged = self.estimate.table().select(
+            "scope", "rows", "judged", pl.col("reviewed"), judge_estimate="estimate", judge_ci_low="ci_low",
+            judge_ci_high="ci_high", effective_reviews="effective_reviews")  # fmt: skip
+        ours = human.select("scope", human_estimate="estimate", human_ci_low="ci_low", human_ci_high="ci_high")
+        return judged.join(ours, on="scope", how="left", maintain_order="left").select(JUDGED_COLUMNS)
+
+    def as_dict(self) -> dict:
+        return {"model": self.model, **self.estimate.as_dict(), "plan": self.plan.as_dict()}
+
+
+def judge_figures(sample: pl.DataFrame, half_width: float = 0.02, strata: Strata | None = None,
+                  model: str | None = None, z: float = Z95) -> JudgeFigures | None:  # fmt: skip
+    """The judge-assisted estimate and plan of a sample (:func:`scoring.estimate.reviewed_sample`),
+    None when the judge labelled none of its rows."""
+    estimate = judge_assisted(sample, strata, z)
+    if estimate is None:
+        return None
+    strata = strata or build_strata(sample)
+    truth, judge, missing = sample_arrays(sample)
+    return JudgeFigures(estimate, plan_arrays(strata, truth, judge, missing, half_width, z), model)
+
+
+def with_labels(sample: pl.DataFrame, labels: Mapping[str, str]) -> pl.DataFrame:
+    """``sample`` with its ``judge_correct`` read from ``labels`` (item key -> judge label) instead."""
+    found = pl.DataFrame({"item_key": list(labels), "_label": list(labels.values())},
+                         schema={"item_key": pl.String, "_label": pl.String})  # fmt: skip
+    joined = sample.join(found, on="item_key", how="left", maintain_order="left")
+    return joined.with_columns(judge_correct=judge_correct(pl.col("_label"))).drop("_label")

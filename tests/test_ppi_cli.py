@@ -1,0 +1,70 @@
+"""``python -m scoring estimate`` with judge labels: the judge-assisted estimate beside the
+human-only one, ``--judge-model``, and a run without labels printing what it printed before."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_estimate_cli import database  # noqa: F401  (the fixture: a run with three judge labels by model "m")
+
+from scoring import store
+from scoring.cli import main
+from scoring.estimate.ppi import PPI_METHOD
+from scoring.estimate.ppi_plan import PPI_PLAN_METHOD
+from scoring.store import judge_cache, make_engine
+
+
+def test_json_prints_both_estimates_side_by_side(database, capsys) -> None:  # noqa: F811
+    url, _, run = database
+    assert main(["estimate", "--run", str(run.id), "--db", url, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    judged = info["judge_assisted"]
+    assert judged["method"] == PPI_METHOD and judged["model"] is None
+    assert judged["combined"]["judged"] == 3 and judged["combined"]["rows"] == 14
+    rows = {r["scope"]: r for r in judged["comparison"]}
+    human = {r["scope"]: r for r in info["comparison"]}
+    assert set(rows) == {"Art", "Sci", "combined"}
+    for scope, r in rows.items():
+        assert r["human_estimate"] == pytest.approx(human[scope]["estimate"])
+        assert 0 <= r["judge_ci_low"] <= r["judge_estimate"] <= r["judge_ci_high"] <= 1
+        assert r["effective_reviews"] > 0
+    assert judged["plan"]["method"] == PPI_PLAN_METHOD
+    assert judged["plan"]["saved"] == max(0, judged["plan"]["human_planned"] - judged["plan"]["planned"])
+
+
+def test_text_names_the_method_and_what_the_judge_is_worth(database, capsys) -> None:  # noqa: F811
+    url, _, run = database
+    assert main(["estimate", "--run", str(run.id), "--db", url]) == 0
+    out = capsys.readouterr().out
+    assert "Judge-assisted estimate (the run's judge labels on every row" in out
+    assert f"method: {PPI_METHOD}" in out and f"method: {PPI_PLAN_METHOD}" in out
+    assert "the judge is worth" in out and "reviews here" in out
+    assert out.index("Judge-assisted estimate") < out.index("Metrics against the reviewers")
+
+
+def test_judge_model_picks_one_model_s_labels(database, capsys) -> None:  # noqa: F811
+    url, engine, run = database
+    keys = store.load_table(engine, run.id)["item_key"].to_list()
+    judge_cache.save(engine, [{"cache_key": "d" * 64, "item_key": keys[1], "model": "other", "prompt_version": "v",
+                               "label": "CORRECT"}])  # fmt: skip
+    assert main(["estimate", "--run", str(run.id), "--db", url, "--json", "--judge-model", "other"]) == 0
+    judged = json.loads(capsys.readouterr().out)["judge_assisted"]
+    assert judged["model"] == "other" and judged["combined"]["judged"] == 1
+    assert main(["estimate", "--run", str(run.id), "--db", url, "--judge-model", "m"]) == 0
+    assert "Judge-assisted estimate (model m's labels" in capsys.readouterr().out
+    assert main(["estimate", "--run", str(run.id), "--db", url, "--judge-model", "nobody"]) == 2
+    assert capsys.readouterr().err == "error: No stored judge label by model 'nobody' on this run.\n"
+
+
+def test_a_run_without_judge_labels_prints_no_judge_assisted_part(tmp_path, capsys) -> None:
+    url = f"sqlite:///{tmp_path / 'plain.db'}"
+    engine = make_engine(url)
+    run = store.save_run(engine, b"question,answer,Domain,response\nq1,Delhi,Art,Delhi\nq2,Agra,Art,Pune\n",
+                         "plain.csv").run  # fmt: skip
+    assert main(["estimate", "--run", str(run.id), "--db", url, "--json"]) == 0
+    assert "judge_assisted" not in json.loads(capsys.readouterr().out)
+    assert main(["estimate", "--run", str(run.id), "--db", url]) == 0
+    assert "Judge-assisted" not in capsys.readouterr().out
+    engine.dispose()
+
