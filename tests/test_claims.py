@@ -16,7 +16,7 @@ from sqlalchemy import Engine, update
 
 from scoring import review, store
 from scoring.core.errors import NotSaved
-from scoring.review.queue import QueueScope, claim_in_queue, hold
+from scoring.review.queue import QueueScope, claim_in_queue, hold, team_progress
 from scoring.store import claims, make_engine
 from scoring.store.tables import Claim, utcnow
 
@@ -305,3 +305,20 @@ def test_a_row_reopened_by_an_undo_is_held_so_nobody_else_is_handed_it(engine: E
     review.record_mark(engine, first, run_id, "alice", "wrong")
     assert claim_in_queue(scope, engine, run_id, "alice") == order[1]  # back to the row she held
     assert not hold(engine, run_id, "bob", first)  # marked once: not bob's in the default mode
+
+
+def test_verdict_counts_are_reviewers_with_a_verdict_in_force_and_give_the_team_progress(engine: Engine) -> None:
+    run_id, scope = team_scope(engine, 6)
+    order = [str(k) for k in scope.item_keys]
+    review.record_mark(engine, order[0], run_id, "alice", "correct")
+    review.record_mark(engine, order[0], run_id, "alice", "wrong")  # a changed verdict is still one
+    review.record_mark(engine, order[0], run_id, "bob", "wrong")
+    review.record_mark(engine, order[1], run_id, "carol", "correct")
+    review.record_mark(engine, order[2], run_id, "carol", "correct")
+    review.undo_last_mark(engine, "carol")  # order[2] has no verdict in force any more
+    review.record_skip(engine, order[3], run_id, "dave")  # a skip is no verdict
+    counts = claims.verdict_counts(engine)
+    assert counts == {order[0]: 2, order[1]: 1}
+    combined = team_progress(scope, counts).iloc[-1]
+    assert (int(combined["n"]), int(combined["reviewed"])) == (6, 2)
+    assert review.scope_progress(scope, engine).iloc[-1]["reviewed"] == 2  # the same as from the events

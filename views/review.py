@@ -14,8 +14,8 @@ from scoring.core import search
 from scoring.core.errors import NotSaved
 from scoring.core.protocols import BUCKETS
 from scoring.review import my_verdicts
-from scoring.review.queue import claim_in_queue, hold
-from scoring.store.claims import DOUBLE_BLIND, SECOND_OPINION, SPLIT
+from scoring.review.queue import claim_in_queue, hold, team_progress
+from scoring.store.claims import DOUBLE_BLIND, SECOND_OPINION, SPLIT, verdict_counts
 from ui import keys, state
 from ui.display import alert, md_escape, show_row, verdict_caption
 
@@ -218,7 +218,7 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
                "press Esc to leave it, then a key, or click a button.")  # fmt: skip
 
 
-def _claimed(scope: review.QueueScope) -> int | None:
+def _claimed(scope: review.QueueScope, counts: dict[str, int]) -> int | None:
     """The row claimed for this reviewer under the scope's rule (None: no row is left that the
     rule hands out and that is free). A claim the busy database could not write keeps the row
     on screen (a failed press left it there) rather than hand out one another reviewer holds."""
@@ -226,7 +226,7 @@ def _claimed(scope: review.QueueScope) -> int | None:
         if loop.opened is not None:  # shown on purpose: held while on screen, whatever the order
             hold(engine, run.id, reviewer, str(frame.iloc[loop.opened]["item_key"]), rule)
             return loop.opened
-        return claim_in_queue(scope, engine, run.id, reviewer, rule)
+        return claim_in_queue(scope, engine, run.id, reviewer, rule, counts)
     except NotSaved:
         alert("warning", "The database is busy: the row could not be held for you. The next press or a refresh "
                          "tries again.")  # fmt: skip
@@ -273,12 +273,13 @@ def queue_view() -> None:
     st.session_state["db_unreachable"] = False
     mine_done, total = int(prog.iloc[-1]["reviewed"]), int(prog.iloc[-1]["n"])
     who = "you" if reviewer else "anyone"
+    try:
+        counts = verdict_counts(engine) if reviewer else {}  # read once: the claim and the team's progress
+    except store.DatabaseError:
+        _offline()
+        return
     if reviewer and rule == SPLIT:  # the team splits the scope: its progress is everyone's marks
-        try:
-            prog = review.scope_progress(scope, engine, None)
-        except store.DatabaseError:
-            _offline()
-            return
+        prog = team_progress(scope, counts)
         who = "anyone: the team shares this scope"
     done = int(prog.iloc[-1]["reviewed"])
     st.progress(done / total if total else 1.0, text=f"Reviewed {done} of {total} in this scope (rows marked by {who})")
@@ -290,7 +291,7 @@ def queue_view() -> None:
                 "(since this tab opened the queue).")  # fmt: skip
     if reviewer:
         try:
-            first = _claimed(scope)
+            first = _claimed(scope, counts)
         except store.DatabaseError:
             _offline()
             return

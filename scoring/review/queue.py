@@ -6,7 +6,7 @@ own marks, not to the run's size.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +18,7 @@ from scoring.core.order import review_order
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
 from scoring.store.audit import AUDIT
-from scoring.store.claims import SPLIT, ClaimRule, claim_next
+from scoring.store.claims import SPLIT, ClaimRule, claim_next, verdict_counts
 from scoring.store.verdict_log import STATE_COLUMNS, read_events, reviewer_state
 
 # --------------------------------------------------------------------------- queue and progress
@@ -176,20 +176,30 @@ def next_in_queue(scope: QueueScope, engine: Engine, reviewer: str | None) -> in
 
 
 def claim_in_queue(
-    scope: QueueScope, engine: Engine, run_id: int, reviewer: str, rule: ClaimRule = SPLIT
-) -> int | None:
+    scope: QueueScope, engine: Engine, run_id: int, reviewer: str, rule: ClaimRule = SPLIT,
+    counts: Mapping[str, int] | None = None,
+) -> int | None:  # fmt: skip
     """row_idx of the row claimed for ``reviewer`` next (see :mod:`scoring.store.claims`): the
     first in queue order that ``rule`` wants, without their verdict and held by nobody else,
     their skipped rows last. None when no such row is left (or free) right now.
 
     With :data:`~scoring.store.claims.SPLIT` reviewers of one scope get different rows, each the
     front of what is left, so the rows a team has reviewed stay a prefix of the seeded order.
+    ``counts`` (:func:`~scoring.store.claims.verdict_counts`, read here when not given) passes
+    over the rows the rule no longer wants; each try still re-checks on fresh data.
     """
     marked, skipped = reviewer_state(engine, reviewer, None)
-    done = set(marked)
-    candidates = [k for k in dict.fromkeys(scope.item_keys) if k not in done]
-    key = claim_next(engine, run_id, reviewer, candidates, rule=rule, skipped=set(skipped))
+    counts = verdict_counts(engine) if counts is None else counts
+    given = pd.Series(scope.item_keys, dtype=object).map(counts).fillna(0).to_numpy()
+    wanted = (given >= rule.least) & (given < rule.needed) & ~isin(scope.item_keys, marked)
+    key = claim_next(engine, run_id, reviewer, scope.item_keys[wanted], rule=rule, skipped=set(skipped))
     return int(scope.row_idx[scope.positions[key][0]]) if key is not None else None
+
+
+def team_progress(scope: QueueScope, counts: Mapping[str, int]) -> pd.DataFrame:
+    """The table of :func:`scope_progress` counting every reviewer's verdicts, from
+    :func:`~scoring.store.claims.verdict_counts` (read once per press for the claim as well)."""
+    return _progress_table(scope.domains, _done(scope, (k for k, n in counts.items() if n)))
 
 
 def hold(engine: Engine, run_id: int, reviewer: str, item_key: str, rule: ClaimRule = SPLIT) -> bool:

@@ -16,6 +16,7 @@ at once never get the same item.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -135,6 +136,20 @@ def _in_force(item_key: str, reviewer: str):
         mark.item_key == item_key, mark.reviewer == reviewer, mark.action == "mark",
         ~exists().where(undo.undoes == mark.id),
     )  # fmt: skip
+
+
+def verdict_counts(engine: Engine) -> dict[str, int]:
+    """Item key -> how many reviewers have a verdict in force on it (the count a claim checks),
+    for every item with one, from one query, so a queue passes over the front its team has
+    finished at once instead of reading it window by window. (Counted here: SQLite's
+    ``COUNT(DISTINCT)`` with ``GROUP BY`` took three times as long.)"""
+    undone = select(VerdictEvent.undoes).where(VerdictEvent.undoes.is_not(None))
+    stmt = select(VerdictEvent.item_key, VerdictEvent.reviewer).where(
+        VerdictEvent.action == "mark", VerdictEvent.id.not_in(undone)
+    )
+    with engine.connect() as conn:
+        pairs = {(key, who) for key, who in conn.execute(stmt).all()}
+    return dict(Counter(str(key) for key, _ in pairs))
 
 
 def _try_claim(engine: Engine, item_key: str, run_id: int, reviewer: str, now: datetime, ttl: timedelta,
