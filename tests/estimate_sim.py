@@ -142,3 +142,23 @@ def regimes() -> dict[str, Regime]:
         "strata of 1-5 rows": tiny_strata,
         "skewed domains": skewed,
     }
+
+
+def rows_of(rng: np.random.Generator, run: Run, judge: tuple[float, float] = (0.92, 0.85)) -> dict[str, np.ndarray]:
+    """The run as rows: bucket and domain indices, truth, whether reviewed (a simple random
+    sample of each cell of ``run.reviewed`` rows), and a judge label right with probability
+    ``judge`` = (sensitivity, specificity) varying a little by domain."""
+    cells = run.size.ravel()
+    cell = np.repeat(np.arange(len(cells)), cells)
+    truth = np.zeros(len(cell), dtype=bool)
+    reviewed = np.zeros(len(cell), dtype=bool)
+    start = 0
+    for size, right, n in zip(cells, run.right.ravel(), run.reviewed.ravel()):
+        truth[start : start + size] = rng.permutation(np.arange(size) < right)
+        reviewed[start : start + n] = True
+        start += size
+    bucket, domain = cell // run.domains, cell % run.domains
+    se = np.clip(judge[0] + rng.normal(0, 0.03, run.domains), 0, 1)[domain]
+    sp = np.clip(judge[1] + rng.normal(0, 0.05, run.domains), 0, 1)[domain]
+    says = np.where(truth, rng.random(len(cell)) < se, rng.random(len(cell)) >= sp)
+    return {"bucket": bucket, "domain": domain, "truth": truth, "reviewed": reviewed, "judge": says}

@@ -263,12 +263,13 @@ def test_precision_recall_specificity_and_rogan_gladen_worked_numbers() -> None:
 
 def test_a_ratio_from_one_random_sample_is_the_wilson_interval() -> None:
     # One stratum, exact passes every row: precision = the share correct, 412 of 500 reviewed out of
-    # 100,000 rows. Kish n_eff = p(1-p)/(s²/n (1 - f)) = (n-1)/(1-f) = 499/0.995 = 501.5: Wilson on
-    # it is the notes' [0.7882, 0.8549] (412/500) to three decimals.
+    # 100,000 rows. At the shrunk share q (the same in the variance and the effective n), Kish
+    # n_eff = q(1-q)/(q(1-q)/(n-1) (1 - f)) = (n-1)/(1-f) = 499/0.995 = 501.5 (to 1e-5: the share of
+    # passes, 1, is shrunk by one pseudo-row too): Wilson on it is the notes' [0.7882, 0.8549].
     sample = cells(("both_pass", "Art", 100_000, 500, 412))
     precision = metric_quality(sample)[0].precision
     assert precision.value == pytest.approx(0.824)
-    assert precision.effective_n == pytest.approx(499 / (1 - 500 / 100_000), rel=1e-9)
+    assert precision.effective_n == pytest.approx(499 / (1 - 500 / 100_000), rel=1e-5)
     assert (precision.ci_low, precision.ci_high) == (pytest.approx(0.7882, abs=5e-4), pytest.approx(0.8549, abs=5e-4))
 
 

@@ -14,14 +14,26 @@ the stratified estimate of :mod:`.estimator` (raw = TP + FP, Se = TP/T, Sp = TN/
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import polars as pl
 
+from scoring.core.protocols import BUCKETS
 from scoring.core.stats import Z95, rogan_gladen, wilson_centre, wilson_from_share
 from scoring.estimate.sample import check_sample
-from scoring.estimate.strata import NONE, Strata, Weights, build_strata, cell_sums, linear_variances, shares, weights
+from scoring.estimate.strata import (
+    NONE,
+    SHRINK,
+    Strata,
+    Weights,
+    build_strata,
+    cell_sums,
+    fpc,
+    linear_variances,
+    shares,
+    weights,
+)
 
 RATIO_METHOD = (
     "Stratified ratio estimates over bucket x domain (cells weighted by size); 95% interval: Wilson score "
@@ -97,6 +109,30 @@ class _Linear:
     mass: float  # the denominator's estimated share of the covered rows
 
 
+def _shrunk(strata: Strata, k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Per cell, ``(k + q_B)/(n + 1)``: the share ``k/n`` moved by one pseudo-row toward its
+    bucket's Jeffreys-smoothed pooled share ``q_B`` (as :func:`.strata.shrunk_shares`)."""
+    n_b = np.bincount(strata.bucket, weights=n, minlength=len(BUCKETS))
+    k_b = np.bincount(strata.bucket, weights=k, minlength=len(BUCKETS))
+    pooled = ((k_b + 0.5) / (n_b + 1.0))[strata.bucket]
+    return (k + SHRINK * pooled) / (n + SHRINK)
+
+
+def ratio_variances(strata: Strata, num: np.ndarray, den: np.ndarray, value: float, bottom: float) -> np.ndarray:
+    """Per cell, the variance of the mean of ``u = den (x - R)/bottom`` (``num = den x``, both
+    0/1) over its reviewed rows: ``(E[u²] - E[u]²)/(n - 1)`` times ``1 - n/N``, with the share of
+    ``den`` and the share of ``x`` within it each shrunk toward the bucket's (:func:`_shrunk`). A
+    stratum whose reviewed passes are all correct so keeps a variance, as its true precision may
+    be below 1 (the linearised sample variance gave it 0, and 82-85% coverage)."""
+    rows = strata.reviewed
+    d = _shrunk(strata, cell_sums(strata, den), rows)
+    q = _shrunk(strata, cell_sums(strata, num), cell_sums(strata, den))
+    mean = d * (q - value) / bottom
+    square = d * (q * (1 - value) ** 2 + (1 - q) * value**2) / bottom**2
+    spread = np.maximum(square - mean**2, 0.0)
+    return np.divide(spread, np.maximum(rows - 1, 1.0), out=np.zeros(len(rows)), where=rows > 0) * fpc(strata)
+
+
 def _ratio(strata: Strata, w: Weights, num: np.ndarray, den: np.ndarray, z: float) -> _Linear | None:
     top = float(np.dot(w.a, shares(strata, cell_sums(strata, num))))
     bottom = float(np.dot(w.a, shares(strata, cell_sums(strata, den))))
@@ -105,14 +141,24 @@ def _ratio(strata: Strata, w: Weights, num: np.ndarray, den: np.ndarray, z: floa
         return None
     value = min(1.0, max(0.0, top / bottom))
     u = (num - value * den) / bottom
-    variance = float(np.dot(w.a**2, linear_variances(strata, u)))
+    variance = float(np.dot(w.a**2, ratio_variances(strata, num, den, value, bottom)))
     used = w.a > 0
     census = bool(np.all(strata.reviewed[used] >= strata.size[used]))
     if census:
         return _Linear(Ratio(value, value, value, reviewed, None), u, 0.0, True, bottom)
-    n_eff = value * (1 - value) / variance if variance > 0 and 0 < value < 1 else float(reviewed)
+    # The effective n at the shrunk ratio (never 0 or 1), so all-correct passes still give an interval
+    centre = float(np.dot(w.a, shrunk_num(strata, num, den))) / bottom
+    centre = min(max(centre, 1e-9), 1 - 1e-9)
+    n_eff = centre * (1 - centre) / variance if variance > 0 else float(reviewed)
     low, high = wilson_from_share(value, n_eff, z)
     return _Linear(Ratio(value, low, high, reviewed, n_eff), u, variance, False, bottom)
+
+
+def shrunk_num(strata: Strata, num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """Per cell, the share of ``den`` times the shrunk share of ``x`` within it: the cell's
+    shrunk numerator, whose weighted sum over the denominator is the ratio's shrunk centre."""
+    d = shares(strata, cell_sums(strata, den))
+    return d * _shrunk(strata, cell_sums(strata, num), cell_sums(strata, den))
 
 
 def _widen(part: _Linear | None, pessimistic: float, optimistic: float) -> Ratio:
@@ -197,9 +243,43 @@ def _quality(metric: str, sample: pl.DataFrame, z: float) -> MetricQuality:
 
 
 def metric_quality(sample: pl.DataFrame, z: float = Z95) -> list[MetricQuality]:
-    """Exact, overlap, and the judge when any row has a judge verdict (``judge_correct``)."""
+    """Exact, overlap, and the judge when any row has a judge verdict (``judge_correct``).
+
+    Missing rows of the random sample (``missing``: skipped, in conflict, pending) widen every
+    interval to the union of those computed with them reviewed at the four corners: right or
+    wrong where the metric passes, right or wrong where it fails (each figure is monotone in
+    both, so the corners hold its extremes)."""
     check_sample(sample)
     names = ["exact", "overlap"]
     if "judge_correct" in sample.columns and sample["judge_correct"].drop_nulls().len():
         names.append("judge")
-    return [_quality(name, sample, z) for name in names]
+    figures = [_quality(name, sample, z) for name in names]
+    if "missing" not in sample.columns or not sample["missing"].fill_null(False).any():
+        return figures
+    return [_union(q, [_quality(q.metric, _imputed(sample, METRICS[q.metric], a, b), z)
+                       for a in (False, True) for b in (False, True)]) for q in figures]  # fmt: skip
+
+
+def _imputed(sample: pl.DataFrame, column: str, if_pass: bool, if_fail: bool) -> pl.DataFrame:
+    """``sample`` with its missing rows reviewed: right (``if_pass``) where the metric passes."""
+    miss = pl.col("missing").fill_null(False)
+    truth = pl.when(pl.col(column).fill_null(False)).then(pl.lit(if_pass)).otherwise(pl.lit(if_fail))
+    return sample.with_columns(truth=pl.when(miss).then(truth).otherwise(pl.col("truth")),
+                               reviewed=pl.col("reviewed") | miss, missing=pl.lit(False))  # fmt: skip
+
+
+def _union(base: MetricQuality, corners: list[MetricQuality]) -> MetricQuality:
+    """``base`` (missing rows left out) with each interval stretched over the corners'."""
+
+    def widen(name: str) -> Ratio:
+        r: Ratio = getattr(base, name)
+        if r.value is None:
+            return r
+        lows = [r.ci_low, *(getattr(c, name).ci_low for c in corners)]
+        highs = [r.ci_high, *(getattr(c, name).ci_high for c in corners)]
+        low = min((v for v in lows if v is not None), default=None)
+        high = max((v for v in highs if v is not None), default=None)
+        return Ratio(r.value, low, high, r.reviewed, r.effective_n)
+
+    return replace(base, precision=widen("precision"), recall=widen("recall"), specificity=widen("specificity"),
+                   corrected=widen("corrected"))  # fmt: skip
