@@ -35,6 +35,7 @@ from scoring.estimate import (
     review_rank,
     what_if,
 )
+from scoring.estimate.judged import JudgeFigures, judge_figures
 from scoring.estimate.stored import StoredRun, stored_estimate, stored_runs
 from scoring.store import database_url
 from ui import state
@@ -118,8 +119,24 @@ def figures(run_id: int, revs: tuple[int, int] | None = None) -> Figures:
     return _cached(("figures", url, run_id, *revs), compute)
 
 
+#: The half-width the judge-assisted figures are computed at when no planner asks for another.
+DEFAULT_HALF_WIDTH = 0.02
+
+
+def judged(fig: Figures, half_width: float = DEFAULT_HALF_WIDTH) -> JudgeFigures | None:
+    """The judge-assisted estimate and plan (:func:`scoring.estimate.judged.judge_figures`), None
+    when the judge labelled no row of the run; per revisions."""
+    key = ("judged", database_url(), fig.run_id, *fig.revs, half_width)
+    return _cached(key, lambda: judge_figures(fig.sample, half_width, build_strata(fig.sample)))
+
+
 def plan(fig: Figures, half_width: float) -> ReviewPlan:
-    """The review plan for an interval of +-``half_width`` (a share), per revisions."""
+    """The review plan for an interval of +-``half_width`` (a share), per revisions: the
+    judge-assisted one (residual spread) when the judge has labelled the run (at least half of it:
+    :data:`scoring.estimate.judged.PLANS_FROM`), else the human-only one."""
+    with_judge = judged(fig, half_width)
+    if with_judge is not None and with_judge.plans:
+        return with_judge.plan.plan
     key = ("plan", database_url(), fig.run_id, *fig.revs, half_width)
     return _cached(key, lambda: plan_review(build_strata(fig.sample), half_width))
 

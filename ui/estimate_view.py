@@ -20,6 +20,8 @@ from ui.estimate_data import RAW_SERIES, Figures
 
 ESTIMATE = "Estimated true accuracy"
 ESTIMATE_COLOUR = "#db2777"
+JUDGED = "Judge-assisted estimate"
+JUDGED_COLOUR = "#7c3aed"
 REASON_COLOURS = {"paraphrase": "#2563eb", "inflection": "#0891b2", "different claim": "#f97316",
                   "golden answer wrong": "#dc2626", "other": "#9ca3af"}  # fmt: skip
 METRIC_NAMES = {"exact": "Exact substring", "overlap": "Word overlap", "judge": "Judge"}
@@ -45,9 +47,63 @@ def add_estimate(fig: go.Figure, comparison: pl.DataFrame) -> go.Figure:
     return fig
 
 
-def page_figure(figs: Figures) -> go.Figure:
+def add_judged(fig: go.Figure, comparison: pl.DataFrame) -> go.Figure:
+    """``fig`` with the judge-assisted estimate and its 95% interval as one more series, from
+    :meth:`scoring.estimate.judged.JudgeFigures.comparison`."""
+    rows = comparison.to_dicts()
+    values = [r["judge_estimate"] for r in rows]
+    fig.add_bar(
+        name=JUDGED, x=[html.escape(str(r["scope"])) for r in rows], y=values, marker_color=JUDGED_COLOUR,
+        error_y=_error(values, [r["judge_ci_low"] for r in rows], [r["judge_ci_high"] for r in rows]),
+        customdata=[[r["reviewed"], r["effective_reviews"], r["judge_ci_low"], r["judge_ci_high"]] for r in rows],
+        hovertemplate=("%{x}<br>" + JUDGED + ": %{y:.1%} (%{customdata[0]} reviewed, worth %{customdata[1]:,.0f})"
+                       "<br>95% CI %{customdata[2]:.1%} to %{customdata[3]:.1%}<extra></extra>"),
+    )  # fmt: skip
+    return fig
+
+
+def judged_frame(comparison: pl.DataFrame) -> pd.DataFrame:
+    """Per domain and combined: the human-only estimate and the judge-assisted one side by side,
+    each with its 95% interval and half-width, and the reviews the judge-assisted one is worth."""
+    t = comparison.to_dicts()
+    return pd.DataFrame({
+        "domain": [r["scope"] for r in t], "rows": [r["rows"] for r in t], "judged rows": [r["judged"] for r in t],
+        "reviewed": [r["reviewed"] for r in t], "human-only": [r["human_estimate"] for r in t],
+        "human-only 95% CI": [interval(r["human_ci_low"], r["human_ci_high"]) for r in t],
+        "human-only ± points": [f"±{(r['human_ci_high'] - r['human_ci_low']) * 50:.1f}" for r in t],
+        "judge-assisted": [r["judge_estimate"] for r in t],
+        "judge-assisted 95% CI": [interval(r["judge_ci_low"], r["judge_ci_high"]) for r in t],
+        "judge-assisted ± points": [f"±{(r['judge_ci_high'] - r['judge_ci_low']) * 50:.1f}" for r in t],
+        "effective reviews": [round(r["effective_reviews"]) for r in t],
+    })  # fmt: skip
+
+
+def with_judged(table: pd.DataFrame, comparison: pl.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The Overview's per-domain table with the judge-assisted estimate, its 95% interval and its
+    effective reviews beside the human-only estimate, matched on the domain; and the share column."""
+    by_scope = {r["scope"]: r for r in comparison.to_dicts()}
+    rows = [by_scope.get(d, {}) for d in table["domain"]]
+    out = table.assign(**{
+        JUDGED: [r.get("judge_estimate") for r in rows],
+        "Judge-assisted 95% CI": [interval(r["judge_ci_low"], r["judge_ci_high"]) if r else "" for r in rows],
+        "Effective reviews": [round(r["effective_reviews"]) if r else None for r in rows],
+    })  # fmt: skip
+    return out, [JUDGED]
+
+
+def judged_sentence(comparison: pl.DataFrame, human: dict) -> str:
+    """One plain sentence: the combined judge-assisted estimate beside the human-only one."""
+    r = combined_row(comparison)
+    return (f"With the judge's labels on {r['judged']:,} of {r['rows']:,} rows: {percent(r['judge_estimate'])}, 95% CI "
+            f"{interval(r['judge_ci_low'], r['judge_ci_high'])} (human-only {percent(human['estimate'])}, "
+            f"{interval(human['ci_low'], human['ci_high'])}); the {r['reviewed']:,} reviewed rows are worth "
+            f"{r['effective_reviews']:,.0f} reviews without the judge.")  # fmt: skip
+
+
+def page_figure(figs: Figures, judged: pl.DataFrame | None = None) -> go.Figure:
     """Raw accuracy of each metric (95% Wilson intervals) and the estimated true accuracy (its 95%
-    interval), per domain and combined."""
+    interval), per domain and combined; the judge-assisted estimate too when ``judged`` is given
+    (:meth:`scoring.estimate.judged.JudgeFigures.comparison`)."""
     fig = go.Figure()
     for metric, name in RAW_SERIES.items():
         part = figs.raw[figs.raw["metric"] == metric]
@@ -63,6 +119,8 @@ def page_figure(figs: Figures) -> go.Figure:
                            "<br>95% CI %{customdata[2]:.1%} to %{customdata[3]:.1%}<extra></extra>"),
         )  # fmt: skip
     add_estimate(fig, figs.estimate.comparison())
+    if judged is not None:
+        add_judged(fig, judged)
     fig.update_layout(barmode="group", yaxis={"title": "accuracy", "tickformat": ".0%", "range": [0, 1.05]},
                       xaxis={"title": "domain"}, legend={"orientation": "h", "y": -0.2}, margin={"t": 30},
                       height=420)  # fmt: skip

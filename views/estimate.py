@@ -12,11 +12,11 @@ from scoring.core.formatting import interval, percent
 from scoring.estimate import (
     ACCURACY_METHOD,
     CORRECTED_METHOD,
-    PLAN_METHOD,
     RATIO_METHOD,
     golden_wrong_csv,
     golden_wrong_jsonl,
 )
+from scoring.estimate.ppi import PPI_METHOD
 from ui import estimate_data, estimate_view, state
 from ui.charts import percent_style
 from ui.display import alert, md_escape
@@ -39,6 +39,8 @@ except InputError as exc:
 est = figs.estimate
 acc = est.accuracy
 sample = figs.sample
+judged = estimate_data.judged(figs)  # None when the judge labelled no row: the page is as before
+judged_table = judged.comparison(acc.table()) if judged is not None else None
 reviewed, conflicts = int(sample["reviewed"].sum()), int(sample["conflict"].sum())
 
 # --- the estimate -------------------------------------------------------------------------------
@@ -55,12 +57,28 @@ st.text(f"Combined: {percent(total.estimate)}, 95% CI {interval(total.ci_low, to
 if not reviewed:
     st.info("No row is reviewed yet: the estimate is 50% with an interval from 0 to 100%. The planner below "
             "says which rows to review.")  # fmt: skip
-st.plotly_chart(estimate_view.page_figure(figs), key="est_chart")
+st.plotly_chart(estimate_view.page_figure(figs, judged_table), key="est_chart")
 st.dataframe(percent_style(estimate_view.estimate_frame(acc), ["estimate", "rows in unreviewed buckets"]),
              hide_index=True, key="est_table")  # fmt: skip
 for note in estimate_view.strata_notes(acc):
     st.text(note)
 st.caption(md_escape(f"Method: {ACCURACY_METHOD}"))
+
+# --- the judge-assisted estimate ------------------------------------------------------------------
+if judged is not None and judged_table is not None:
+    st.subheader("Judge-assisted estimate")
+    j = estimate_view.combined_row(judged_table)
+    d1, d2, d3 = st.columns(3)
+    d1.metric("Judge-assisted (combined)", percent(j["judge_estimate"]),
+              help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}")  # fmt: skip
+    d2.metric("95% interval, ± points", f"{(j['judge_ci_high'] - j['judge_ci_low']) * 50:.1f}")
+    d3.metric("Effective reviews", f"{j['effective_reviews']:,.0f}",
+              help="Human-only reviews that would give the same interval (same formula, lambda 0)")  # fmt: skip
+    st.text(estimate_view.judged_sentence(judged_table, {"estimate": total.estimate, "ci_low": total.ci_low,
+                                                         "ci_high": total.ci_high}))  # fmt: skip
+    st.dataframe(percent_style(estimate_view.judged_frame(judged_table), ["human-only", "judge-assisted"]),
+                 hide_index=True, key="est_judged")  # fmt: skip
+    st.caption(md_escape(f"Method: {PPI_METHOD}"))
 
 # --- the metrics against the reviewers ------------------------------------------------------------
 st.subheader("The metrics against the reviewers")
@@ -82,8 +100,18 @@ expected = f"±{plan.expected_half_width * 100:.2f} points"
 st.text(f"For ±{points:g} points: {plan.planned:,} rows planned in all (per stratum below), {plan.reviewed:,} "
         f"reviewed, {plan.remaining:,} remaining. Expected interval once they are reviewed: {expected} (if the "
         "assumed rates hold).")  # fmt: skip
+plan_judged = estimate_data.judged(figs, half_width) if judged is not None else None
+if plan_judged is not None and plan_judged.plans:
+    worth = plan_judged.plan
+    st.text(f"Planned with the judge's labels (each stratum's spread of human verdict - lambda x judge label): the "
+            f"judge is worth {worth.saved:,} reviews here (the same plan without its labels: {worth.human_planned:,} "
+            "rows).")  # fmt: skip
+elif plan_judged is not None:
+    c = plan_judged.estimate.combined
+    st.text(f"The judge has labelled {c.judged:,} of {c.rows:,} rows: planned without it. Judge every row not yet "
+            "judged (Judge page) to plan with its labels.")  # fmt: skip
 st.dataframe(estimate_view.plan_frame(plan), hide_index=True, key="est_plan")
-st.caption(md_escape(f"Method: {PLAN_METHOD}."))
+st.caption(md_escape(f"Method: {plan.method}."))
 rows = estimate_data.planned_rows(figs, half_width)
 in_conflict = int(rows["conflict"].sum())
 if in_conflict:

@@ -6,6 +6,7 @@ import streamlit as st
 
 from scoring.core.formatting import interval, percent
 from scoring.estimate import ACCURACY_METHOD
+from scoring.estimate.ppi import PPI_METHOD
 from ui import charts, estimate_data, estimate_view, state
 from ui.display import alert, md_escape
 
@@ -21,23 +22,36 @@ humans = not state.others_hidden(run.id)
 series, adjudicated = charts.accuracy_series(run.id, humans=humans)
 # Raw metrics, adjudicated and the estimated true accuracy side by side (the estimate is kept per
 # verdict revision: python -m scoring estimate's figures).
-comparison = estimate_data.figures(run.id).estimate.comparison() if humans else None
+figs = estimate_data.figures(run.id) if humans else None
+comparison = figs.estimate.comparison() if figs is not None else None
+# The judge-assisted estimate beside it when the judge has labelled the run (None otherwise).
+judged = estimate_data.judged(figs) if figs is not None else None
+judged_table = judged.comparison(figs.estimate.accuracy.table()) if judged is not None and figs is not None else None
 figure = charts.accuracy_figure(series, adjudicated)
 if comparison is not None:
     estimate_view.add_estimate(figure, comparison)
+if judged_table is not None:
+    estimate_view.add_judged(figure, judged_table)
 st.plotly_chart(figure, key="accuracy_chart")
 combined = {name: rows[-1] for name, rows in series.items()}
-cols = st.columns(len(combined) + (comparison is not None))
+cols = st.columns(len(combined) + (comparison is not None) + (judged_table is not None))
 for col, (name, row) in zip(cols, combined.items()):
     col.metric(f"{name} (combined)", percent(row.accuracy), help=f"{row.correct} of {row.n}; "
                f"95% CI {interval(row.ci_low, row.ci_high)}")
 if comparison is not None:
     total = estimate_view.combined_row(comparison)
-    cols[-1].metric("Estimated (combined)", percent(total["estimate"]),
+    cols[len(combined)].metric("Estimated (combined)", percent(total["estimate"]),
                     help=f"{estimate_view.ESTIMATE} from {total['reviewed']} reviewed rows of {total['rows']}; 95% CI "
                     f"{interval(total['ci_low'], total['ci_high'])}")  # fmt: skip
     st.caption(md_escape(f"{estimate_view.ESTIMATE}: {ACCURACY_METHOD} The True accuracy page has the details "
                          "and the review planner."))  # fmt: skip
+if judged_table is not None and comparison is not None:
+    j = estimate_view.combined_row(judged_table)
+    cols[-1].metric("Judge-assisted (combined)", percent(j["judge_estimate"]),
+                    help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}; the {j['reviewed']} reviewed rows "
+                    f"are worth {j['effective_reviews']:,.0f} reviews without the judge")  # fmt: skip
+    st.text(estimate_view.judged_sentence(judged_table, estimate_view.combined_row(comparison)))
+    st.caption(md_escape(f"{estimate_view.JUDGED}: {PPI_METHOD}"))
 table = charts.accuracy_frame(series)
 columns = [c for c in table.columns if c.endswith("accuracy")]
 if adjudicated:
@@ -54,6 +68,9 @@ else:
     st.info(state.BLIND_NOTE + " The adjudicated accuracy and the estimated true accuracy are hidden until then.")
 if comparison is not None:  # one table: raw metrics, adjudicated and the estimate side by side
     table, added = estimate_view.with_estimate(table, comparison)
+    columns += added
+if judged_table is not None:
+    table, added = estimate_view.with_judged(table, judged_table)
     columns += added
 st.subheader("Per domain")
 if adjudicated:

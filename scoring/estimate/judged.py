@@ -19,6 +19,9 @@ from scoring.estimate.ppi import PPI_METHOD, JudgeAssisted, judge_assisted, samp
 from scoring.estimate.ppi_plan import JudgePlan, plan_arrays
 from scoring.estimate.strata import Strata, build_strata
 
+#: The judge plans the reviews once it has labelled this share of the run's rows: labels on a few
+#: rows change the estimate little, and the human-only planner stays the one a user knows.
+PLANS_FROM = 0.5
 #: Columns of :meth:`JudgeFigures.comparison`.
 JUDGED_COLUMNS = ("scope", "rows", "reviewed", "judged", "human_estimate", "human_ci_low", "human_ci_high",
                   "judge_estimate", "judge_ci_low", "judge_ci_high", "effective_reviews")  # fmt: skip
@@ -33,6 +36,12 @@ class JudgeFigures:
     model: str | None = None
     method: str = PPI_METHOD
 
+    @property
+    def plans(self) -> bool:
+        """Whether the judge has labelled enough of the run (:data:`PLANS_FROM`) to plan with."""
+        c = self.estimate.combined
+        return c.rows > 0 and c.judged >= PLANS_FROM * c.rows
+
     def comparison(self, human: pl.DataFrame) -> pl.DataFrame:
         """Per domain and combined (:data:`JUDGED_COLUMNS`): the human-only estimate (``human``:
         :meth:`scoring.estimate.AccuracyEstimate.table`) beside the judge-assisted one."""
@@ -43,7 +52,7 @@ class JudgeFigures:
         return judged.join(ours, on="scope", how="left", maintain_order="left").select(JUDGED_COLUMNS)
 
     def as_dict(self) -> dict:
-        return {"model": self.model, **self.estimate.as_dict(), "plan": self.plan.as_dict()}
+        return {"model": self.model, **self.estimate.as_dict(), "plan": self.plan.as_dict(), "plans": self.plans}
 
 
 def judge_figures(sample: pl.DataFrame, half_width: float = 0.02, strata: Strata | None = None,

@@ -1,0 +1,123 @@
+"""AppTest of the judge-assisted estimate on the True accuracy page and the Overview (issue 18
+section 4): the bundled sample run with every row judged and a reviewed part shows the
+judge-assisted estimate beside the human-only one, the method named and the effective reviews,
+plans with the judge and says what it is worth; a run without judge labels shows none of it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from apptest_support import frame_with, open_page, texts
+from sqlalchemy import Engine
+
+from scoring import review, store
+from scoring.core.formatting import interval, percent
+from scoring.estimate import PLAN_METHOD
+from scoring.estimate.judged import judge_figures
+from scoring.estimate.ppi import PPI_METHOD
+from scoring.estimate.ppi_plan import PPI_PLAN_METHOD
+from scoring.estimate.stored import stored_estimate
+from scoring.store import ENV_VAR, judge_cache, make_engine
+
+
+@pytest.fixture
+def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
+    url = f"sqlite:///{tmp_path / 'review.db'}"
+    monkeypatch.setenv(ENV_VAR, url)
+    eng = make_engine(url)
+    assert store.ensure_sample(eng) is not None
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+def run_id(engine: Engine) -> int:
+    return store.list_runs(engine)[0].id
+
+
+def _review_half(engine: Engine, run_id: int) -> None:
+    """Every other row reviewed (its verdict: both metrics pass, or overlap passes on odd rows)."""
+    scored = store.load_scored(engine, run_id)
+    for row in scored.itertuples():
+        if row.row_idx % 2 == 0:
+            right = row.bucket == "both_pass" or (row.bucket == "overlap_only" and row.row_idx % 4 == 0)
+            review.record_mark(engine, row.item_key, run_id, "alice", "correct" if right else "wrong")
+
+
+def _judge_all(engine: Engine, run_id: int) -> None:
+    scored = store.load_scored(engine, run_id)
+    judge_cache.save(engine, [
+        {"cache_key": f"{i:064x}", "item_key": row.item_key, "model": "m", "prompt_version": "v",
+         "label": "CORRECT" if row.bucket in ("both_pass", "overlap_only") else "INCORRECT"}
+        for i, row in enumerate(scored.itertuples())
+    ])  # fmt: skip
+
+
+def _captions(at) -> str:  # noqa: ANN001
+    return "\n".join(str(c.value).replace("\\", "") for c in at.main.caption)
+
+
+def test_the_true_accuracy_page_shows_both_estimates_and_plans_with_the_judge(engine: Engine, run_id: int) -> None:
+    _review_half(engine, run_id)
+    _judge_all(engine, run_id)
+    at = open_page("estimate", run_id=run_id)
+    _, figures = stored_estimate(engine, run_id)
+    judged = judge_figures(figures.sample)
+    assert judged is not None and judged.plans
+    side = judged.comparison(figures.accuracy.table())
+    combined = side.row(-1, named=True)
+    metric = {m.label: m for m in at.metric}["Judge-assisted (combined)"]
+    assert metric.value == percent(combined["judge_estimate"])
+    assert interval(combined["judge_ci_low"], combined["judge_ci_high"]) in metric.help
+    effective = {m.label: m for m in at.metric}["Effective reviews"]
+    assert effective.value == f"{combined['effective_reviews']:,.0f}"
+    table = frame_with(at, "judge-assisted 95% CI")
+    assert table["domain"].tolist() == side["scope"].to_list()
+    assert table["human-only 95% CI"].tolist() == [interval(a, b) for a, b in zip(side["human_ci_low"],
+                                                                                side["human_ci_high"])]  # fmt: skip
+    assert table["judge-assisted"].tolist() == pytest.approx(side["judge_estimate"].to_list())
+    shown = _captions(at)
+    assert PPI_METHOD in shown and PPI_PLAN_METHOD in shown and PLAN_METHOD not in shown
+    # The chart carries the judge-assisted series beside the human-only estimate.
+    traces = {t["name"]: t for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]}
+    assert traces["Judge-assisted estimate"]["y"] == pytest.approx(side["judge_estimate"].to_list())
+    # The planner plans with the judge and says what it is worth.
+    plan = judged.plan
+    worth = next(t for t in texts(at) if "the judge is worth" in t)
+    assert f"the judge is worth {plan.saved:,} reviews here" in worth and f"{plan.human_planned:,} rows" in worth
+    planned = frame_with(at, "planned")
+    assert planned["planned"].tolist() == plan.plan.strata["planned"].to_list()
+    assert not at.exception
+
+
+def test_the_overview_shows_the_judge_assisted_estimate_beside_the_estimate(engine: Engine, run_id: int) -> None:
+    _review_half(engine, run_id)
+    _judge_all(engine, run_id)
+    at = open_page("overview", run_id=run_id)
+    _, figures = stored_estimate(engine, run_id)
+    judged = judge_figures(figures.sample)
+    assert judged is not None
+    side = judged.comparison(figures.accuracy.table()).to_dicts()
+    table = frame_with(at, "Judge-assisted estimate")
+    assert table["Judge-assisted 95% CI"].tolist() == [interval(r["judge_ci_low"], r["judge_ci_high"]) for r in side]
+    assert table["Effective reviews"].tolist() == [round(r["effective_reviews"]) for r in side]
+    assert "Estimated true accuracy" in table.columns
+    metric = {m.label: m for m in at.metric}["Judge-assisted (combined)"]
+    assert metric.value == percent(side[-1]["judge_estimate"])
+    assert PPI_METHOD in _captions(at)
+    assert any(t.startswith("With the judge's labels on 40 of 40 rows") for t in texts(at))
+    assert not at.exception
+
+
+def test_a_run_without_judge_labels_shows_no_judge_assisted_part(engine: Engine, run_id: int) -> None:
+    _review_half(engine, run_id)
+    for page in ("estimate", "overview"):
+        at = open_page(page, run_id=run_id)
+        assert not [m for m in at.metric if m.label.startswith("Judge-assisted")]
+        assert PPI_METHOD not in _captions(at)
+        assert not any("judge is worth" in t for t in texts(at))
+        assert not at.exception
+    assert PLAN_METHOD in _captions(open_page("estimate", run_id=run_id))
