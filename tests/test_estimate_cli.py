@@ -86,13 +86,20 @@ def test_text_report_prints_raw_adjudicated_estimated_metrics_and_plan(database,
     # (judge column: share of judged rows labelled CORRECT, rows 0 and 5 of 0, 5, 6)
     assert lines["Art"].split()[1:7] == ["8", "4", "50.0%", "75.0%", "66.7%", "62.5%"]
     assert "75.0% [" in lines["Art"]
-    # Sci: adjudicated 4/6 to 5/6 (row 12 pending). Estimate: both_pass falls back to the bucket's
-    # pooled 2/3 (rows 0, 1 right, 8 wrong), exact_only 1/1, overlap_only falls back to 2/3 (4, 13
-    # right, 5 wrong): (3 x 2/3 + 1 + 2 x 2/3)/6 = 72.2%.
+    # The random sample: the marks were given through the queue, so each stratum's sample runs up to
+    # its last marked row in the run's review order (ranks by the file's seed, fixed): in Art
+    # both_pass row 2 (rank 6) comes before row 1 (rank 11) and is missing; in Sci both_pass row 10
+    # (rank 1) before row 8 (rank 2); row 12 (in conflict) is missing too. Three missing rows.
+    # Sci: adjudicated 4/6 to 5/6 (row 12 pending). Estimate: both_pass has one reviewed row (8,
+    # wrong) and falls back: it counts as it is, its two other rows take the bucket's pooled 2/3
+    # (rows 0, 1 right, 8 wrong): 4/9; exact_only 1/1; overlap_only falls back likewise: row 13 right
+    # and one row at the pooled 2/3 (4, 13 right, 5 wrong): 5/6. (3 x 4/9 + 1 + 2 x 5/6)/6 = 66.7%.
     assert lines["Sci"].split()[1:7] == ["6", "3", "66.7%", "83.3%", "—", "66.7%–83.3%"]
-    assert "72.2% [" in lines["Sci"]
-    # combined (6 + 4.333)/14 = 73.8%
-    assert "73.8% [" in lines["combined"]
+    assert "66.7% [" in lines["Sci"]
+    # combined (6 + 4)/14 = 71.4%
+    assert "71.4% [" in lines["combined"]
+    assert "missing from the random sample (skipped, in conflict or waiting): 3 rows" in out
+    assert "random sample: Only a random sample counts" in out
     assert f"method: {ACCURACY_METHOD}" in out
     assert "fell back to their bucket's pooled rate (fewer than 2 reviewed rows): both_pass/Sci, overlap_only/Sci" \
         in out
@@ -115,8 +122,10 @@ def test_json_report_carries_the_same_figures(database, capsys) -> None:
     assert info["run"]["id"] == run.id and info["run"]["language"] == "Hindi"
     assert (info["reviewed"], info["in_conflict"]) == (7, 1)
     rows = {r["scope"]: r for r in info["comparison"]}
-    assert rows["combined"]["estimate"] == pytest.approx((6 + 13 / 3) / 14)
-    assert rows["Art"]["estimate"] == pytest.approx(0.75) and rows["Sci"]["estimate"] == pytest.approx(13 / 18)
+    assert rows["combined"]["estimate"] == pytest.approx(10 / 14)
+    assert rows["Art"]["estimate"] == pytest.approx(0.75) and rows["Sci"]["estimate"] == pytest.approx(2 / 3)
+    drawn = info["random_sample"]
+    assert (drawn["in_estimate"], drawn["missing"], drawn["by_hand"]) == (7, 3, 0) and drawn["missing_width"] >= 0
     assert rows["Sci"]["raw_judge"] is None and rows["Art"]["raw_judge"] == pytest.approx(2 / 3)
     assert info["estimate"]["unreviewed"] == [["both_fail", "Art"]]
     assert info["estimate"]["combined"]["unknown_weight"] == pytest.approx(2 / 14)

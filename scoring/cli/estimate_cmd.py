@@ -21,6 +21,7 @@ from scoring.core.errors import InputError
 from scoring.core.formatting import percent
 from scoring.estimate import MetricQuality, Ratio, RunEstimate
 from scoring.estimate.judged import JudgeFigures, judge_figures, with_labels
+from scoring.estimate.sample import SAMPLE_RULE
 from scoring.estimate.stored import StoredRun, stored_estimate
 from scoring.export import open_existing
 from scoring.store import database_url, judge_cache
@@ -118,6 +119,14 @@ def _comparison_lines(figures: RunEstimate) -> list[str]:
         )  # fmt: skip
     acc = figures.accuracy
     lines.append(f"method: {acc.method}")
+    lines.append(f"random sample: {SAMPLE_RULE}")
+    drawn = figures.random_sample()
+    if drawn["missing"]:
+        lines.append(f"missing from the random sample (skipped, in conflict or waiting): {drawn['missing']:,} rows, "
+                     f"+{100 * drawn['missing_width']:.1f} points of interval width")  # fmt: skip
+    if drawn["by_hand"]:
+        shown = ", ".join(str(r) for r in drawn["by_hand_rows"][:20]) + (", ..." if drawn["by_hand"] > 20 else "")
+        lines.append(f"reviewed by hand, not in the estimate: {drawn['by_hand']:,} (rows {shown})")
     if acc.fell_back:
         lines.append("fell back to their bucket's pooled rate (fewer than 2 reviewed rows): "
                      + ", ".join(f"{b}/{d}" for b, d in acc.fell_back))  # fmt: skip

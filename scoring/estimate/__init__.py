@@ -53,7 +53,7 @@ from scoring.estimate.reasons import (
     golden_wrong_report,
     reason_counts,
 )
-from scoring.estimate.sample import SAMPLE_COLUMNS, make_sample, reviewed_sample
+from scoring.estimate.sample import SAMPLE_COLUMNS, SAMPLE_RULE, make_sample, random_prefix, reviewed_sample
 from scoring.estimate.strata import MIN_REVIEWED, Strata, build_strata
 from scoring.estimate.summary import COMPARISON_COLUMNS, RunEstimate, raw_accuracy, run_estimate
 from scoring.estimate.whatif import INDIC_SUFFIXES, RULES, SPEC, WHATIF_COLUMNS, Rule, strip_suffix, what_if
@@ -66,7 +66,7 @@ __all__ = [
     "PLAN_COLUMNS", "PLAN_METHOD", "ReviewPlan", "allocate", "expected_variance", "next_rows", "plan_review",
     "GOLDEN_WRONG", "REASON_COLUMNS", "REPORT_COLUMNS", "RunRows", "golden_wrong_csv", "golden_wrong_jsonl",
     "golden_wrong_report", "reason_counts",
-    "SAMPLE_COLUMNS", "make_sample", "reviewed_sample",
+    "SAMPLE_COLUMNS", "SAMPLE_RULE", "make_sample", "random_prefix", "reviewed_sample",
     "MIN_REVIEWED", "Strata", "build_strata",
     "COMPARISON_COLUMNS", "RunEstimate", "raw_accuracy", "run_estimate",
     "INDIC_SUFFIXES", "RULES", "SPEC", "WHATIF_COLUMNS", "Rule", "strip_suffix", "what_if",

@@ -37,12 +37,14 @@ from scoring.estimate.strata import (
 
 RATIO_METHOD = (
     "Stratified ratio estimates over bucket x domain (cells weighted by size); 95% interval: Wilson score "
-    "interval on the Kish effective sample size share(1-share)/variance, the variance by Taylor linearisation "
-    "with the finite-population correction (the reviewed rows behind the ratio where that variance is 0)"
+    "interval on the Kish effective sample size, the variance by Taylor linearisation with the finite-population "
+    "correction, each stratum's at shares shrunk toward its bucket's by one pseudo-row (so a stratum whose reviewed "
+    "passes are all correct keeps a variance); missing rows of the random sample widen it to every value they "
+    "could give"
 )
 CORRECTED_METHOD = (
     "Rogan-Gladen (raw + Sp - 1)/(Se + Sp - 1), clipped to [0, 1]; 95% interval by the delta method from Se and "
-    "Sp (Wilson-adjusted variances on their effective sample sizes, their covariance from the linearisation), "
+    "Sp (Wilson-centred variances on their effective sample sizes, their covariance from the linearisation), "
     "clipped to [0, 1]; undefined when Se + Sp <= 1. Where some rows' bucket has no reviewed row, every interval "
     "also spans whatever those rows could be (Rogan-Gladen then from the corners of the Se and Sp intervals)"
 )

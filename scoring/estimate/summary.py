@@ -17,7 +17,7 @@ from scoring.core.stats import Z95
 from scoring.estimate.estimator import AccuracyEstimate, estimate_accuracy
 from scoring.estimate.metric_quality import MetricQuality, metric_quality
 from scoring.estimate.planner import ReviewPlan, plan_review
-from scoring.estimate.sample import reviewed_sample
+from scoring.estimate.sample import SAMPLE_RULE, reviewed_sample
 from scoring.estimate.strata import build_strata
 
 #: Columns of :meth:`RunEstimate.comparison` (``raw_judge`` only when the run has judge labels).
@@ -55,8 +55,21 @@ class RunEstimate:
         columns = [c for c in COMPARISON_COLUMNS if c != "raw_judge" or self.has_judge]
         return table.select(columns)
 
+    def random_sample(self) -> dict:
+        """What the random-sample rule (:data:`SAMPLE_RULE`) kept and left out: rows in the
+        estimate, rows of the sample whose truth is missing and what they cost in width (points of
+        the combined interval), and the rows reviewed by hand (1-based row numbers)."""
+        sample = self.sample
+        by_hand = sample.filter(pl.col("by_hand")).sort("row_idx")["row_idx"].to_list()
+        return {
+            "rule": SAMPLE_RULE, "in_estimate": int(sample["reviewed"].sum()),
+            "missing": int(sample["missing"].sum()), "missing_width": self.accuracy.combined.missing_width,
+            "by_hand": len(by_hand), "by_hand_rows": [int(i) + 1 for i in by_hand],
+        }  # fmt: skip
+
     def as_dict(self) -> dict:
         return {
+            "random_sample": self.random_sample(),
             "comparison": self.comparison().to_dicts(),
             "estimate": self.accuracy.as_dict(),
             "metrics": [m.as_dict() for m in self.metrics],
