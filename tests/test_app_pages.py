@@ -462,8 +462,10 @@ def page_texts(at: AppTest) -> list[str]:
     """What a reader sees as text: st.text, metric values and help, and every dataframe cell."""
     out = [str(t.value) for t in at.main.text]
     out += [f"{m.value} {m.help}" for m in at.metric]
-    for df in at.dataframe:
-        out += [str(v) for v in df.value.astype(str).to_numpy().ravel()]
+    for df in at.dataframe:  # the Styler's display values where the page formats the cells
+        styler = df.proto.arrow_data.styler
+        shown = pa.ipc.open_stream(styler.display_values).read_pandas() if styler.display_values else df.value
+        out += [str(v) for v in shown.astype(str).to_numpy().ravel()]
     return out
 
 

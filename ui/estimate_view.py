@@ -233,3 +233,12 @@ def whatif_frame(table: pl.DataFrame) -> tuple[pd.DataFrame, list[str]]:
 def combined_row(comparison: pl.DataFrame) -> dict:
     """The ``combined`` row of a comparison table."""
     return comparison.filter(pl.col("scope") == COMBINED).to_dicts()[0]
+
+
+def by_hand_frame(sample: pl.DataFrame) -> pd.DataFrame:
+    """The rows reviewed out of the random sample: row number (1-based), bucket, domain, verdict."""
+    rows = sample.filter(pl.col("by_hand")).sort("row_idx")
+    return pd.DataFrame({
+        "row": (rows["row_idx"] + 1).to_list(), "bucket": rows["bucket"].to_list(), "domain": rows["Domain"].to_list(),
+        "verdict": ["correct" if t else "wrong" for t in rows["truth"].to_list()],
+    })  # fmt: skip

@@ -13,6 +13,7 @@ from scoring.estimate import (
     ACCURACY_METHOD,
     CORRECTED_METHOD,
     RATIO_METHOD,
+    SAMPLE_RULE,
     golden_wrong_csv,
     golden_wrong_jsonl,
 )
@@ -63,6 +64,17 @@ st.dataframe(percent_style(estimate_view.estimate_frame(acc), ["estimate", "rows
 for note in estimate_view.strata_notes(acc):
     st.text(note)
 st.caption(md_escape(f"Method: {ACCURACY_METHOD}"))
+drawn = est.random_sample()
+st.text(f"Random sample: {SAMPLE_RULE}")
+if drawn["missing"]:
+    st.text(f"Missing from the random sample (skipped, in conflict or waiting): {drawn['missing']:,} rows. The "
+            f"interval spans every truth they could have: +{100 * drawn['missing_width']:.1f} points of width. "
+            "Review them in the queue (they come first) to narrow it.")  # fmt: skip
+st.text(f"Reviewed by hand, not in the estimate: {drawn['by_hand']:,}"
+        + (" (opened from another page or carried over from another run; their verdicts count everywhere else)."
+           if drawn["by_hand"] else "."))  # fmt: skip
+if drawn["by_hand"]:
+    st.dataframe(estimate_view.by_hand_frame(sample), hide_index=True, key="est_by_hand")
 
 # --- the judge-assisted estimate ------------------------------------------------------------------
 if judged is not None and judged_table is not None:

@@ -182,7 +182,7 @@ else:
 st.subheader("Rows where the judge and the reviewers disagree")
 dis = judge_trust.disagreement_rows(data, shown)
 if dis.is_empty():
-    st.text("None on the random sample.")
+    st.text("The judge and the reviewers agree on every reviewed row of the random sample.")
 else:
     event = st.dataframe(dis.drop("item_key"), hide_index=True, on_select="rerun", selection_mode="single-row",
                          key="judge_disagree")  # fmt: skip
