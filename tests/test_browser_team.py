@@ -59,7 +59,7 @@ def test_two_dashboard_processes_share_one_postgresql_split_the_rows_and_double_
     time). alice and carol (process one) and bob (process two) open the queue on one scope: each
     is shown a different row, in the seeded order. They mark in turn: every row is marked once,
     and the marked rows are the first five of the order. bob turns on Second opinion and is handed
-    alice's first row; after a refresh the Reviewers page of process one shows the pair. Then ana
+    alice's first row; the Reviewers page of process one shows the pair. Then ana
     (an adjudicator) turns double-blind on in process one: ana, alice and bob are each shown a
     different row, held for them in the shared database, without the metrics; each marks the row
     held for them, not another's."""
@@ -92,8 +92,6 @@ def test_two_dashboard_processes_share_one_postgresql_split_the_rows_and_double_
         settle(bob)
         expect(bob.locator(MAIN)).to_contain_text(f"Row {order[0]} of the run", timeout=TIMEOUT_MS)  # alice's row
         _mark(bob, 1)
-        alice.reload(timeout=TIMEOUT_MS)
-        settle(alice)
         open_nav(alice, "Reviewers", "Reviewers")
         expect(alice.locator(MAIN)).to_contain_text("alice vs bob: n = 1, raw agreement = 100.0%", timeout=TIMEOUT_MS)
         assert exception_count(alice) == 0 and exception_count(bob) == 0 and exception_count(carol) == 0

@@ -16,7 +16,7 @@ from sqlalchemy import Engine, update
 
 from scoring import review, store
 from scoring.core.errors import NotSaved
-from scoring.review.queue import QueueScope, claim_in_queue, hold, team_progress
+from scoring.review.queue import QueueScope, claim_in_queue, hold, resume, team_progress
 from scoring.store import claims, make_engine
 from scoring.store.tables import Claim, utcnow
 
@@ -322,3 +322,21 @@ def test_verdict_counts_are_reviewers_with_a_verdict_in_force_and_give_the_team_
     combined = team_progress(scope, counts).iloc[-1]
     assert (int(combined["n"]), int(combined["reviewed"])) == (6, 2)
     assert review.scope_progress(scope, engine).iloc[-1]["reviewed"] == 2  # the same as from the events
+
+
+def test_a_newly_chosen_scope_starts_at_its_front_and_lets_the_old_row_go(engine: Engine) -> None:
+    """A row held in one scope comes first after a refresh, but a scope chosen anew starts at its
+    own front (the row held elsewhere is let go), so its reviewed rows stay a prefix of it too."""
+    run_id, _ = team_scope(engine, 12)
+    run = store.get_run(engine, run_id)
+    food = review.queue_scope(store.load_scored(engine, run_id), bucket=None, domain="Food", seed=run.review_seed)
+    rows = [int(r) for r in food.row_idx]
+    assert claims.claim_next(engine, run_id, "alice", [key_at(food, rows[1])], rule=claims.SPLIT) is not None
+    assert claim_in_queue(food, engine, run_id, "alice") == rows[1]  # a refresh: the row she holds
+    keep, let_go = resume(("all", None), ("Food", None), key_at(food, rows[1]))
+    assert (keep, let_go) == ([], [key_at(food, rows[1])])
+    claims.release(engine, "alice", let_go)
+    assert claim_in_queue(food, engine, run_id, "alice", keep=keep) == rows[0]
+    assert claim_in_queue(food, engine, run_id, "bob") == rows[1]  # let go: free for the next reviewer
+    assert resume(("Food", None), ("Food", None), "k") == (["k"], [])  # the same scope keeps its row
+    assert resume(None, ("Food", None), "k") == (None, [])  # a new session: every held row first

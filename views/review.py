@@ -14,8 +14,8 @@ from scoring.core import search
 from scoring.core.errors import NotSaved
 from scoring.core.protocols import BUCKETS
 from scoring.review import my_verdicts
-from scoring.review.queue import claim_in_queue, hold, team_progress
-from scoring.store.claims import DOUBLE_BLIND, SECOND_OPINION, SPLIT, verdict_counts
+from scoring.review.queue import claim_in_queue, hold, resume, team_progress
+from scoring.store.claims import DOUBLE_BLIND, SECOND_OPINION, SPLIT, release, verdict_counts
 from ui import keys, state
 from ui.display import alert, md_escape, show_row, verdict_caption
 
@@ -226,7 +226,12 @@ def _claimed(scope: review.QueueScope, counts: dict[str, int]) -> int | None:
         if loop.opened is not None:  # shown on purpose: held while on screen, whatever the order
             hold(engine, run.id, reviewer, str(frame.iloc[loop.opened]["item_key"]), rule)
             return loop.opened
-        return claim_in_queue(scope, engine, run.id, reviewer, rule, counts)
+        here = (bucket, scope_domain, sample or None, rule)
+        keep, let_go = resume(st.session_state.get(f"q_claimed_in_{run.id}"), here,
+                              loop.screen.item_key if loop.screen is not None else None)  # fmt: skip
+        st.session_state[f"q_claimed_in_{run.id}"] = here
+        release(engine, reviewer, let_go)
+        return claim_in_queue(scope, engine, run.id, reviewer, rule, counts, keep)
     except NotSaved:
         alert("warning", "The database is busy: the row could not be held for you. The next press or a refresh "
                          "tries again.")  # fmt: skip

@@ -6,7 +6,7 @@ own marks, not to the run's size.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -177,7 +177,7 @@ def next_in_queue(scope: QueueScope, engine: Engine, reviewer: str | None) -> in
 
 def claim_in_queue(
     scope: QueueScope, engine: Engine, run_id: int, reviewer: str, rule: ClaimRule = SPLIT,
-    counts: Mapping[str, int] | None = None,
+    counts: Mapping[str, int] | None = None, keep: Collection[str] | None = None,
 ) -> int | None:  # fmt: skip
     """row_idx of the row claimed for ``reviewer`` next (see :mod:`scoring.store.claims`): the
     first in queue order that ``rule`` wants, without their verdict and held by nobody else,
@@ -186,14 +186,31 @@ def claim_in_queue(
     With :data:`~scoring.store.claims.SPLIT` reviewers of one scope get different rows, each the
     front of what is left, so the rows a team has reviewed stay a prefix of the seeded order.
     ``counts`` (:func:`~scoring.store.claims.verdict_counts`, read here when not given) passes
-    over the rows the rule no longer wants; each try still re-checks on fresh data.
+    over the rows the rule no longer wants; each try still re-checks on fresh data. ``keep``:
+    the rows to serve first if still open (default: every row the reviewer holds; ``[]`` on a
+    scope just chosen, so it starts at its front), as for :func:`~scoring.store.claims.claim_next`.
     """
     marked, skipped = reviewer_state(engine, reviewer, None)
     counts = verdict_counts(engine) if counts is None else counts
     given = pd.Series(scope.item_keys, dtype=object).map(counts).fillna(0).to_numpy()
     wanted = (given >= rule.least) & (given < rule.needed) & ~isin(scope.item_keys, marked)
-    key = claim_next(engine, run_id, reviewer, scope.item_keys[wanted], rule=rule, skipped=set(skipped))
+    key = claim_next(engine, run_id, reviewer, scope.item_keys[wanted], rule=rule, skipped=set(skipped), keep=keep)
     return int(scope.row_idx[scope.positions[key][0]]) if key is not None else None
+
+
+def resume(seen: Hashable | None, here: Hashable, on_screen: str | None) -> tuple[list[str] | None, list[str]]:
+    """What a tab's claiming queue serves first, and which claim it lets go, from the scope (and
+    rule) it showed last (``seen``; None in a new session), the one chosen now, and the item on
+    screen: ``(keep, let_go)`` for :func:`claim_in_queue` and :func:`~scoring.store.claims.release`.
+
+    A new session (a refresh) serves the rows the reviewer holds first; the same scope keeps the
+    row on screen; a newly chosen scope or mode starts at its front and lets the row go.
+    """
+    if seen is None:
+        return None, []
+    if seen != here:
+        return [], [on_screen] if on_screen is not None else []
+    return ([on_screen] if on_screen is not None else None), []
 
 
 def team_progress(scope: QueueScope, counts: Mapping[str, int]) -> pd.DataFrame:

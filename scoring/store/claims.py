@@ -198,15 +198,18 @@ def claim_next(
     ttl: timedelta = CLAIM_TTL,
     rule: ClaimRule = DOUBLE_BLIND,
     skipped: Collection[str] = (),
+    keep: Collection[str] | None = None,
 ) -> str | None:
     """The item the reviewer reviews next (claimed for them), or None when no item of
     ``candidates`` (the scope's keys in queue order) is what ``rule`` wants and free.
 
-    An item the reviewer already holds comes first, so a refresh shows the same item again;
-    ``skipped`` (the reviewer's skipped items) come last, and once another item is theirs their
-    other claims among the candidates are let go, so a skipped row goes back to the pool at once.
-    The candidates are read :data:`WINDOW` at a time from the front, so a call costs the same at
-    300 and at 300,000 items while the front of the queue has work.
+    An item the reviewer already holds comes first, so a refresh shows the same item again
+    (``keep`` narrows that to the given items, e.g. the one on screen: ``[]`` starts at the
+    front, as on a newly chosen scope); ``skipped`` (the reviewer's skipped items) come last, and
+    once another item is theirs their other claims among the candidates are let go, so a skipped
+    row goes back to the pool at once. The candidates are read :data:`WINDOW` at a time from the
+    front, so a call costs the same at 300 and at 300,000 items while the front of the queue has
+    work.
     """
     name = check_reviewer(reviewer)
     keys = list(dict.fromkeys(str(k) for k in candidates))
@@ -217,7 +220,8 @@ def claim_next(
     with engine.connect() as conn:
         held = conn.execute(select(Claim.item_key, Claim.expires_at).where(Claim.reviewer == name)).all()
     mine = set(keys) & {str(k) for k, expires in held if _aware(expires) >= now}
-    windows = [[k for k in keys if k in mine and k not in later]] if mine - later else []
+    first = mine if keep is None else set(keys) & {str(k) for k in keep}
+    windows = [[k for k in keys if k in first and k not in later]] if first - later else []
     windows += [keys[i : i + WINDOW] for i in range(0, len(keys), WINDOW)]
     for window in windows:
         found = _first_open(engine, run_id, name, window, now, ttl, rule)
@@ -255,6 +259,11 @@ def _first_open(engine: Engine, run_id: int, name: str, window: list[str], now: 
         if _try_claim(engine, key, run_id, name, now, ttl, rule):
             return key
     return None
+
+
+def release(engine: Engine, reviewer: str, keys: Collection[str]) -> None:
+    """Let go of the reviewer's claims on ``keys`` (a row left for another scope or mode)."""
+    _release(engine, check_reviewer(reviewer), {str(k) for k in keys}, utcnow())
 
 
 def _release(engine: Engine, name: str, keys: set[str], now: datetime) -> None:
