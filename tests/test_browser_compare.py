@@ -93,3 +93,17 @@ def test_compare_three_uploaded_runs_and_open_a_discordant_question_in_the_queue
     settle(page)
     expect(main(page)).to_contain_text("Row 2 of the run")
     no_exception(page, "the review queue")
+
+    # Marked there, the row opened on purpose is a verdict like any other, but not part of the
+    # random sample: True accuracy lists it as reviewed by hand and leaves it out of the estimate.
+    page.locator(".st-key-q_no button").click()
+    expect(main(page)).to_contain_text("Saved: row 2 marked wrong", timeout=TIMEOUT_MS)
+    settle(page)
+    open_nav(page, "True accuracy", "True accuracy")
+    no_exception(page, "True accuracy")
+    expect(main(page)).to_contain_text("Reviewed by hand, not in the estimate: 1", timeout=TIMEOUT_MS)
+    expect(main(page)).to_contain_text("from 0 reviewed rows of 6")
+    by_hand = page.locator(".st-key-est_by_hand [data-testid='stDataFrame']")
+    expect(by_hand).to_be_visible()
+    cells = [c.strip() for c in by_hand.locator("[role='gridcell']").all_text_contents()]
+    assert "2" in cells and "wrong" in cells, cells

@@ -74,7 +74,8 @@ st.text(f"Reviewed by hand, not in the estimate: {drawn['by_hand']:,}"
         + (" (opened from another page or carried over from another run; their verdicts count everywhere else)."
            if drawn["by_hand"] else "."))  # fmt: skip
 if drawn["by_hand"]:
-    st.dataframe(estimate_view.by_hand_frame(sample), hide_index=True, key="est_by_hand")
+    with st.container(key="est_by_hand"):
+        st.dataframe(estimate_view.by_hand_frame(sample), hide_index=True)
 
 # --- the judge-assisted estimate ------------------------------------------------------------------
 if judged is not None and judged_table is not None:
