@@ -113,7 +113,7 @@ def build_export(
     decisions = review.adjudications(engine, scored["item_key"])
     final = review.final_verdicts(scored, review.human_summary(current), judge_labels, judge_settles, decisions)
     final["reviewed_at"] = format_time(final["reviewed_at"])
-    final[VERDICTS_COLUMN] = verdict_lists(current, final["item_key"])
+    final[VERDICTS_COLUMN] = verdict_lists(current, final["item_key"], review.served_keys(engine, run_id))
     added = _added_columns(judge_labels is not None)
     extras = list(info.extra_columns)
     renames = _input_names(extras, set(added))
@@ -149,6 +149,7 @@ def export_table(
     table = load_table(engine, run_id)
     report("verdicts", 0, table.height)
     current = review.current_verdicts(engine, table["item_key"])  # polars keys: no conversion
+    served = review.served_keys(engine, run_id)
     summary = review.human_summary(current)
     decisions = review.adjudications(engine, table["item_key"])
     labels = dict(judge_labels or {})
@@ -172,7 +173,7 @@ def export_table(
         part = review.final_verdicts(rows, summary, labels if judge_labels is not None else None, judge_settles,
                                      decisions)  # fmt: skip
         part["reviewed_at"] = format_time(part["reviewed_at"])
-        part[VERDICTS_COLUMN] = verdict_lists(current, part["item_key"]).map(verdicts_text)
+        part[VERDICTS_COLUMN] = verdict_lists(current, part["item_key"], served).map(verdicts_text)
         out = out.with_columns(
             out[col].scatter(where, pl.Series(part[col].astype(str).tolist(), dtype=pl.String))
             for col in [*derived, VERDICTS_COLUMN]

@@ -16,7 +16,9 @@ from scoring import review, store
 from scoring.core.protocols import BUCKETS
 from scoring.estimate import estimate_accuracy, make_sample
 from scoring.estimate.sample import SAMPLE_RULE, random_prefix
+from scoring.core.export_format import to_csv_bytes
 from scoring.estimate.stored import stored_estimate
+from scoring.export import build_export
 from scoring.review.loop import ReviewLoop
 from scoring.store import make_engine
 
@@ -140,4 +142,13 @@ def test_a_stored_run_counts_queue_rows_and_lists_rows_opened_by_hand(tmp_path: 
     assert set(sample.filter(pl.col("by_hand"))["row_idx"].to_list()) == {far, order[-2]}
     assert figures.accuracy.combined.reviewed == 5 and figures.accuracy.combined.estimate == 1.0
     assert len(stored.current) == 7  # every verdict still counts everywhere else (export, kappa)
+
+    # An export restored into a fresh database keeps which rows the queue served (the export's
+    # "via"); the restored run's own seed (from the export file's bytes) orders them anew.
+    exported = to_csv_bytes(build_export(engine, run.id))
+    fresh = make_engine(f"sqlite:///{tmp_path / 'restored.db'}")
+    again = store.save_run(fresh, exported, "m_hindi_export.csv").run
+    assert review.served_keys(fresh, again.id) == review.served_keys(engine, run.id)
+    assert keys[far] not in review.served_keys(fresh, again.id)
+    fresh.dispose()
     engine.dispose()

@@ -131,8 +131,9 @@ def test_export_columns_rows_and_verdicts(engine, reviewed, keys):
     stamp = cur.loc[(keys[2], "bob"), "reviewed_at"].strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     assert r2[E.VERDICTS_COLUMN] == [
         {"reviewer": "alice", "verdict": "correct", "reason": "", "note": "",
-         "reviewed_at": cur.loc[(keys[2], "alice"), "reviewed_at"].strftime("%Y-%m-%dT%H:%M:%S.%fZ")},
-        {"reviewer": "bob", "verdict": "wrong", "reason": "different claim", "note": "", "reviewed_at": stamp},
+         "reviewed_at": cur.loc[(keys[2], "alice"), "reviewed_at"].strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "via": "queue"},
+        {"reviewer": "bob", "verdict": "wrong", "reason": "different claim", "note": "", "reviewed_at": stamp,
+         "via": "queue"},
     ]  # fmt: skip
     assert [d["note"] for d in r0[E.VERDICTS_COLUMN]] == ["=fine by me", "ok;\nreally"]
     assert frame.iloc[1][E.VERDICTS_COLUMN] == []

@@ -15,7 +15,7 @@ import codecs
 import io
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime
 from typing import NamedTuple
 
@@ -35,6 +35,9 @@ EXPORT_COLUMNS = [
 #: :data:`EXPORT_COLUMNS`, which tell an export from an input file, so older exports still count.
 VERDICTS_COLUMN = "human_verdicts"
 VERDICT_FIELDS = ("reviewer", "verdict", "reason", "note", "reviewed_at")
+#: Optional field of each verdict: how the row reached its reviewers (``queue`` or ``opened``).
+VIA_FIELD = "via"
+_VIA_VALUES = ("queue", "opened")
 JUDGE_COLUMN = "judge_label"
 #: An adjudicator's decision where reviewers disagreed (empty elsewhere); like VERDICTS_COLUMN,
 #: not part of EXPORT_COLUMNS, so exports made before adjudication existed are still recognised.
@@ -70,7 +73,9 @@ VERDICTS_FORMAT = {
     "fields": list(VERDICT_FIELDS),
     "encoding": "A JSON list with one object per reviewer holding a current verdict on the row, sorted by "
     "reviewer: verdict correct or wrong, reason one of the fixed reasons or empty, note text, reviewed_at "
-    "UTC ISO 8601 with microseconds. CSV: the list as JSON text, an empty cell when nobody reviewed the "
+    "UTC ISO 8601 with microseconds; via (optional) queue when the review queue served the row in this run, "
+    "opened when it was opened on purpose (only queue rows extend the estimate's random sample). CSV: the list "
+    "as JSON text, an empty cell when nobody reviewed the "
     "row (the cell starts with '[' and is never neutralised). JSONL: a JSON array.",
     "summary_columns": "human_verdict, reviewers, reason, note and reviewed_at summarise this list in one "
     "line per row (conflict when reviewers disagree); uploading a file with this column restores this "
@@ -86,8 +91,12 @@ def format_time(values: pd.Series) -> pd.Series:
     return stamps.dt.strftime(TIME_FORMAT).fillna("").astype(object)
 
 
-def verdict_lists(current: pd.DataFrame, keys: pd.Series) -> pd.Series:
-    """Each row's reviewers' current verdicts, as lists of dicts (sorted by reviewer), for the export."""
+def verdict_lists(current: pd.DataFrame, keys: pd.Series, served: Collection[str] | None = None) -> pd.Series:
+    """Each row's reviewers' current verdicts, as lists of dicts (sorted by reviewer), for the export.
+
+    With ``served`` (the items the run's queue served), each verdict also says ``via``: ``queue`` or
+    ``opened``, so an export restored elsewhere keeps the estimate's random sample (see
+    :mod:`scoring.estimate.sample`)."""
     by_key: dict[str, list[dict]] = {}
     if not current.empty:
         cur = current.sort_values(["item_key", "reviewer"], kind="stable")
@@ -97,7 +106,10 @@ def verdict_lists(current: pd.DataFrame, keys: pd.Series) -> pd.Series:
             times.where(times.notna(), ""),
         ):  # fmt: skip
             values = (str(reviewer), str(verdict), str(reason), str(note), str(when))
-            by_key.setdefault(str(key), []).append(dict(zip(VERDICT_FIELDS, values)))
+            entry = dict(zip(VERDICT_FIELDS, values))
+            if served is not None:
+                entry[VIA_FIELD] = "queue" if str(key) in served else "opened"
+            by_key.setdefault(str(key), []).append(entry)
     # Most rows of a large run have no verdict: those share one empty list (never mutated),
     # and only the reviewed rows get lists of their own, found by position.
     lists = np.empty(len(keys), dtype=object)
@@ -239,6 +251,7 @@ class _Mark(NamedTuple):
     reason: str
     note: str
     reviewed_at: datetime | None
+    via: str = ""  #: "queue" or "opened" when the export says; "" restores as "restored"
 
 
 def _parse_time(text: str) -> datetime | None:
@@ -310,7 +323,8 @@ def _parse_verdicts_cell(cell: object, pos: int) -> list[_Mark]:
             raise InputError(f"{at}: reviewed_at {_short(values['reviewed_at'])} is not an ISO 8601 time.")
         if any(m.reviewer == name for m in marks):
             raise InputError(f"{at}: reviewer {_short(name)} is listed twice.")
-        marks.append(_Mark(name, verdict, reason, values["note"].strip(), when))
+        via = item.get(VIA_FIELD)
+        marks.append(_Mark(name, verdict, reason, values["note"].strip(), when, via if via in _VIA_VALUES else ""))
     return marks
 
 

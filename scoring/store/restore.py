@@ -59,6 +59,7 @@ def restore_verdicts(engine: Engine, run_id: int, scored: pd.DataFrame, exported
                 {
                     "item_key": key, "run_id": run_id, "reviewer": mark.reviewer, "verdict": mark.verdict,
                     "reason": mark.reason, "note": mark.note, "reviewed_at": mark.reviewed_at,
+                    **({"via": mark.via} if mark.via else {}),
                 }  # fmt: skip
             )
     return review.record_marks(engine, marks)
