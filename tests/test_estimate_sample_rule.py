@@ -13,10 +13,10 @@ import pytest
 from estimate_sim import population
 
 from scoring import review, store
+from scoring.core.export_format import to_csv_bytes
 from scoring.core.protocols import BUCKETS
 from scoring.estimate import estimate_accuracy, make_sample
 from scoring.estimate.sample import SAMPLE_RULE, random_prefix
-from scoring.core.export_format import to_csv_bytes
 from scoring.estimate.stored import stored_estimate
 from scoring.export import build_export
 from scoring.review.loop import ReviewLoop

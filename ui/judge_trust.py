@@ -31,11 +31,10 @@ from scoring.estimate.judge_trust import (
 )
 from scoring.estimate.stored_trust import TrustData
 from scoring.store import database_url, judge_cache, judge_choice
-from scoring.store.judge_choice import ANY_CONFIG, JudgeConfig
 from ui import estimate_data, state
 
 T = TypeVar("T")
-DEFAULT_OPTION = ANY_CONFIG  #: the choice that puts the default back
+DEFAULT_OPTION = judge_choice.ANY_CONFIG  #: the choice that puts the default back
 SHARES = ("agreement", "agreement_low", "agreement_high", "agreement_a", "agreement_b", "difference", "ci_low",
           "ci_high")  # fmt: skip
 STATS = ("kappa", "kappa_low", "kappa_high")
@@ -74,7 +73,7 @@ def unjudged_preflight(run_id: int, settings: judge.JudgeSettings) -> judge.Pref
                    lambda: judge.preflight(state.engine(), settings, items))  # fmt: skip
 
 
-def configs(run_id: int) -> dict[JudgeConfig, int]:
+def configs(run_id: int) -> dict[judge_choice.JudgeConfig, int]:
     """The configurations with a reply on some row of the run, and on how many rows."""
     return _cached(("configs", run_id, state.judge_revision()),
                    lambda: judge_choice.configs_of(state.engine(), state.scored(run_id)["item_key"]))  # fmt: skip
@@ -95,7 +94,7 @@ def group_tables(data: TrustData, name: str) -> dict[str, pl.DataFrame]:
 
 def config_table(data: TrustData) -> pl.DataFrame:
     """One line per configuration (not the "any" label set): its trust on the reviewed rows."""
-    names = [n for n in data.rows if n != ANY_CONFIG]
+    names = [n for n in data.rows if n != judge_choice.ANY_CONFIG]
     frame = trust_frame([trust(data.rows[n], n) for n in names])
     return frame.rename({"scope": "configuration"}).with_columns(
         in_use=pl.Series([n == data.in_use for n in names], dtype=pl.Boolean)
@@ -104,7 +103,7 @@ def config_table(data: TrustData) -> pl.DataFrame:
 
 def pair_table(data: TrustData) -> pl.DataFrame:
     """Every pair of configurations on the reviewed rows both judged (Compare's paired statistics)."""
-    names = [n for n in data.rows if n != ANY_CONFIG]
+    names = [n for n in data.rows if n != judge_choice.ANY_CONFIG]
     pairs = compare_configs({n: data.rows[n] for n in names})
     columns = ["config_a", "config_b", "n", "both", "only_a", "only_b", "neither", "agreement_a", "agreement_b",
                "difference", "ci_low", "ci_high", "p_value", "p_holm"]  # fmt: skip
@@ -113,7 +112,7 @@ def pair_table(data: TrustData) -> pl.DataFrame:
     return pl.DataFrame([{c: p.as_dict()[c] for c in columns} for p in pairs], schema=schema)
 
 
-def choose(run_id: int, config: JudgeConfig | None, by: str) -> None:
+def choose(run_id: int, config: judge_choice.JudgeConfig | None, by: str) -> None:
     """Store the run's judge for the estimate (None: back to the default)."""
     judge_choice.set_choice(state.engine(), run_id, config, by)
 
