@@ -160,6 +160,8 @@ class Fit:
     residual_mean: np.ndarray  # per cell, mean of (Y - lambda x) over its sampled rows
     residual_var: np.ndarray  # per cell, s² of (Y - lambda (x - mean x)) (n - 1, shrunk to the bucket's)
     mean_var: np.ndarray  # per cell, variance of the residual's sample mean (with the FPC)
+    squares: np.ndarray  # per cell, the residuals' sum of squared deviations
+    bucket_var: np.ndarray  # per cell, its bucket's pooled residual s² (what a thin stratum leans on)
 
 
 def judge_values(strata: Strata, judge: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -248,7 +250,8 @@ def fit(strata: Strata, y: np.ndarray, x: np.ndarray, mean_x: np.ndarray, sample
     mean_var = np.divide(s2 * fpc, n, out=np.zeros(cells), where=n > 0)
     sampled_strata = replace(strata, reviewed=n, correct=total(yy), reviewed_rows=np.asarray(sampled, dtype=bool))
     sources = np.array([LAMBDA_OWN, LAMBDA_BUCKET, LAMBDA_RUN])[cell_source.astype(np.int64)]
-    return Fit(sampled_strata, lam_c, sources, bucket_lam, run_lambda, mean_x, r_mean, s2, mean_var)
+    return Fit(sampled_strata, lam_c, sources, bucket_lam, run_lambda, mean_x, r_mean, s2, mean_var, squares,
+               bucket_s2[strata.bucket])
 
 
 def t_quantile(z: float, df: float) -> float:
