@@ -13,9 +13,7 @@ from scoring import review, store
 from scoring.core import search
 from scoring.core.errors import NotSaved
 from scoring.core.protocols import BUCKETS
-from scoring.review import my_verdicts
-from scoring.review.queue import claim_in_queue, hold, resume, team_progress
-from scoring.store.claims import DOUBLE_BLIND, SECOND_OPINION, SPLIT, release, verdict_counts
+from scoring.review import DOUBLE_BLIND, SECOND_OPINION, SPLIT, my_verdicts
 from ui import keys, state
 from ui.display import alert, md_escape, show_row, verdict_caption
 
@@ -224,14 +222,14 @@ def _claimed(scope: review.QueueScope, counts: dict[str, int]) -> int | None:
     on screen (a failed press left it there) rather than hand out one another reviewer holds."""
     try:
         if loop.opened is not None:  # shown on purpose: held while on screen, whatever the order
-            hold(engine, run.id, reviewer, str(frame.iloc[loop.opened]["item_key"]), rule)
+            review.hold(engine, run.id, reviewer, str(frame.iloc[loop.opened]["item_key"]), rule)
             return loop.opened
         here = (bucket, scope_domain, sample or None, rule)
-        keep, let_go = resume(st.session_state.get(f"q_claimed_in_{run.id}"), here,
+        keep, let_go = review.resume(st.session_state.get(f"q_claimed_in_{run.id}"), here,
                               loop.screen.item_key if loop.screen is not None else None)  # fmt: skip
         st.session_state[f"q_claimed_in_{run.id}"] = here
-        release(engine, reviewer, let_go)
-        return claim_in_queue(scope, engine, run.id, reviewer, rule, counts, keep)
+        review.release(engine, reviewer, let_go)
+        return review.claim_in_queue(scope, engine, run.id, reviewer, rule, counts, keep)
     except NotSaved:
         alert("warning", "The database is busy: the row could not be held for you. The next press or a refresh "
                          "tries again.")  # fmt: skip
@@ -279,12 +277,12 @@ def queue_view() -> None:
     mine_done, total = int(prog.iloc[-1]["reviewed"]), int(prog.iloc[-1]["n"])
     who = "you" if reviewer else "anyone"
     try:
-        counts = verdict_counts(engine) if reviewer else {}  # read once: the claim and the team's progress
+        counts = review.verdict_counts(engine) if reviewer else {}  # read once: the claim and the team's progress
     except store.DatabaseError:
         _offline()
         return
     if reviewer and rule == SPLIT:  # the team splits the scope: its progress is everyone's marks
-        prog = team_progress(scope, counts)
+        prog = review.team_progress(scope, counts)
         who = "anyone: the team shares this scope"
     done = int(prog.iloc[-1]["reviewed"])
     st.progress(done / total if total else 1.0, text=f"Reviewed {done} of {total} in this scope (rows marked by {who})")

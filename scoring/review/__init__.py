@@ -40,26 +40,36 @@ from scoring.review.adjudicate import adjudication_queue, waiting_count
 from scoring.review.loop import ReviewLoop
 from scoring.review.queue import (
     QueueScope,
+    claim_in_queue,
+    hold,
     next_in_queue,
     progress,
     queue,
     queue_position,
     queue_scope,
+    resume,
     scope_progress,
+    team_progress,
 )
 from scoring.store.adjudications import ADJUDICATE, adjudications, record_adjudication, restore_adjudications
 from scoring.store.audit import AUDIT, audit_keys, set_audit
 from scoring.store.claims import (
     CLAIM_TTL,
+    DOUBLE_BLIND,
+    SECOND_OPINION,
+    SPLIT,
     VERDICTS_NEEDED,
     BlindSpec,
+    ClaimRule,
     blind_buckets,
     blind_scopes,
     claim_next,
     covers,
     is_blind,
     live_claims,
+    release,
     set_blind,
+    verdict_counts,
 )
 from scoring.store.verdict_log import (
     ACTION_BUSY_MS,
@@ -85,7 +95,8 @@ from scoring.store.verdict_log import (
 __all__ = [
     "AUDIT", "audit_keys", "set_audit",
     "CLAIM_TTL", "VERDICTS_NEEDED", "BlindSpec", "blind_buckets", "blind_scopes", "claim_next", "covers", "is_blind",
-    "live_claims", "set_blind",
+    "live_claims", "set_blind", "ClaimRule", "DOUBLE_BLIND", "SECOND_OPINION", "SPLIT", "claim_in_queue", "hold",
+    "release", "resume", "team_progress", "verdict_counts",
     "adjudication_queue", "waiting_count",
     "ACTION_BUSY_MS", "ADJUDICATE", "ADJUDICATION_COLUMNS", "AUTO_RULE", "CONFLICT", "CURRENT_COLUMNS",
     "FINAL_SOURCES", "FINAL_VERDICTS", "JUDGE_LABELS", "KEY_FILTER_LIMIT", "MAX_REVIEWER", "METRIC_COLUMNS",
