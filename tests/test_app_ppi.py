@@ -21,6 +21,7 @@ from scoring.estimate.ppi import PPI_METHOD
 from scoring.estimate.ppi_plan import PPI_PLAN_METHOD
 from scoring.estimate.stored import stored_estimate
 from scoring.store import ENV_VAR, judge_cache, make_engine
+from scoring.store.judge_choice import ANY_CONFIG
 
 
 @pytest.fixture
@@ -81,6 +82,7 @@ def test_the_true_accuracy_page_shows_both_estimates_and_plans_with_the_judge(en
     assert table["judge-assisted"].tolist() == pytest.approx(side["judge_estimate"].to_list())
     shown = _captions(at)
     assert PPI_METHOD in shown and PPI_PLAN_METHOD in shown and PLAN_METHOD not in shown
+    assert f"Judge labels: {ANY_CONFIG}." in shown  # no configuration chosen for the run
     # The chart carries the judge-assisted series beside the human-only estimate.
     traces = {t["name"]: t for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]}
     assert traces["Judge-assisted estimate"]["y"] == pytest.approx(side["judge_estimate"].to_list())

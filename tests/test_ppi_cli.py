@@ -13,6 +13,7 @@ from scoring.cli import main
 from scoring.estimate.ppi import PPI_METHOD
 from scoring.estimate.ppi_plan import PPI_PLAN_METHOD
 from scoring.store import judge_cache, make_engine
+from scoring.store.judge_choice import ANY_CONFIG
 
 
 def test_json_prints_both_estimates_side_by_side(database, capsys) -> None:  # noqa: F811
@@ -20,7 +21,7 @@ def test_json_prints_both_estimates_side_by_side(database, capsys) -> None:  # n
     assert main(["estimate", "--run", str(run.id), "--db", url, "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     judged = info["judge_assisted"]
-    assert judged["method"] == PPI_METHOD and judged["model"] is None
+    assert judged["method"] == PPI_METHOD and judged["model"] == ANY_CONFIG
     assert judged["combined"]["judged"] == 3 and judged["combined"]["rows"] == 14
     rows = {r["scope"]: r for r in judged["comparison"]}
     human = {r["scope"]: r for r in info["comparison"]}
@@ -37,7 +38,7 @@ def test_text_names_the_method_and_what_the_judge_is_worth(database, capsys) -> 
     url, _, run = database
     assert main(["estimate", "--run", str(run.id), "--db", url]) == 0
     out = capsys.readouterr().out
-    assert "Judge-assisted estimate (the run's judge labels on every row" in out
+    assert f"Judge-assisted estimate (judge labels: {ANY_CONFIG};" in out
     assert f"method: {PPI_METHOD}" in out and f"method: {PPI_PLAN_METHOD}" in out
     assert "the judge is worth" in out and "reviews here" in out
     assert out.index("Judge-assisted estimate") < out.index("Metrics against the reviewers")
@@ -50,9 +51,9 @@ def test_judge_model_picks_one_model_s_labels(database, capsys) -> None:  # noqa
                                "label": "CORRECT"}])  # fmt: skip
     assert main(["estimate", "--run", str(run.id), "--db", url, "--json", "--judge-model", "other"]) == 0
     judged = json.loads(capsys.readouterr().out)["judge_assisted"]
-    assert judged["model"] == "other" and judged["combined"]["judged"] == 1
+    assert judged["model"] == "model other, latest label of any prompt version" and judged["combined"]["judged"] == 1
     assert main(["estimate", "--run", str(run.id), "--db", url, "--judge-model", "m"]) == 0
-    assert "Judge-assisted estimate (model m's labels" in capsys.readouterr().out
+    assert "Judge-assisted estimate (judge labels: model m, latest label" in capsys.readouterr().out
     assert main(["estimate", "--run", str(run.id), "--db", url, "--judge-model", "nobody"]) == 2
     assert capsys.readouterr().err == "error: No stored judge label by model 'nobody' on this run.\n"
 

@@ -79,6 +79,8 @@ class Figures:
     rank: np.ndarray
     raw: pd.DataFrame
     reasons: Reasons
+    #: Whose judge labels the judge-assisted estimate uses (the run's chosen configuration, or any).
+    judge_config: str = ""
 
     @property
     def sample(self) -> pl.DataFrame:
@@ -114,7 +116,8 @@ def figures(run_id: int, revs: tuple[int, int] | None = None) -> Figures:
     def compute() -> Figures:
         run, est = stored_estimate(state.engine(), run_id)
         rank = review_rank(est.sample["item_key"], run.info.review_seed)
-        return Figures(run_id, revs, est, rank, _raw_intervals(est.sample), _reasons((run_id,), [run]))
+        return Figures(run_id, revs, est, rank, _raw_intervals(est.sample), _reasons((run_id,), [run]),
+                       run.judge_config)  # fmt: skip
 
     return _cached(("figures", url, run_id, *revs), compute)
 

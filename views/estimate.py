@@ -91,7 +91,7 @@ if judged is not None and judged_table is not None:
                                                          "ci_high": total.ci_high}))  # fmt: skip
     st.dataframe(percent_style(estimate_view.judged_frame(judged_table), ["human-only", "judge-assisted"]),
                  hide_index=True, key="est_judged")  # fmt: skip
-    st.caption(md_escape(f"Method: {PPI_METHOD}"))
+    st.caption(md_escape(f"Judge labels: {figs.judge_config}. Method: {PPI_METHOD}"))
 
 # --- the metrics against the reviewers ------------------------------------------------------------
 st.subheader("The metrics against the reviewers")

@@ -55,7 +55,7 @@ if judged_table is not None and comparison is not None:
                     help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}; the {j['reviewed']} reviewed rows "
                     f"are worth {j['effective_reviews']:,.0f} reviews without the judge")  # fmt: skip
     st.text(estimate_view.judged_sentence(judged_table, estimate_view.combined_row(comparison)))
-    st.caption(md_escape(f"{estimate_view.JUDGED}: {PPI_METHOD}"))
+    st.caption(md_escape(f"{estimate_view.JUDGED} (judge labels: {figs.judge_config if figs else ''}): {PPI_METHOD}"))
 table = charts.accuracy_frame(series)
 columns = [c for c in table.columns if c.endswith("accuracy")]
 if adjudicated:

@@ -63,22 +63,24 @@ def report(run: StoredRun, figures: RunEstimate, judged: JudgeFigures | None = N
     return out
 
 
-def judged_figures(engine, figures: RunEstimate, model: str | None, half_width: float) -> JudgeFigures | None:  # noqa: ANN001
-    """The judge-assisted figures from the run's judge labels, or model ``model``'s stored ones."""
+def judged_figures(engine, run: StoredRun, figures: RunEstimate, model: str | None,  # noqa: ANN001
+                   half_width: float) -> JudgeFigures | None:  # fmt: skip
+    """The judge-assisted figures from the run's judge labels (its chosen configuration, else the
+    latest of any), or model ``model``'s stored ones."""
     sample = figures.sample
-    if model is not None:
-        found = judge_cache.latest_by_item(engine, sample["item_key"].to_list(), model=model)
-        if not found:
-            raise InputError(f"No stored judge label by model {model!r} on this run.")
-        sample = with_labels(sample, {key: verdict.label for key, verdict in found.items()})
-    return judge_figures(sample, half_width, model=model)
+    if model is None:
+        return judge_figures(sample, half_width, model=run.judge_config)
+    found = judge_cache.latest_by_item(engine, sample["item_key"].to_list(), model=model)
+    if not found:
+        raise InputError(f"No stored judge label by model {model!r} on this run.")
+    sample = with_labels(sample, {key: verdict.label for key, verdict in found.items()})
+    return judge_figures(sample, half_width, model=f"model {model}, latest label of any prompt version")
 
 
 def _judged_lines(figures: RunEstimate, judged: JudgeFigures) -> list[str]:
     table = judged.comparison(figures.accuracy.table())
     width = max(len("domain"), *(len(s) for s in table["scope"]))
-    whose = f"model {judged.model}'s labels" if judged.model else "the run's judge labels"
-    lines = [f"Judge-assisted estimate ({whose} on every row, corrected by the reviewed random sample)",
+    lines = [f"Judge-assisted estimate (judge labels: {judged.model}; corrected by the reviewed random sample)",
              f"{'domain':<{width}} {'rows':>8} {'judged':>8} {'reviewed':>8}  {'human-only (95%)':<24} "
              f"{'judge-assisted (95%)':<24} effective reviews"]  # fmt: skip
     for r in table.to_dicts():
@@ -187,7 +189,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         half_width = _check_half_width(args.half_width)
         engine = open_existing(args.db or database_url())
         run, figures = stored_estimate(engine, args.run, half_width)
-        judged = judged_figures(engine, figures, args.judge_model, half_width)
+        judged = judged_figures(engine, run, figures, args.judge_model, half_width)
         info = report(run, figures, judged)
         if args.json:
             print(json.dumps(info, ensure_ascii=False, indent=2))

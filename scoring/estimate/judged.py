@@ -29,7 +29,7 @@ JUDGED_COLUMNS = ("scope", "rows", "reviewed", "judged", "human_estimate", "huma
 
 @dataclass(frozen=True)
 class JudgeFigures:
-    """A run's judge-assisted estimate and plan (``model``: whose labels, None = the run's own)."""
+    """A run's judge-assisted estimate and plan (``model``: whose labels, to name wherever it is shown)."""
 
     estimate: JudgeAssisted
     plan: JudgePlan
