@@ -64,6 +64,8 @@ def power_tuned_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndar
     """PPI++'s lambda for a mean, as ``ppi_py`` computes it: cov(Y, Yhat) (with n) over
     (1 + n/N) var(Yhat over all n + N rows) (with n - 1), clipped to [0, 1]."""
     y, yhat, u = (np.asarray(a, dtype=float) for a in (y, yhat, yhat_unlabelled))
+    if len(u) == 0 or len(y) == 0:
+        return 0.0
     cov = float(np.mean((y - y.mean()) * (yhat - yhat.mean())))
     var = float(np.var(np.concatenate([yhat, u]), ddof=1))
     return float(np.clip(cov / ((1 + len(y) / len(u)) * var), 0.0, 1.0)) if var > 0 else 0.0
@@ -75,8 +77,9 @@ def ppi_mean_ci(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, la
     with the prediction only, rows independent (``ppi_py.ppi_mean_ci``; ``lam`` None = PPI++)."""
     y, yhat, u = (np.asarray(a, dtype=float) for a in (y, yhat, yhat_unlabelled))
     lam = power_tuned_lambda(y, yhat, u) if lam is None else float(lam)
-    theta = lam * u.mean() + float(np.mean(y - lam * yhat))
-    se = float(np.sqrt(lam**2 * u.var() / len(u) + np.var(y - lam * yhat) / len(y)))
+    imputed = (lam * u.mean(), lam**2 * u.var() / len(u)) if len(u) else (0.0, 0.0)
+    theta = imputed[0] + float(np.mean(y - lam * yhat))
+    se = float(np.sqrt(imputed[1] + np.var(y - lam * yhat) / len(y)))
     return theta, theta - z * se, theta + z * se, lam
 
 
