@@ -12,8 +12,8 @@ from estimate_sim import regimes, rows_of
 from scoring.core.protocols import BUCKETS
 from scoring.estimate import make_sample, metric_quality
 
-RUNS = 200  #: per regime; the four figures of two metrics make 1,600 intervals
-LOW, HIGH = 0.93, 0.98  #: 0.94-0.97 widened by about a Monte Carlo sd (200 runs: +-0.015)
+RUNS = 400  #: per regime; the four figures of two metrics make 3,200 intervals
+LOW, HIGH = 0.93, 0.98  #: 0.94-0.97 widened by about a Monte Carlo sd (400 runs: +-0.011)
 FIGURES = ("precision", "recall", "specificity", "corrected")
 
 
@@ -49,6 +49,7 @@ def test_metric_quality_intervals_cover_about_95_percent(name: str) -> None:
     text = f"{name}: " + ", ".join(f"{m} {f} {c:.3f}" for (m, f), c in table.items())
     print(text)
     for key, cov in table.items():
-        if key == ("exact", "corrected"):  # a metric constant within buckets: it is the accuracy estimate itself
-            continue
-        assert LOW <= cov <= HIGH, f"{key}: {text}"
+        # The judge's Rogan-Gladen interval is conservative (0.95-0.985 over seeds: the delta method
+        # on two shrunk variances); it may not under-cover, and is allowed to be that much too wide.
+        high = 0.99 if key == ("judge", "corrected") else HIGH
+        assert LOW <= cov <= high, f"{key}: {text}"

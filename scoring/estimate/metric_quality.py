@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 
 from scoring.core.protocols import BUCKETS
-from scoring.core.stats import Z95, rogan_gladen, wilson_centre, wilson_from_share
+from scoring.core.stats import Z95, rogan_gladen, wilson_from_share
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import (
     NONE,
@@ -44,7 +44,7 @@ RATIO_METHOD = (
 )
 CORRECTED_METHOD = (
     "Rogan-Gladen (raw + Sp - 1)/(Se + Sp - 1), clipped to [0, 1]; 95% interval by the delta method from Se and "
-    "Sp (Wilson-centred variances on their effective sample sizes, their covariance from the linearisation), "
+    "Sp (their stratified variances, their covariance from the linearisation), "
     "clipped to [0, 1]; undefined when Se + Sp <= 1. Where some rows' bucket has no reviewed row, every interval "
     "also spans whatever those rows could be (Rogan-Gladen then from the corners of the Se and Sp intervals)"
 )
@@ -178,12 +178,13 @@ def _widen(part: _Linear | None, pessimistic: float, optimistic: float) -> Ratio
 
 
 def _wilson_variance(part: _Linear, z: float) -> float:
-    """The Wilson-adjusted variance of a ratio on its effective sample size (0 for a census)."""
-    n = part.ratio.effective_n
-    if part.census or n is None or part.ratio.value is None:
+    """A ratio's variance for the delta method (0 for a census): its own stratified variance
+    (shrunk shares, so never 0 for a sample). A Wilson centre on its effective n added z²
+    pseudo-rows at 0.5 on top, and the corrected accuracy covered 0.98-0.99 (too wide)."""
+    del z
+    if part.census or part.ratio.value is None:
         return 0.0
-    centre = wilson_centre(part.ratio.value * n, n, z)
-    return centre * (1 - centre) / (n + z * z)
+    return part.variance
 
 
 def _corrected(strata: Strata, w: Weights, raw: float, se: _Linear, sp: _Linear, z: float,
@@ -203,10 +204,11 @@ def _corrected(strata: Strata, w: Weights, raw: float, se: _Linear, sp: _Linear,
     youden = sens + spec - 1
     r = (raw + spec - 1) / youden  # unclipped: the derivatives are taken here
     v_se, v_sp = _wilson_variance(se, z), _wilson_variance(sp, z)
-    rho = 0.0
-    if se.variance > 0 and sp.variance > 0:
+    rho = 0.0  # the correlation of Se and Sp, from their linearised variables' own sample variances
+    lin_se, lin_sp = (float(np.dot(w.a**2, linear_variances(strata, part.u))) for part in (se, sp))
+    if lin_se > 0 and lin_sp > 0:
         both = float(np.dot(w.a**2, linear_variances(strata, se.u + sp.u)))
-        rho = float(np.clip((both - se.variance - sp.variance) / 2 / np.sqrt(se.variance * sp.variance), -1, 1))
+        rho = float(np.clip((both - lin_se - lin_sp) / 2 / np.sqrt(lin_se * lin_sp), -1, 1))
     var = (r * r * v_se + (1 - r) ** 2 * v_sp - 2 * r * (1 - r) * rho * np.sqrt(v_se * v_sp)) / youden**2
     half = z * float(np.sqrt(max(0.0, var)))
     return Ratio(value, min(1.0, max(0.0, r - half)), min(1.0, max(0.0, r + half)),
