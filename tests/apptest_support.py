@@ -18,8 +18,12 @@ from typing import Any
 import pandas as pd
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
+from sqlalchemy import Engine
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
+
+from scoring import store
+from scoring.store import ENV_VAR, make_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -175,3 +179,14 @@ def markdown_texts(at: AppTest) -> list[str]:
                 if isinstance(value, str):
                     out.append(value)
     return out
+
+
+def sample_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
+    """A fresh database for the app (REVIEW_DB_URL) holding the sample run, and an engine on it:
+    ``yield from`` it in a test module's ``engine`` fixture."""
+    url = f"sqlite:///{tmp_path / 'review.db'}"
+    monkeypatch.setenv(ENV_VAR, url)
+    eng = make_engine(url)
+    assert store.ensure_sample(eng) is not None
+    yield eng
+    eng.dispose()

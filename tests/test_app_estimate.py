@@ -32,6 +32,7 @@ from apptest_support import (
     page_path,
     progress,
     record_media_managers,
+    sample_database,
     shown_row,
     texts,
 )
@@ -48,19 +49,15 @@ from scoring.estimate import (
     next_rows,
 )
 from scoring.estimate.stored import stored_estimate
-from scoring.store import ENV_VAR, judge_cache, make_engine
+from scoring.store import judge_cache
 
 NOTE = "the key names the wrong ruler"
 
 
 @pytest.fixture
 def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    url = f"sqlite:///{tmp_path / 'review.db'}"
-    monkeypatch.setenv(ENV_VAR, url)
-    eng = make_engine(url)
-    assert store.ensure_sample(eng) is not None
-    yield eng
-    eng.dispose()
+    """A fresh database for the app holding the sample run (:func:`apptest_support.sample_database`)."""
+    yield from sample_database(tmp_path, monkeypatch)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from apptest_support import frame_with, open_page, texts
+from apptest_support import frame_with, open_page, sample_database, texts
 from sqlalchemy import Engine
 
 from scoring import review, store
@@ -20,18 +20,14 @@ from scoring.estimate.judged import judge_figures
 from scoring.estimate.ppi import PPI_METHOD
 from scoring.estimate.ppi_plan import PPI_PLAN_METHOD
 from scoring.estimate.stored import stored_estimate
-from scoring.store import ENV_VAR, judge_cache, make_engine
+from scoring.store import judge_cache
 from scoring.store.judge_choice import ANY_CONFIG
 
 
 @pytest.fixture
 def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    url = f"sqlite:///{tmp_path / 'review.db'}"
-    monkeypatch.setenv(ENV_VAR, url)
-    eng = make_engine(url)
-    assert store.ensure_sample(eng) is not None
-    yield eng
-    eng.dispose()
+    """A fresh database for the app holding the sample run (:func:`apptest_support.sample_database`)."""
+    yield from sample_database(tmp_path, monkeypatch)
 
 
 @pytest.fixture

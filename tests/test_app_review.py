@@ -28,6 +28,7 @@ from apptest_support import (
     page_path,
     progress,
     record_media_managers,
+    sample_database,
     shown_row,
     text_with,
     texts,
@@ -36,19 +37,13 @@ from sqlalchemy import Engine, func, select
 from streamlit.testing.v1 import AppTest
 
 from scoring import export, review, store
-from scoring.store import ENV_VAR, make_engine
 from scoring.store.tables import VerdictEvent
 
 
 @pytest.fixture
 def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    """A fresh database for the app (REVIEW_DB_URL) holding the sample run, and an engine on it."""
-    url = f"sqlite:///{tmp_path / 'review.db'}"
-    monkeypatch.setenv(ENV_VAR, url)
-    eng = make_engine(url)
-    assert store.ensure_sample(eng) is not None
-    yield eng
-    eng.dispose()
+    """A fresh database for the app holding the sample run (:func:`apptest_support.sample_database`)."""
+    yield from sample_database(tmp_path, monkeypatch)
 
 
 @pytest.fixture

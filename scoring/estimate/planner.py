@@ -26,6 +26,7 @@ not counted, and not asked for again.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -128,15 +129,21 @@ def allocate(size: np.ndarray, share: np.ndarray, spread: np.ndarray, low: np.nd
     def too_wide(lam: float) -> bool:
         return expected_variance(size, share, rows(lam), z) > target
 
+    return rows(smallest_scale(too_wide)).astype(np.int64)
+
+
+def smallest_scale(too_wide: Callable[[float], bool]) -> float:
+    """The smallest Neyman scale (by bisection, 60 halvings) at which the plan is no longer too
+    wide; 0 when it is not even with no rows added. Shared by every planner here."""
     if not too_wide(0.0):
-        return low.astype(np.int64)
+        return 0.0
     lo, hi = 0.0, 1.0
     while too_wide(hi) and hi < 1e15:
         hi *= 2
     for _ in range(60):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if too_wide(mid) else (lo, mid)
-    return rows(hi).astype(np.int64)
+    return hi
 
 
 def plan_review(sample: pl.DataFrame | Strata, half_width: float = 0.02, z: float = Z95) -> ReviewPlan:

@@ -32,7 +32,7 @@ import numpy as np
 import polars as pl
 
 from scoring.core.stats import Z95, wilson_from_share
-from scoring.estimate.planner import ReviewPlan
+from scoring.estimate.planner import ReviewPlan, smallest_scale
 from scoring.estimate.ppi import Fit, fit, judge_values, sample_arrays
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import MIN_REVIEWED, Strata, build_strata
@@ -95,15 +95,7 @@ def allocate_spread(size: np.ndarray, s2: np.ndarray, low: np.ndarray, half_widt
     def too_wide(mu: float) -> bool:
         return expected_variance(size, s2, rows(mu)) > target
 
-    if not too_wide(0.0):
-        return low.astype(np.int64)
-    lo, hi = 0.0, 1.0
-    while too_wide(hi) and hi < 1e15:
-        hi *= 2
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if too_wide(mid) else (lo, mid)
-    return rows(hi).astype(np.int64)
+    return rows(smallest_scale(too_wide)).astype(np.int64)
 
 
 def _toward_half(k: np.ndarray, n: np.ndarray, z: float) -> np.ndarray:
