@@ -179,6 +179,7 @@ def test_no_secret_on_any_page_log_line_export_or_cli_output(
 
         # The judge on one bucket (overlap_only by default): the key goes to the endpoint only.
         _visit(page, seen, "Judge", "Judge: ", masked)
+        page.locator(f"{MAIN} summary", has_text="Another scope").click()  # the whole run is the default action
         page.locator(f"{MAIN} label", has_text="One bucket").click()
         settle(page)
         expect(page.locator(MAIN)).to_contain_text("Rows in scope: ", timeout=TIMEOUT_MS)

@@ -115,7 +115,8 @@ def figures(run_id: int, revs: tuple[int, int] | None = None) -> Figures:
 
     def compute() -> Figures:
         run, est = stored_estimate(state.engine(), run_id)
-        rank = review_rank(est.sample["item_key"], run.info.review_seed)
+        # The stored run ranked its rows once for the random-sample rule: the queue's order.
+        rank = run.rank if run.rank is not None else review_rank(est.sample["item_key"], run.info.review_seed)
         return Figures(run_id, revs, est, rank, _raw_intervals(est.sample), _reasons((run_id,), [run]),
                        run.judge_config)  # fmt: skip
 
