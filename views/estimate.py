@@ -69,7 +69,8 @@ st.text(f"Random sample: {SAMPLE_RULE}")
 if drawn["missing"]:
     st.text(f"Missing from the random sample (skipped, in conflict or waiting): {drawn['missing']:,} rows. The "
             f"interval spans every truth they could have: +{100 * drawn['missing_width']:.1f} points of width. "
-            "Review them in the queue (they come first) to narrow it.")  # fmt: skip
+            "Settling them narrows it: the queue hands skipped rows to the next reviewer first, rows in "
+            "conflict wait on the Adjudication page.")  # fmt: skip
 st.text(f"Reviewed by hand, not in the estimate: {drawn['by_hand']:,}"
         + (" (opened from another page or carried over from another run; their verdicts count everywhere else)."
            if drawn["by_hand"] else "."))  # fmt: skip

@@ -1,6 +1,6 @@
 """The review queue: one row at a time, marked Correct or Wrong, saved the moment it is given.
 
-What each press or click does is decided by :class:`scoring.review_loop.ReviewLoop`; this page
+What each press or click does is decided by :class:`scoring.review.loop.ReviewLoop`; this page
 only lays out the row, the buttons, the messages, the end of a scope and "My verdicts".
 """
 
