@@ -32,34 +32,35 @@ def _error(values: list[float], low: list[float], high: list[float]) -> dict:
             "arrayminus": [v - lo for v, lo in zip(values, low)]}  # fmt: skip
 
 
-def add_estimate(fig: go.Figure, comparison: pl.DataFrame) -> go.Figure:
-    """``fig`` (bars per domain) with the estimated true accuracy and its 95% interval beside the
-    other series, from :meth:`scoring.estimate.RunEstimate.comparison`."""
-    rows = comparison.to_dicts()
-    values = [r["estimate"] for r in rows]
+def _add_interval_bars(fig: go.Figure, rows: list[dict], name: str, colour: str, cols: tuple[str, str, str],
+                       extra: str, hover: str) -> go.Figure:  # fmt: skip
+    """One bar series with its 95% interval: ``cols`` names the value, low and high columns,
+    ``extra`` the column shown with ``reviewed`` in the hover text (``hover`` formats both)."""
+    value, low, high = cols
+    values = [r[value] for r in rows]
     fig.add_bar(
-        name=ESTIMATE, x=[html.escape(str(r["scope"])) for r in rows], y=values, marker_color=ESTIMATE_COLOUR,
-        error_y=_error(values, [r["ci_low"] for r in rows], [r["ci_high"] for r in rows]),
-        customdata=[[r["reviewed"], r["rows"], r["ci_low"], r["ci_high"]] for r in rows],
-        hovertemplate=("%{x}<br>" + ESTIMATE + ": %{y:.1%} (from %{customdata[0]} reviewed of %{customdata[1]} rows)"
+        name=name, x=[html.escape(str(r["scope"])) for r in rows], y=values, marker_color=colour,
+        error_y=_error(values, [r[low] for r in rows], [r[high] for r in rows]),
+        customdata=[[r["reviewed"], r[extra], r[low], r[high]] for r in rows],
+        hovertemplate=("%{x}<br>" + name + ": %{y:.1%} " + hover +
                        "<br>95% CI %{customdata[2]:.1%} to %{customdata[3]:.1%}<extra></extra>"),
     )  # fmt: skip
     return fig
+
+
+def add_estimate(fig: go.Figure, comparison: pl.DataFrame) -> go.Figure:
+    """``fig`` (bars per domain) with the estimated true accuracy and its 95% interval beside the
+    other series, from :meth:`scoring.estimate.RunEstimate.comparison`."""
+    return _add_interval_bars(fig, comparison.to_dicts(), ESTIMATE, ESTIMATE_COLOUR, ("estimate", "ci_low", "ci_high"),
+                              "rows", "(from %{customdata[0]} reviewed of %{customdata[1]} rows)")  # fmt: skip
 
 
 def add_judged(fig: go.Figure, comparison: pl.DataFrame) -> go.Figure:
     """``fig`` with the judge-assisted estimate and its 95% interval as one more series, from
     :meth:`scoring.estimate.judged.JudgeFigures.comparison`."""
-    rows = comparison.to_dicts()
-    values = [r["judge_estimate"] for r in rows]
-    fig.add_bar(
-        name=JUDGED, x=[html.escape(str(r["scope"])) for r in rows], y=values, marker_color=JUDGED_COLOUR,
-        error_y=_error(values, [r["judge_ci_low"] for r in rows], [r["judge_ci_high"] for r in rows]),
-        customdata=[[r["reviewed"], r["effective_reviews"], r["judge_ci_low"], r["judge_ci_high"]] for r in rows],
-        hovertemplate=("%{x}<br>" + JUDGED + ": %{y:.1%} (%{customdata[0]} reviewed, worth %{customdata[1]:,.0f})"
-                       "<br>95% CI %{customdata[2]:.1%} to %{customdata[3]:.1%}<extra></extra>"),
-    )  # fmt: skip
-    return fig
+    return _add_interval_bars(fig, comparison.to_dicts(), JUDGED, JUDGED_COLOUR,
+                              ("judge_estimate", "judge_ci_low", "judge_ci_high"), "effective_reviews",
+                              "(%{customdata[0]} reviewed, worth %{customdata[1]:,.0f})")  # fmt: skip
 
 
 def judged_frame(comparison: pl.DataFrame) -> pd.DataFrame:

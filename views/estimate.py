@@ -64,7 +64,7 @@ st.dataframe(percent_style(estimate_view.estimate_frame(acc), ["estimate", "rows
 for note in estimate_view.strata_notes(acc):
     st.text(note)
 st.caption(md_escape(f"Method: {ACCURACY_METHOD}"))
-drawn = est.random_sample()
+drawn = est.random_sample
 st.text(f"Random sample: {SAMPLE_RULE}")
 if drawn["missing"]:
     st.text(f"Missing from the random sample (skipped, in conflict or waiting): {drawn['missing']:,} rows. The "

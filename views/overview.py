@@ -45,7 +45,7 @@ if comparison is not None:
                     f"{interval(total['ci_low'], total['ci_high'])}")  # fmt: skip
     st.caption(md_escape(f"{estimate_view.ESTIMATE}: {ACCURACY_METHOD} The True accuracy page has the details "
                          "and the review planner."))  # fmt: skip
-    drawn = figs.estimate.random_sample() if figs is not None else None
+    drawn = figs.estimate.random_sample if figs is not None else None
     if drawn and (drawn["missing"] or drawn["by_hand"]):
         st.text(f"In the estimate: {drawn['in_estimate']:,} rows of the random sample; missing from it: "
                 f"{drawn['missing']:,}; reviewed by hand, not in the estimate: {drawn['by_hand']:,}.")  # fmt: skip

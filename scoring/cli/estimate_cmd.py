@@ -122,7 +122,7 @@ def _comparison_lines(figures: RunEstimate) -> list[str]:
     acc = figures.accuracy
     lines.append(f"method: {acc.method}")
     lines.append(f"random sample: {SAMPLE_RULE}")
-    drawn = figures.random_sample()
+    drawn = figures.random_sample
     if drawn["missing"]:
         lines.append(f"missing from the random sample (skipped, in conflict or waiting): {drawn['missing']:,} rows, "
                      f"+{100 * drawn['missing_width']:.1f} points of interval width")  # fmt: skip

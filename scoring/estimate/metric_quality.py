@@ -19,12 +19,10 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 import polars as pl
 
-from scoring.core.protocols import BUCKETS
 from scoring.core.stats import Z95, rogan_gladen, wilson_from_share
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import (
     NONE,
-    SHRINK,
     Strata,
     Weights,
     build_strata,
@@ -32,6 +30,7 @@ from scoring.estimate.strata import (
     fpc,
     linear_variances,
     shares,
+    shrunk_shares,
     weights,
 )
 
@@ -111,24 +110,15 @@ class _Linear:
     mass: float  # the denominator's estimated share of the covered rows
 
 
-def _shrunk(strata: Strata, k: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Per cell, ``(k + q_B)/(n + 1)``: the share ``k/n`` moved by one pseudo-row toward its
-    bucket's Jeffreys-smoothed pooled share ``q_B`` (as :func:`.strata.shrunk_shares`)."""
-    n_b = np.bincount(strata.bucket, weights=n, minlength=len(BUCKETS))
-    k_b = np.bincount(strata.bucket, weights=k, minlength=len(BUCKETS))
-    pooled = ((k_b + 0.5) / (n_b + 1.0))[strata.bucket]
-    return (k + SHRINK * pooled) / (n + SHRINK)
-
-
 def ratio_variances(strata: Strata, num: np.ndarray, den: np.ndarray, value: float, bottom: float) -> np.ndarray:
     """Per cell, the variance of the mean of ``u = den (x - R)/bottom`` (``num = den x``, both
     0/1) over its reviewed rows: ``(E[u²] - E[u]²)/(n - 1)`` times ``1 - n/N``, with the share of
-    ``den`` and the share of ``x`` within it each shrunk toward the bucket's (:func:`_shrunk`). A
+    ``den`` and the share of ``x`` within it each shrunk toward the bucket's (:func:`.strata.shrunk_shares`). A
     stratum whose reviewed passes are all correct so keeps a variance, as its true precision may
     be below 1 (the linearised sample variance gave it 0, and 82-85% coverage)."""
     rows = strata.reviewed
-    d = _shrunk(strata, cell_sums(strata, den), rows)
-    q = _shrunk(strata, cell_sums(strata, num), cell_sums(strata, den))
+    d = shrunk_shares(strata, cell_sums(strata, den), n=rows)
+    q = shrunk_shares(strata, cell_sums(strata, num), n=cell_sums(strata, den))
     mean = d * (q - value) / bottom
     square = d * (q * (1 - value) ** 2 + (1 - q) * value**2) / bottom**2
     spread = np.maximum(square - mean**2, 0.0)
@@ -160,7 +150,7 @@ def shrunk_num(strata: Strata, num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """Per cell, the share of ``den`` times the shrunk share of ``x`` within it: the cell's
     shrunk numerator, whose weighted sum over the denominator is the ratio's shrunk centre."""
     d = shares(strata, cell_sums(strata, den))
-    return d * _shrunk(strata, cell_sums(strata, num), cell_sums(strata, den))
+    return d * shrunk_shares(strata, cell_sums(strata, num), n=cell_sums(strata, den))
 
 
 def _widen(part: _Linear | None, pessimistic: float, optimistic: float) -> Ratio:

@@ -72,13 +72,12 @@ class ReviewPlan:
         return {**{k: v for k, v in asdict(self).items() if k != "strata"}, "strata": self.strata.to_dicts()}
 
 
-def _rates(strata: Strata, z: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _rates(strata: Strata) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(share, rate, spread, prior) per cell: the current reviewed share (the bucket's pooled share
     below :data:`MIN_REVIEWED`, the prior where the bucket has none), the rate the plan assumes
     (nearest 0.5 within the :data:`PLAN_Z` Wilson bound), ``sqrt(rate(1-rate))`` (what Neyman
     allocates by: never 0, so a stratum all right so far still gets rows), and whether the prior
     was used."""
-    del z
     n_bucket = np.bincount(strata.bucket, weights=strata.reviewed, minlength=4)[strata.bucket]
     k_bucket = np.bincount(strata.bucket, weights=strata.correct, minlength=4)[strata.bucket]
     own = stands_alone(strata)
@@ -90,17 +89,20 @@ def _rates(strata: Strata, z: float) -> tuple[np.ndarray, np.ndarray, np.ndarray
     # stratum whose first rows happen to be all correct would otherwise get no more rows, and the
     # estimate of strata stopped early on a lucky start is biased and too sure (simulated: 0.93
     # coverage planning on each stratum's own share, 0.95 on its bucket's).
-    rate = np.array([_toward_half(kk, nn) for kk, nn in zip(np.where(prior, 0.0, k_bucket),
-                                                               np.where(prior, 0.0, n_bucket))])  # fmt: skip
+    rate = planning_rates(k_bucket, n_bucket)
     return share, rate, np.sqrt(rate * (1 - rate)), prior
 
 
-def _toward_half(k: float, n: float) -> float:
-    """The value nearest 0.5 inside the one-sided :data:`PLAN_Z` Wilson bound of ``k`` of ``n``."""
-    if n <= 0:
-        return PRIOR
-    low, high = wilson_from_share(k / n, n, PLAN_Z)
-    return float(min(max(PRIOR, low), high))
+def planning_rates(k: np.ndarray, n: np.ndarray, z: float = PLAN_Z) -> np.ndarray:
+    """Per stratum, the rate nearest 0.5 inside the one-sided ``z`` Wilson bound of ``k`` of
+    ``n`` (the prior where ``n`` is 0): a share read off a few rows, all right, plans as if
+    errors were likelier. Both planners plan on it."""
+    out = np.full(len(n), PRIOR)
+    for i, (k_i, n_i) in enumerate(zip(k, n)):
+        if n_i > 0:
+            low, high = wilson_from_share(min(max(k_i / n_i, 0.0), 1.0), n_i, z)
+            out[i] = min(max(PRIOR, low), high)
+    return out
 
 
 def expected_variance(size: np.ndarray, share: np.ndarray, n: np.ndarray, z: float = Z95) -> float:
@@ -149,7 +151,7 @@ def smallest_scale(too_wide: Callable[[float], bool]) -> float:
 def plan_review(sample: pl.DataFrame | Strata, half_width: float = 0.02, z: float = Z95) -> ReviewPlan:
     """The plan for an interval of +-``half_width`` over the whole run (see the module)."""
     strata = sample if isinstance(sample, Strata) else build_strata(check_sample(sample))
-    share, rate, spread, prior = _rates(strata, z)
+    share, rate, spread, prior = _rates(strata)
     low = np.maximum(strata.reviewed, np.minimum(MIN_REVIEWED, strata.size))
     planned = allocate(strata.size, rate, spread, low, half_width, z)
     expected = z * math.sqrt(expected_variance(strata.size, rate, planned.astype(float), z))

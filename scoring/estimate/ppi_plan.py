@@ -8,8 +8,8 @@ holds, at least 2, and the stratum's size; the one multiplier that meets ``(half
 found by bisection, as :func:`scoring.estimate.allocate` does).
 
 ``S_h²`` is planned as ``p(1-p) x kept``: ``p`` its bucket's pooled reviewed share moved toward 0.5
-to its one-sided 69% Wilson bound (:data:`PLAN_Z`; 0.5 where the bucket has none), as the
-human-only planner does,
+to its one-sided 69% Wilson bound (:func:`scoring.estimate.planner.planning_rates`; 0.5 where the
+bucket has none), as the human-only planner does,
 ``kept`` the share of the verdicts' variance the judge leaves in its bucket (the residuals' over the
 verdicts' within-stratum sum of squares). Planning on the residual variance read off the pilot
 directly gave a stratum whose pilot happened to be all correct too few further rows, and the
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from scoring.core.stats import Z95, wilson_from_share
-from scoring.estimate.planner import ReviewPlan, smallest_scale
+from scoring.core.stats import Z95
+from scoring.estimate.planner import ReviewPlan, planning_rates, smallest_scale
 from scoring.estimate.ppi import Fit, fit, judge_values, sample_arrays
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import MIN_REVIEWED, Strata, build_strata
@@ -48,7 +48,6 @@ PPI_PLAN_METHOD = (
 PLAN_AIM = 0.95
 #: One-sided normal quantile of the Wilson bound a planned rate is moved toward 0.5 by (69%, as the
 #: human-only planner's).
-PLAN_Z = 0.5
 
 
 @dataclass(frozen=True)
@@ -98,25 +97,14 @@ def allocate_spread(size: np.ndarray, s2: np.ndarray, low: np.ndarray, half_widt
     return rows(smallest_scale(too_wide)).astype(np.int64)
 
 
-def _toward_half(k: np.ndarray, n: np.ndarray, z: float) -> np.ndarray:
-    """Per stratum, the rate nearest 0.5 inside the one-sided ``z`` Wilson bound of ``k`` of ``n``
-    (0.5 where ``n`` is 0): a share read off a few rows, all right, plans as if errors were likelier."""
-    out = np.full(len(n), 0.5)
-    for i, (k_i, n_i) in enumerate(zip(k, n)):
-        if n_i > 0:
-            low, high = wilson_from_share(min(max(k_i / n_i, 0.0), 1.0), n_i, z)
-            out[i] = min(max(0.5, low), high)
-    return out
-
-
 def _plan(strata: Strata, f: Fit, human: Fit, sampled_n: np.ndarray, half_width: float,
           z: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """(rows per stratum, planning variance): the verdicts' variance at the bucket's reviewed share
-    moved toward 0.5 within :data:`PLAN_Z`'s Wilson bound, times the share of it the judge leaves
+    moved toward 0.5 within the planner's PLAN_Z Wilson bound, times the share of it the judge leaves
     (the bucket's residual over its verdicts' sum of squares, ``f`` over ``human``)."""
     b_n = np.bincount(strata.bucket, weights=sampled_n, minlength=4)
     b_k = np.bincount(strata.bucket, weights=f.strata.correct, minlength=4)
-    p = _toward_half(b_k[strata.bucket], b_n[strata.bucket], PLAN_Z)
+    p = planning_rates(b_k[strata.bucket], b_n[strata.bucket])
     kept = np.divide(np.bincount(strata.bucket, weights=f.squares, minlength=4),
                      np.bincount(strata.bucket, weights=human.squares, minlength=4), out=np.ones(4),
                      where=np.bincount(strata.bucket, weights=human.squares, minlength=4) > 0)  # fmt: skip

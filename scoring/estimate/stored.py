@@ -53,8 +53,9 @@ class StoredRun:
         return RunRows(self.info.id, self.info.name, self.info.language, self.final)
 
 
-def stored_final(engine: Engine, run_id: int) -> StoredRun:
-    """Run ``run_id``'s rows and verdicts; :class:`InputError` when there is no such run."""
+def stored_final(engine: Engine, run_id: int, ranked: bool = True) -> StoredRun:
+    """Run ``run_id``'s rows and verdicts; :class:`InputError` when there is no such run.
+    ``ranked=False`` skips the review ranks and the served rows (only the estimate needs them)."""
     info = get_run(engine, run_id)
     if info is None:
         raise InputError(f"No run with id {run_id}.")
@@ -64,9 +65,10 @@ def stored_final(engine: Engine, run_id: int) -> StoredRun:
     choice = get_choice(engine, run_id)
     labels = judge_labels(engine, run_id, scored["item_key"].tolist(), choice)
     final = review.final_verdicts(scored, review.human_summary(current), labels or None, False, decisions)
+    if not ranked:
+        return StoredRun(info, final, current, choice)
     rank = review_rank(final["item_key"].astype(str).tolist(), info.review_seed)
-    served_set = review.served_keys(engine, run_id)
-    served = final["item_key"].astype(str).isin(served_set).to_numpy()
+    served = final["item_key"].astype(str).isin(review.served_keys(engine, run_id)).to_numpy()
     return StoredRun(info, final, current, choice, rank, served)
 
 
@@ -86,5 +88,5 @@ def stored_estimate(engine: Engine, run_id: int, half_width: float = 0.02) -> tu
 
 
 def stored_runs(engine: Engine, run_ids: Sequence[int]) -> list[StoredRun]:
-    """Several runs, for the reasons analytics across runs and languages."""
-    return [stored_final(engine, run_id) for run_id in run_ids]
+    """Several runs, for the reasons analytics across runs and languages (no estimate: unranked)."""
+    return [stored_final(engine, run_id, ranked=False) for run_id in run_ids]

@@ -166,8 +166,7 @@ def wilson_variances(strata: Strata, k: np.ndarray, z: float = Z95) -> np.ndarra
     reviewed rows: ``p~(1-p~)/(n+z²) * (1 - n/N)`` at the Wilson centre ``p~ = (k+z²/2)/(n+z²)``."""
     n, z2 = strata.reviewed, z * z
     centre = (k + z2 / 2) / (n + z2)
-    fpc = np.clip(1 - np.divide(n, strata.size, out=np.ones(len(n)), where=strata.size > 0), 0.0, 1.0)
-    return centre * (1 - centre) / (n + z2) * fpc
+    return centre * (1 - centre) / (n + z2) * fpc(strata)
 
 
 def linear_variances(strata: Strata, values: np.ndarray) -> np.ndarray:
@@ -186,14 +185,14 @@ def linear_variances(strata: Strata, values: np.ndarray) -> np.ndarray:
     bucket_sq = np.bincount(strata.bucket, weights=squares, minlength=len(BUCKETS))
     pooled = np.divide(bucket_sq, bucket_n - 1, out=np.zeros(len(bucket_n)), where=bucket_n >= 2)
     s2 = np.where(n == 1, pooled[strata.bucket], s2)
-    fpc = np.clip(1 - np.divide(n, strata.size, out=np.ones(len(n)), where=strata.size > 0), 0.0, 1.0)
-    return np.divide(s2 * fpc, n, out=np.zeros(len(n)), where=n > 0)
+    return np.divide(s2 * fpc(strata), n, out=np.zeros(len(n)), where=n > 0)
 
 
-def pooled_shares(strata: Strata, k: np.ndarray) -> np.ndarray:
+def pooled_shares(strata: Strata, k: np.ndarray, n: np.ndarray | None = None) -> np.ndarray:
     """Per cell, its bucket's pooled share ``(k_B + 1/2)/(n_B + 1)`` (Jeffreys-smoothed, so a
-    bucket all right so far is not taken as surely all right)."""
-    n_b = np.bincount(strata.bucket, weights=strata.reviewed, minlength=len(BUCKETS))
+    bucket all right so far is not taken as surely all right); ``n`` defaults to the reviewed rows."""
+    n = strata.reviewed if n is None else n
+    n_b = np.bincount(strata.bucket, weights=n, minlength=len(BUCKETS))
     k_b = np.bincount(strata.bucket, weights=k, minlength=len(BUCKETS))
     return ((k_b + 0.5) / (n_b + 1.0))[strata.bucket]
 
@@ -203,9 +202,11 @@ def fpc(strata: Strata) -> np.ndarray:
     return np.clip(1 - reviewed_share(strata), 0.0, 1.0)
 
 
-def shrunk_shares(strata: Strata, k: np.ndarray, shrink: float = SHRINK) -> np.ndarray:
-    """Per cell, ``(k + shrink p_B)/(n + shrink)``: the share its variance is taken at."""
-    return (k + shrink * pooled_shares(strata, k)) / (strata.reviewed + shrink)
+def shrunk_shares(strata: Strata, k: np.ndarray, shrink: float = SHRINK, n: np.ndarray | None = None) -> np.ndarray:
+    """Per cell, ``(k + shrink p_B)/(n + shrink)``: the share ``k/n`` (``n`` the reviewed rows by
+    default) moved toward its bucket's, as every variance here takes it."""
+    n = strata.reviewed if n is None else n
+    return (k + shrink * pooled_shares(strata, k, n)) / (n + shrink)
 
 
 def shrunk_variances(strata: Strata, k: np.ndarray, shrink: float = SHRINK) -> np.ndarray:

@@ -6,6 +6,7 @@ side per domain, each metric against the reviewers, and the review plan for a ha
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -55,10 +56,12 @@ class RunEstimate:
         columns = [c for c in COMPARISON_COLUMNS if c != "raw_judge" or self.has_judge]
         return table.select(columns)
 
+    @cached_property
     def random_sample(self) -> dict:
         """What the random-sample rule (:data:`SAMPLE_RULE`) kept and left out: rows in the
         estimate, rows of the sample whose truth is missing and what they cost in width (points of
-        the combined interval), and the rows reviewed by hand (1-based row numbers)."""
+        the combined interval), and the rows reviewed by hand (1-based row numbers). Computed once
+        per figures, which the pages keep per verdict revision, not on every rerun."""
         sample = self.sample
         by_hand = sample.filter(pl.col("by_hand")).sort("row_idx")["row_idx"].to_list()
         return {
@@ -69,7 +72,7 @@ class RunEstimate:
 
     def as_dict(self) -> dict:
         return {
-            "random_sample": self.random_sample(),
+            "random_sample": self.random_sample,
             "comparison": self.comparison().to_dicts(),
             "estimate": self.accuracy.as_dict(),
             "metrics": [m.as_dict() for m in self.metrics],
