@@ -245,8 +245,7 @@ def stored_judge_labels(engine: Engine, run_id: int, item_keys: Iterable[str] | 
     keys = item_keys if item_keys is not None else load_table(engine, run_id)["item_key"]
     # Read from the judge cache directly: importing scoring.judge would load the OpenAI SDK, a
     # second of start-up for every `python -m scoring export`.
-    found = judge_cache.latest_by_item(engine, keys, model=None, prompt_version=None)
-    return {key: verdict.label for key, verdict in found.items()}
+    return judge_cache.latest_labels(engine, keys)
 
 
 def open_existing(url: str) -> Engine:

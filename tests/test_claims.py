@@ -317,7 +317,7 @@ def test_verdict_counts_are_reviewers_with_a_verdict_in_force_and_give_the_team_
     review.record_mark(engine, order[2], run_id, "carol", "correct")
     review.undo_last_mark(engine, "carol")  # order[2] has no verdict in force any more
     review.record_skip(engine, order[3], run_id, "dave")  # a skip is no verdict
-    counts = claims.verdict_counts(engine)
+    counts = claims.reviewers_per_item(engine)
     assert counts == {order[0]: 2, order[1]: 1}
     combined = team_progress(scope, counts).iloc[-1]
     assert (int(combined["n"]), int(combined["reviewed"])) == (6, 2)

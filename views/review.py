@@ -277,7 +277,7 @@ def queue_view() -> None:
     mine_done, total = int(prog.iloc[-1]["reviewed"]), int(prog.iloc[-1]["n"])
     who = "you" if reviewer else "anyone"
     try:
-        counts = review.verdict_counts(engine) if reviewer else {}  # read once: the claim and the team's progress
+        counts = review.reviewers_per_item(engine) if reviewer else {}  # read once: the claim and the team's progress
     except store.DatabaseError:
         _offline()
         return

@@ -70,10 +70,10 @@ def judged_figures(engine, run: StoredRun, figures: RunEstimate, model: str | No
     sample = figures.sample
     if model is None:
         return judge_figures(sample, half_width, model=run.judge_config)
-    found = judge_cache.latest_by_item(engine, sample["item_key"].to_list(), model=model)
+    found = judge_cache.latest_labels(engine, sample["item_key"].to_list(), model)
     if not found:
         raise InputError(f"No stored judge label by model {model!r} on this run.")
-    sample = with_labels(sample, {key: verdict.label for key, verdict in found.items()})
+    sample = with_labels(sample, found)
     return judge_figures(sample, half_width, model=f"model {model}, latest label of any prompt version")
 
 

@@ -77,8 +77,7 @@ def judge_labels(engine: Engine, run_id: int, item_keys: list[str], choice: Judg
     it never replied), else the latest label of any configuration (:func:`stored_judge_labels`)."""
     if choice is None:
         return stored_judge_labels(engine, run_id, item_keys)
-    found = judge_cache.latest_by_item(engine, item_keys, model=choice.model, prompt_version=choice.prompt_version)
-    return {key: verdict.label for key, verdict in found.items()}
+    return judge_cache.latest_labels(engine, item_keys, choice.model, choice.prompt_version)
 
 
 def stored_estimate(engine: Engine, run_id: int, half_width: float = 0.02) -> tuple[StoredRun, RunEstimate]:

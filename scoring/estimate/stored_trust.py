@@ -42,7 +42,6 @@ def trust_data(engine: Engine, run_id: int, sample: pl.DataFrame, configs: dict[
     rows = {}
     for name, config in sets.items():
         model, version = (config.model, config.prompt_version) if config else (None, None)
-        found = judge_cache.latest_by_item(engine, keys, model=model, prompt_version=version)
-        rows[name] = trust_rows(sample, {k: v.label for k, v in found.items()})
+        rows[name] = trust_rows(sample, judge_cache.latest_labels(engine, keys, model, version))
     by_hand = int(sample["by_hand"].sum()) if "by_hand" in sample.columns else 0
     return TrustData(len(keys), by_hand, rows, sets, judge_choice.describe(judge_choice.get_choice(engine, run_id)))

@@ -31,8 +31,7 @@ def stored_labels(
     judged are absent. Blank responses are never sent, so they are absent too (they are INCORRECT
     by rule: :func:`attach_judge_labels` fills them in).
     """
-    found = judge_cache.latest_by_item(engine, item_keys, model=model, prompt_version=prompt_version)
-    return {key: verdict.label for key, verdict in found.items()}
+    return judge_cache.latest_labels(engine, item_keys, model, prompt_version)
 
 
 def attach_judge_labels(

@@ -68,8 +68,8 @@ from scoring.store.claims import (
     is_blind,
     live_claims,
     release,
+    reviewers_per_item,
     set_blind,
-    verdict_counts,
 )
 from scoring.store.verdict_log import (
     ACTION_BUSY_MS,
@@ -96,7 +96,7 @@ __all__ = [
     "AUDIT", "audit_keys", "set_audit",
     "CLAIM_TTL", "VERDICTS_NEEDED", "BlindSpec", "blind_buckets", "blind_scopes", "claim_next", "covers", "is_blind",
     "live_claims", "set_blind", "ClaimRule", "DOUBLE_BLIND", "SECOND_OPINION", "SPLIT", "claim_in_queue", "hold",
-    "release", "resume", "team_progress", "verdict_counts",
+    "release", "resume", "team_progress", "reviewers_per_item",
     "adjudication_queue", "waiting_count",
     "ACTION_BUSY_MS", "ADJUDICATE", "ADJUDICATION_COLUMNS", "AUTO_RULE", "CONFLICT", "CURRENT_COLUMNS",
     "FINAL_SOURCES", "FINAL_VERDICTS", "JUDGE_LABELS", "KEY_FILTER_LIMIT", "MAX_REVIEWER", "METRIC_COLUMNS",

@@ -18,7 +18,7 @@ from scoring.core.order import review_order
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
 from scoring.store.audit import AUDIT
-from scoring.store.claims import SPLIT, ClaimRule, claim_next, verdict_counts
+from scoring.store.claims import SPLIT, ClaimRule, claim_next, reviewers_per_item
 from scoring.store.verdict_log import STATE_COLUMNS, read_events, reviewer_state
 
 # --------------------------------------------------------------------------- queue and progress
@@ -185,13 +185,13 @@ def claim_in_queue(
 
     With :data:`~scoring.store.claims.SPLIT` reviewers of one scope get different rows, each the
     front of what is left, so the rows a team has reviewed stay a prefix of the seeded order.
-    ``counts`` (:func:`~scoring.store.claims.verdict_counts`, read here when not given) passes
+    ``counts`` (:func:`~scoring.store.claims.reviewers_per_item`, read here when not given) passes
     over the rows the rule no longer wants; each try still re-checks on fresh data. ``keep``:
     the rows to serve first if still open (default: every row the reviewer holds; ``[]`` on a
     scope just chosen, so it starts at its front), as for :func:`~scoring.store.claims.claim_next`.
     """
     marked, skipped = reviewer_state(engine, reviewer, None)
-    counts = verdict_counts(engine) if counts is None else counts
+    counts = reviewers_per_item(engine) if counts is None else counts
     given = pd.Series(scope.item_keys, dtype=object).map(counts).fillna(0).to_numpy()
     wanted = (given >= rule.least) & (given < rule.needed) & ~isin(scope.item_keys, marked)
     key = claim_next(engine, run_id, reviewer, scope.item_keys[wanted], rule=rule, skipped=set(skipped), keep=keep)
@@ -215,7 +215,7 @@ def resume(seen: Hashable | None, here: Hashable, on_screen: str | None) -> tupl
 
 def team_progress(scope: QueueScope, counts: Mapping[str, int]) -> pd.DataFrame:
     """The table of :func:`scope_progress` counting every reviewer's verdicts, from
-    :func:`~scoring.store.claims.verdict_counts` (read once per press for the claim as well)."""
+    :func:`~scoring.store.claims.reviewers_per_item` (read once per press for the claim as well)."""
     return _progress_table(scope.domains, _done(scope, (k for k, n in counts.items() if n)))
 
 

@@ -138,7 +138,7 @@ def _in_force(item_key: str, reviewer: str):
     )  # fmt: skip
 
 
-def verdict_counts(engine: Engine) -> dict[str, int]:
+def reviewers_per_item(engine: Engine) -> dict[str, int]:
     """Item key -> how many reviewers have a verdict in force on it (the count a claim checks),
     for every item with one, from one query, so a queue passes over the front its team has
     finished at once instead of reading it window by window. (Counted here: SQLite's

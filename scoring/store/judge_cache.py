@@ -160,6 +160,14 @@ def latest_by_item(
     return {key: replied.get(key) or errored[key] for key in keys if key in replied or key in errored}
 
 
+def latest_labels(
+    engine: Engine, item_keys: Iterable[str], model: str | None = None, prompt_version: str | None = None
+) -> dict[str, str]:
+    """Item key -> the label of :func:`latest_by_item`: what the export, the estimate and the
+    trust report read."""
+    return {key: verdict.label for key, verdict in latest_by_item(engine, item_keys, model, prompt_version).items()}
+
+
 def count_rows(engine: Engine) -> int:
     """Number of stored verdicts (all models, all versions)."""
     with engine.connect() as conn:
