@@ -24,6 +24,7 @@ from scoring.estimate.strata import (
     NONE,
     OWN,
     Strata,
+    Weights,
     build_strata,
     cell_sums,
     model_variances,
@@ -129,12 +130,14 @@ class AccuracyEstimate:
         }
 
 
-def _interval(strata: Strata, k: np.ndarray, target: np.ndarray | None, z: float) -> tuple[float, float, float, float]:
+def _interval(strata: Strata, k: np.ndarray, target: np.ndarray | None, z: float,
+              w: Weights | None = None) -> tuple[float, float, float, float]:  # fmt: skip
     """(estimate of the known part, its standard error, low, high) for cell counts ``k``: the
     Wilson score interval of the estimate on the effective sample size ``p'(1-p')/se²``, ``p'``
     the same weighted sum of the cells' shrunk shares (so ten of ten correct is worth about ten
-    rows, not a zero-width certainty), then the unknown weight added to the top."""
-    w = weights(strata, target)
+    rows, not a zero-width certainty), then the unknown weight added to the top. ``w``: the
+    cells' weights when the caller has them (the same strata and target)."""
+    w = weights(strata, target) if w is None else w
     known = float(np.dot(w.a, shares(strata, k)))
     var = float(np.dot(w.a**2, shrunk_variances(strata, k))) + model_variances(strata, k, target)
     se = float(np.sqrt(max(var, 0.0)))
@@ -156,7 +159,7 @@ def share_estimate(strata: Strata, k: np.ndarray, target: np.ndarray | None = No
     wrong and all of them right."""
     w = weights(strata, target)
     inside = np.ones(len(k), dtype=bool) if target is None else np.asarray(target, dtype=bool)
-    known, se, low, high = _interval(strata, k, target, z)
+    known, se, low, high = _interval(strata, k, target, z, w)
     miss = strata.missing_counts()
     missing = int(miss[inside].sum())
     width = high - low
