@@ -131,7 +131,7 @@ def judged(fig: Figures, half_width: float = DEFAULT_HALF_WIDTH) -> JudgeFigures
     """The judge-assisted estimate and plan (:func:`scoring.estimate.judged.judge_figures`), None
     when the judge labelled no row of the run; per revisions."""
     key = ("judged", database_url(), fig.run_id, *fig.revs, half_width)
-    return _cached(key, lambda: judge_figures(fig.sample, half_width, build_strata(fig.sample)))
+    return _cached(key, lambda: judge_figures(fig.sample, half_width))
 
 
 def plan(fig: Figures, half_width: float) -> ReviewPlan:

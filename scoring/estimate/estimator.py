@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from scoring.core.report import COMBINED
-from scoring.core.stats import Z95, wilson_from_share
+from scoring.core.stats import Z95, satterthwaite_df, t_quantile, wilson_from_share
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import (
     BUCKET,
@@ -139,8 +139,10 @@ def _interval(strata: Strata, k: np.ndarray, target: np.ndarray | None, z: float
     cells' weights when the caller has them (the same strata and target)."""
     w = weights(strata, target) if w is None else w
     known = float(np.dot(w.a, shares(strata, k)))
-    var = float(np.dot(w.a**2, shrunk_variances(strata, k))) + model_variances(strata, k, target)
+    cell_var = w.a**2 * shrunk_variances(strata, k)
+    var = float(cell_var.sum()) + model_variances(strata, k, target)
     se = float(np.sqrt(max(var, 0.0)))
+    z = t_quantile(z, satterthwaite_df(var, cell_var, strata.reviewed))
     mass = float(w.a.sum())  # 1 less the unknown weight
     if se == 0 or mass <= 0:
         low = high = known
@@ -185,9 +187,9 @@ def estimate_indicator(strata: Strata, values: np.ndarray, z: float = Z95) -> tu
 def _strata_table(strata: Strata) -> pl.DataFrame:
     w = weights(strata)
     own = shares(strata, strata.correct)
-    n_bucket = np.bincount(strata.bucket, weights=strata.reviewed, minlength=4)
-    k_bucket = np.bincount(strata.bucket, weights=strata.correct, minlength=4)
-    pooled = np.divide(k_bucket, n_bucket, out=np.zeros(4), where=n_bucket > 0)[strata.bucket]
+    n_bucket = np.bincount(strata.bucket, weights=strata.reviewed, minlength=strata.groups)
+    k_bucket = np.bincount(strata.bucket, weights=strata.correct, minlength=strata.groups)
+    pooled = np.divide(k_bucket, n_bucket, out=np.zeros(strata.groups), where=n_bucket > 0)[strata.bucket]
     rate = np.where(w.status == OWN, own, pooled)
     return strata.cells.with_columns(
         share=pl.Series(np.where(strata.reviewed > 0, own, np.nan)).fill_nan(None),

@@ -11,13 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
 from scoring.core.adjudication import judge_correct
 from scoring.core.stats import Z95
-from scoring.estimate.ppi import PPI_METHOD, JudgeAssisted, judge_assisted, sample_arrays
+from scoring.estimate.ppi import PPI_METHOD, JudgeAssisted, judge_assisted_arrays, sample_arrays
 from scoring.estimate.ppi_plan import JudgePlan, plan_arrays
-from scoring.estimate.strata import Strata, build_strata
+from scoring.estimate.sample import check_sample, judge_stratified
+from scoring.estimate.strata import build_strata
 
 #: The judge plans the reviews once it has labelled this share of the run's rows: labels on a few
 #: rows change the estimate little, and the human-only planner stays the one a user knows.
@@ -55,16 +57,17 @@ class JudgeFigures:
         return {"model": self.model, **self.estimate.as_dict(), "plan": self.plan.as_dict(), "plans": self.plans}
 
 
-def judge_figures(sample: pl.DataFrame, half_width: float = 0.02, strata: Strata | None = None,
-                  model: str | None = None, z: float = Z95) -> JudgeFigures | None:  # fmt: skip
+def judge_figures(sample: pl.DataFrame, half_width: float = 0.02, model: str | None = None,
+                  z: float = Z95) -> JudgeFigures | None:  # fmt: skip
     """The judge-assisted estimate and plan of a sample (:func:`scoring.estimate.reviewed_sample`),
     None when the judge labelled none of its rows."""
-    estimate = judge_assisted(sample, strata, z)
-    if estimate is None:
-        return None
-    strata = strata or build_strata(sample)
+    sample = judge_stratified(check_sample(sample))
     truth, judge, missing = sample_arrays(sample)
-    return JudgeFigures(estimate, plan_arrays(strata, truth, judge, missing, half_width, z), model)
+    if np.isnan(judge).all():
+        return None
+    strata = build_strata(sample)
+    return JudgeFigures(judge_assisted_arrays(strata, truth, judge, missing, z),
+                        plan_arrays(strata, truth, judge, missing, half_width, z), model)  # fmt: skip
 
 
 def with_labels(sample: pl.DataFrame, labels: Mapping[str, str]) -> pl.DataFrame:

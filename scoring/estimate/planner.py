@@ -35,7 +35,7 @@ import polars as pl
 from scoring.core.order import review_rank
 from scoring.core.stats import Z95, wilson_from_share
 from scoring.estimate.estimator import PRIOR
-from scoring.estimate.sample import check_sample
+from scoring.estimate.sample import JUDGE_GROUPS, check_sample, judge_group
 from scoring.estimate.strata import MIN_REVIEWED, Strata, build_strata, stands_alone
 
 PLAN_METHOD = (
@@ -72,14 +72,14 @@ class ReviewPlan:
         return {**{k: v for k, v in asdict(self).items() if k != "strata"}, "strata": self.strata.to_dicts()}
 
 
-def _rates(strata: Strata) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _rates(strata: Strata, plan_z: float = PLAN_Z) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(share, rate, spread, prior) per cell: the current reviewed share (the bucket's pooled share
     below :data:`MIN_REVIEWED`, the prior where the bucket has none), the rate the plan assumes
     (nearest 0.5 within the :data:`PLAN_Z` Wilson bound), ``sqrt(rate(1-rate))`` (what Neyman
     allocates by: never 0, so a stratum all right so far still gets rows), and whether the prior
     was used."""
-    n_bucket = np.bincount(strata.bucket, weights=strata.reviewed, minlength=4)[strata.bucket]
-    k_bucket = np.bincount(strata.bucket, weights=strata.correct, minlength=4)[strata.bucket]
+    n_bucket = np.bincount(strata.bucket, weights=strata.reviewed, minlength=strata.groups)[strata.bucket]
+    k_bucket = np.bincount(strata.bucket, weights=strata.correct, minlength=strata.groups)[strata.bucket]
     own = stands_alone(strata)
     prior = ~own & (n_bucket == 0)
     n = np.where(own, strata.reviewed, np.where(prior, 0.0, n_bucket))
@@ -89,7 +89,7 @@ def _rates(strata: Strata) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     # stratum whose first rows happen to be all correct would otherwise get no more rows, and the
     # estimate of strata stopped early on a lucky start is biased and too sure (simulated: 0.93
     # coverage planning on each stratum's own share, 0.95 on its bucket's).
-    rate = planning_rates(k_bucket, n_bucket)
+    rate = planning_rates(k_bucket, n_bucket, plan_z)
     return share, rate, np.sqrt(rate * (1 - rate)), prior
 
 
@@ -148,15 +148,17 @@ def smallest_scale(too_wide: Callable[[float], bool]) -> float:
     return hi
 
 
-def plan_review(sample: pl.DataFrame | Strata, half_width: float = 0.02, z: float = Z95) -> ReviewPlan:
-    """The plan for an interval of +-``half_width`` over the whole run (see the module)."""
+def plan_review(sample: pl.DataFrame | Strata, half_width: float = 0.02, z: float = Z95,
+                plan_z: float = PLAN_Z) -> ReviewPlan:  # fmt: skip
+    """The plan for an interval of +-``half_width`` over the whole run (see the module); strata
+    split by the judge's label (:func:`scoring.estimate.strata.split_by_judge`) plan per part."""
     strata = sample if isinstance(sample, Strata) else build_strata(check_sample(sample))
-    share, rate, spread, prior = _rates(strata)
+    share, rate, spread, prior = _rates(strata, plan_z)
     low = np.maximum(strata.reviewed, np.minimum(MIN_REVIEWED, strata.size))
     planned = allocate(strata.size, rate, spread, low, half_width, z)
     expected = z * math.sqrt(expected_variance(strata.size, rate, planned.astype(float), z))
     reviewed = strata.reviewed.astype(np.int64)
-    table = strata.cells.select("bucket", "Domain", "size", "reviewed").with_columns(
+    table = strata.cells.select(*stratum_keys(strata.cells), "size", "reviewed").with_columns(
         planned=pl.Series(planned, dtype=pl.Int64),
         remaining=pl.Series(planned - reviewed, dtype=pl.Int64),
         rate=pl.Series(share),
@@ -164,6 +166,12 @@ def plan_review(sample: pl.DataFrame | Strata, half_width: float = 0.02, z: floa
     )
     return ReviewPlan(half_width, int(planned.sum()), int(reviewed.sum()), int((planned - reviewed).sum()),
                       expected, table)  # fmt: skip
+
+
+def stratum_keys(table: pl.DataFrame) -> list[str]:
+    """The columns naming a stratum in ``table``: bucket and Domain, and the judge's label when
+    the strata are split by it."""
+    return ["bucket", "judge", "Domain"] if "judge" in table.columns else ["bucket", "Domain"]
 
 
 def next_rows(
@@ -187,14 +195,17 @@ def next_rows(
             raise ValueError("next_rows needs the run's seed or the rows' ranks in the review order.")
         rank = review_rank(sample[key], seed)
     by_hand = pl.col("by_hand") if "by_hand" in sample.columns else pl.lit(False)
-    ranked = sample.select("row_idx", "item_key", "bucket", "Domain", "reviewed", "conflict", by_hand=by_hand)
+    keys = stratum_keys(plan.strata)
+    label = judge_group() if "judge_correct" in sample.columns else pl.lit(JUDGE_GROUPS[2])
+    ranked = sample.select("row_idx", "item_key", "bucket", "Domain", "reviewed", "conflict", by_hand=by_hand,
+                           judge=label)  # fmt: skip
     ranked = ranked.with_columns(rank=pl.Series(np.asarray(rank)).rank("ordinal").cast(pl.Int64) - 1)
-    want = plan.strata.select("bucket", "Domain", "remaining")
+    want = plan.strata.select(*keys, "remaining")
     return (
         ranked.filter(~pl.col("reviewed") & ~pl.col("by_hand"))
         .sort("rank")
-        .with_columns(_nth=pl.int_range(pl.len()).over("bucket", "Domain"))
-        .join(want, on=["bucket", "Domain"], how="inner")
+        .with_columns(_nth=pl.int_range(pl.len()).over(keys))
+        .join(want, on=keys, how="inner")
         .filter(pl.col("_nth") < pl.col("remaining"))
         .sort("rank")
         .select("row_idx", "item_key", "bucket", "Domain", "rank", "conflict")

@@ -30,14 +30,14 @@ Coverage of each choice is measured by simulation in ``tests/test_estimate_cover
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
 
 from scoring.core.protocols import BUCKETS
 from scoring.core.stats import Z95
-from scoring.estimate.sample import check_sample
+from scoring.estimate.sample import JUDGE_GROUPS, check_sample
 
 #: A stratum needs this many reviewed rows to stand on its own; below it uses its bucket's rate.
 MIN_REVIEWED = 2
@@ -61,6 +61,9 @@ class Strata:
     reviewed_rows: np.ndarray  # per sample row, whether it is reviewed (bool)
     #: per cell, rows of its random sample whose truth is missing (skipped, in conflict, pending)
     missing: np.ndarray | None = None
+    #: how many pooling groups ``bucket`` indexes: the four buckets, or bucket x judge label
+    #: (:data:`JUDGE_GROUPS` per bucket) in strata split by the judge's label
+    groups: int = len(BUCKETS)
 
     def missing_counts(self) -> np.ndarray:
         return np.zeros(len(self.size)) if self.missing is None else self.missing
@@ -69,8 +72,8 @@ class Strata:
         """The cells as if every missing row had been reviewed ``right`` (or wrong): the two
         ends of what the missing rows can do to a share (per-row arrays are not changed)."""
         miss = self.missing_counts()
-        return Strata(self.cells, self.row_cell, self.size, self.reviewed + miss,
-                      self.correct + (miss if right else 0.0), self.bucket, self.reviewed_rows, None)  # fmt: skip
+        return replace(self, reviewed=self.reviewed + miss, correct=self.correct + (miss if right else 0.0),
+                       missing=None)  # fmt: skip
 
     @property
     def domains(self) -> list[str]:
@@ -91,8 +94,9 @@ class Weights:
     rows: int  # N_T
 
 
-def build_strata(sample: pl.DataFrame) -> Strata:
-    """The cells of ``sample`` (see :mod:`scoring.estimate.sample`)."""
+def build_strata(sample: pl.DataFrame, by_judge: bool = False) -> Strata:
+    """The cells of ``sample`` (see :mod:`scoring.estimate.sample`). ``by_judge``: split by the
+    judge's label too (:func:`split_by_judge`, from the sample's ``judge_correct``)."""
     check_sample(sample)
     order = pl.DataFrame({"bucket": list(BUCKETS), "_b": list(range(len(BUCKETS)))})
     missing = pl.col("missing").fill_null(False) if "missing" in sample.columns else pl.lit(False)
@@ -109,7 +113,7 @@ def build_strata(sample: pl.DataFrame) -> Strata:
     )
     index = cells.select("bucket", "Domain").with_row_index("_cell")
     row_cell = keyed.join(index, on=["bucket", "Domain"], how="left", maintain_order="left")["_cell"].to_numpy()
-    return Strata(
+    strata = Strata(
         cells=cells.select(*CELL_COLUMNS).with_columns(pl.col("size", "reviewed", "correct").cast(pl.Int64)),
         row_cell=row_cell.astype(np.int64),
         size=cells["size"].to_numpy().astype(float),
@@ -118,6 +122,46 @@ def build_strata(sample: pl.DataFrame) -> Strata:
         bucket=cells["_b"].to_numpy().astype(np.int64),
         reviewed_rows=keyed["reviewed"].to_numpy(),
         missing=cells["missing"].to_numpy().astype(float),
+    )
+    if not by_judge:
+        return strata
+    judge = (sample["judge_correct"].cast(pl.Float64).to_numpy() if "judge_correct" in sample.columns
+             else np.full(sample.height, np.nan))  # fmt: skip
+    return split_by_judge(strata, judge, keyed["right"].to_numpy(), keyed["missing"].to_numpy())
+
+
+def split_by_judge(strata: Strata, judge: np.ndarray, right: np.ndarray, missing: np.ndarray | None = None) -> Strata:
+    """``strata`` (bucket x domain) split by the judge's label on each row (``judge``: 1 correct, 0
+    wrong, NaN not judged; :data:`JUDGE_GROUPS`): cells bucket x label x domain, pooled per bucket x
+    label, with a ``judge`` column. The judge labelled every row, so each part's size is known and
+    the stratified estimate over the parts uses the labels with no model of the judge at all.
+    ``right``: per row, reviewed and correct; ``missing``: per row, in the random sample unsettled."""
+    judge = np.asarray(judge, dtype=float)
+    label = np.where(np.isnan(judge), 2, np.where(judge > 0.5, 0, 1))
+    groups = len(JUDGE_GROUPS)
+    cells = len(strata.size)
+    group = strata.bucket[strata.row_cell] * groups + label
+    key = group * cells + strata.row_cell
+    found, row_cell = np.unique(key, return_inverse=True)
+    parent, part_group = found % cells, found // cells
+    count = len(found)
+    reviewed_rows = np.asarray(strata.reviewed_rows, dtype=bool)
+    right = np.asarray(right, dtype=bool) & reviewed_rows
+    miss = np.zeros(len(label), dtype=bool) if missing is None else np.asarray(missing, dtype=bool)
+    table = strata.cells.select("bucket", "Domain")[parent.tolist()].with_columns(
+        judge=pl.Series(np.array(JUDGE_GROUPS)[part_group % groups].tolist(), dtype=pl.String))
+
+    def per_cell(values: np.ndarray | None = None) -> np.ndarray:
+        return np.bincount(row_cell, weights=values, minlength=count).astype(float)
+
+    size, reviewed, correct = per_cell(), per_cell(reviewed_rows), per_cell(right)
+    return Strata(
+        cells=table.select("bucket", "judge", "Domain").with_columns(
+            size=pl.Series(size, dtype=pl.Int64), reviewed=pl.Series(reviewed, dtype=pl.Int64),
+            correct=pl.Series(correct, dtype=pl.Int64)),  # fmt: skip
+        row_cell=row_cell.astype(np.int64), size=size, reviewed=reviewed, correct=correct,
+        bucket=part_group.astype(np.int64), reviewed_rows=reviewed_rows, missing=per_cell(miss),
+        groups=len(BUCKETS) * groups,
     )
 
 
@@ -132,12 +176,12 @@ def weights(strata: Strata, target: np.ndarray | None = None, min_reviewed: int 
     rows = float(strata.size[inside].sum())
     w = np.where(inside, strata.size / rows, 0.0) if rows else np.zeros(len(strata.size))
     own = stands_alone(strata, min_reviewed)
-    n_bucket = np.bincount(strata.bucket, weights=strata.reviewed, minlength=len(BUCKETS))
+    n_bucket = np.bincount(strata.bucket, weights=strata.reviewed, minlength=strata.groups)
     has = n_bucket > 0
     # A fallen-back cell's reviewed rows count as they are (only where its bucket has any: else
     # the cell has none either); its other rows take the bucket's pooled share.
     seen = np.where(own, 1.0, reviewed_share(strata))
-    fallen = np.bincount(strata.bucket, weights=w * (1.0 - seen), minlength=len(BUCKETS))
+    fallen = np.bincount(strata.bucket, weights=w * (1.0 - seen), minlength=strata.groups)
     share = strata.reviewed / np.where(has, n_bucket, 1.0)[strata.bucket]
     a = w * seen + np.where(has[strata.bucket], fallen[strata.bucket] * share, 0.0)
     status = np.where(~inside, "", np.where(own, OWN, np.where(has[strata.bucket], BUCKET, NONE)))
@@ -181,8 +225,8 @@ def linear_variances(strata: Strata, values: np.ndarray) -> np.ndarray:
     dev[take] = (values[take] - mean[strata.row_cell[take]]) ** 2
     squares = cell_sums(strata, dev)
     s2 = np.divide(squares, n - 1, out=np.zeros(len(n)), where=n >= 2)
-    bucket_n = np.bincount(strata.bucket, weights=n, minlength=len(BUCKETS))
-    bucket_sq = np.bincount(strata.bucket, weights=squares, minlength=len(BUCKETS))
+    bucket_n = np.bincount(strata.bucket, weights=n, minlength=strata.groups)
+    bucket_sq = np.bincount(strata.bucket, weights=squares, minlength=strata.groups)
     pooled = np.divide(bucket_sq, bucket_n - 1, out=np.zeros(len(bucket_n)), where=bucket_n >= 2)
     s2 = np.where(n == 1, pooled[strata.bucket], s2)
     return np.divide(s2 * fpc(strata), n, out=np.zeros(len(n)), where=n > 0)
@@ -192,8 +236,8 @@ def pooled_shares(strata: Strata, k: np.ndarray, n: np.ndarray | None = None) ->
     """Per cell, its bucket's pooled share ``(k_B + 1/2)/(n_B + 1)`` (Jeffreys-smoothed, so a
     bucket all right so far is not taken as surely all right); ``n`` defaults to the reviewed rows."""
     n = strata.reviewed if n is None else n
-    n_b = np.bincount(strata.bucket, weights=n, minlength=len(BUCKETS))
-    k_b = np.bincount(strata.bucket, weights=k, minlength=len(BUCKETS))
+    n_b = np.bincount(strata.bucket, weights=n, minlength=strata.groups)
+    k_b = np.bincount(strata.bucket, weights=k, minlength=strata.groups)
     return ((k_b + 0.5) / (n_b + 1.0))[strata.bucket]
 
 
@@ -227,8 +271,8 @@ def between_cells(strata: Strata, k: np.ndarray, min_reviewed: int = MIN_REVIEWE
     p_b = pooled_shares(strata, k)
     share = shares(strata, k)
     var = shrunk_variances(strata, k)
-    out = np.zeros(len(BUCKETS))
-    for b in range(len(BUCKETS)):
+    out = np.zeros(strata.groups)
+    for b in range(strata.groups):
         cells = own & (strata.bucket == b)
         m = int(cells.sum())
         rate = float(p_b[strata.bucket == b][0]) if np.any(strata.bucket == b) else 0.5
@@ -251,7 +295,7 @@ def model_variances(strata: Strata, k: np.ndarray, target: np.ndarray | None = N
     rows = float(strata.size[inside].sum())
     if rows == 0:
         return 0.0
-    n_b = np.bincount(strata.bucket, weights=strata.reviewed, minlength=len(BUCKETS))
+    n_b = np.bincount(strata.bucket, weights=strata.reviewed, minlength=strata.groups)
     fallen = inside & ~stands_alone(strata, min_reviewed) & (n_b[strata.bucket] > 0)
     left = np.where(fallen, strata.size - strata.reviewed, 0.0)
     p = pooled_shares(strata, k)
