@@ -1,28 +1,24 @@
-"""The judge-assisted planner (:mod:`scoring.estimate.ppi_plan`): Neyman allocation on the residual
-spread, what the judge is worth in reviews, top-ups, and the rows it asks for next."""
+"""The judge-assisted planner (:mod:`scoring.estimate.ppi_plan`): Neyman allocation over bucket x
+domain x the judge's label, what the judge is worth in reviews, top-ups, and the rows it asks for
+next (per part, in the seeded order)."""
 
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 import pytest
 
-from scoring.core.stats import Z95
-from scoring.estimate import make_sample, next_rows
-from scoring.estimate.ppi_plan import PLAN_AIM, PPI_PLAN_METHOD, allocate_spread, expected_variance, plan_with_judge
+from scoring.estimate import allocate, make_sample, next_rows
+from scoring.estimate.ppi_plan import PPI_PLAN_METHOD, plan_with_judge
 
 
-def test_allocation_worked_numbers() -> None:
-    """Two strata of 1,000 rows (N = 2,000), residual variances 0.09 and 0.01 (S = 0.3, 0.1), target
-    variance 0.000175: n = (sum W S)² / (V + sum W S²/N) = 0.04 / (0.000175 + 0.05/2000) = 200,
-    split as S: 150 and 50."""
-    size, s2 = np.array([1000.0, 1000.0]), np.array([0.09, 0.01])
-    half_width = Z95 * np.sqrt(0.000175)
-    n = allocate_spread(size, s2, np.zeros(2), half_width)
-    assert n.tolist() == pytest.approx([150, 50], abs=1)
-    assert expected_variance(size, s2, n.astype(float)) <= 0.000175 + 1e-12
-    assert allocate_spread(size, s2, np.array([400.0, 0.0]), half_width)[0] == 400  # never below what is held
-    with pytest.raises(ValueError):
-        allocate_spread(size, s2, np.zeros(2), 0.0)
+def test_allocation_worked_numbers_for_parts_split_by_the_label() -> None:
+    """A stratum of 2,000 rows split by a judge into 1,000 it calls correct (rate 0.99, S = 0.0995)
+    and 1,000 it calls wrong (rate 0.5, S = 0.5): Neyman gives the "wrong" part 0.5/0.0995 = 5.0 times
+    the rows of the "correct" one."""
+    size, rate = np.array([1000.0, 1000.0]), np.array([0.99, 0.5])
+    n = allocate(size, rate, np.sqrt(rate * (1 - rate)), np.zeros(2), 0.02)
+    assert n[1] / n[0] == pytest.approx(0.5 / np.sqrt(0.99 * 0.01), rel=0.05)
 
 
 def _sample(accuracy: float, reviewed: int = 300, n: int = 5000, seed: int = 1):
@@ -39,9 +35,10 @@ def test_a_good_judge_is_worth_reviews_and_a_useless_one_is_not() -> None:
     good, useless = plan_with_judge(_sample(0.9)), plan_with_judge(_sample(0.5))
     assert good is not None and useless is not None
     assert good.plan.method == PPI_PLAN_METHOD and good.plan.half_width == 0.02
-    assert good.saved > 0.2 * good.human_planned  # the judge is worth over a fifth of the reviews here
-    assert useless.saved <= 0.05 * useless.human_planned
-    assert good.plan.expected_half_width <= 0.02 * PLAN_AIM + 1e-9
+    assert good.saved > 0.4 * good.human_planned  # the judge is worth over two fifths of the reviews here
+    assert useless.plan.planned >= 0.85 * useless.human_planned  # a useless judge saves next to nothing
+    assert good.plan.expected_half_width <= 0.02 + 1e-9
+    assert set(good.plan.strata["judge"]) == {"correct", "wrong"}
     assert good.as_dict()["saved"] == good.saved == good.human_planned - good.plan.planned
 
 
@@ -55,6 +52,11 @@ def test_the_plan_tops_up_and_the_rows_come_in_the_seeded_order() -> None:
     assert plan.remaining == int(table["remaining"].sum()) == plan.planned - plan.reviewed
     rows = next_rows(sample, plan, seed="s")
     assert rows.height == plan.remaining
+    labelled = sample.with_row_index("_i").filter(pl.col("_i").is_in(rows["row_idx"].to_list()))
+    wanted = dict(zip(zip(table["bucket"], table["judge"], table["Domain"]), table["remaining"]))
+    got = labelled.group_by("bucket", pl.when(pl.col("judge_correct")).then(pl.lit("correct")).otherwise(
+        pl.lit("wrong")).alias("judge"), "Domain").len()  # fmt: skip
+    assert {(b, j, d): n for b, j, d, n in got.rows()} == {k: v for k, v in wanted.items() if v}
     assert not sample["reviewed"].gather(rows["row_idx"]).any()
     wide = plan_with_judge(sample, 0.5)
     assert wide is not None and wide.plan.remaining == 0  # a wide interval: what is reviewed suffices

@@ -188,10 +188,12 @@ def metrics_frame(metrics: list[MetricQuality]) -> tuple[pd.DataFrame, list[str]
 
 
 def plan_frame(plan: ReviewPlan) -> pd.DataFrame:
-    """The plan per stratum: bucket, domain, size, reviewed, planned, remaining, assumed rate."""
+    """The plan per stratum: bucket (and what the judge says, when the plan is split by its label),
+    domain, size, reviewed, planned, remaining, assumed rate."""
     t = plan.strata.to_dicts()
+    label = {"judge says": [r["judge"] for r in t]} if "judge" in plan.strata.columns else {}
     return pd.DataFrame({
-        "bucket": [r["bucket"] for r in t], "domain": [r["Domain"] for r in t], "size": [r["size"] for r in t],
+        "bucket": [r["bucket"] for r in t], **label, "domain": [r["Domain"] for r in t], "size": [r["size"] for r in t],
         "reviewed": [r["reviewed"] for r in t], "planned": [r["planned"] for r in t],
         "remaining": [r["remaining"] for r in t],
         "assumed rate": ["50.0% (prior)" if r["prior"] else percent(r["rate"]) for r in t],

@@ -87,7 +87,7 @@ if judged is not None and judged_table is not None:
               help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}")  # fmt: skip
     d2.metric("95% interval, ± points", f"{(j['judge_ci_high'] - j['judge_ci_low']) * 50:.1f}")
     d3.metric("Effective reviews", f"{j['effective_reviews']:,.0f}",
-              help="Human-only reviews that would give the same interval (same formula, lambda 0)")  # fmt: skip
+              help="Human-only reviews that would give the same interval (human-only estimate, same rows)")  # fmt: skip
     st.text(estimate_view.judged_sentence(judged_table, {"estimate": total.estimate, "ci_low": total.ci_low,
                                                          "ci_high": total.ci_high}))  # fmt: skip
     st.dataframe(percent_style(estimate_view.judged_frame(judged_table), ["human-only", "judge-assisted"]),
@@ -117,7 +117,7 @@ st.text(f"For ±{points:g} points: {plan.planned:,} rows planned in all (per str
 plan_judged = estimate_data.judged(figs, half_width) if judged is not None else None
 if plan_judged is not None and plan_judged.plans:
     worth = plan_judged.plan
-    st.text(f"Planned with the judge's labels (each stratum's spread of human verdict - lambda x judge label): the "
+    st.text(f"Planned with the judge's labels (each stratum split by what the judge says of its rows): the "
             f"judge is worth {worth.saved:,} reviews here (the same plan without its labels: {worth.human_planned:,} "
             "rows).")  # fmt: skip
 elif plan_judged is not None:

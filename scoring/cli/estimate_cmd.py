@@ -6,7 +6,7 @@ strata that fell back to their bucket; then precision, recall, specificity and t
 corrected accuracy of each metric (and the judge, when labels are stored) against the reviewers;
 then the review plan for ``--half-width`` (default 0.02, i.e. +-2 points). When the judge has
 labelled the run (or ``--judge-model M`` names a model whose stored labels to use), the
-judge-assisted estimate (stratified PPI++) beside the human-only one, with the effective number of
+judge-assisted estimate (stratified by the judge's label) beside the human-only one, with the effective number of
 reviews, and its plan with what the judge is worth in reviews. ``--json`` prints the same as JSON
 (``judge_assisted`` only when there are judge labels).
 """
