@@ -36,6 +36,7 @@ from scoring.estimate import (
     what_if,
 )
 from scoring.estimate.judged import JudgeFigures, judge_figures
+from scoring.estimate.ppi import judge_inputs
 from scoring.estimate.stored import StoredRun, stored_estimate, stored_runs
 from scoring.store import database_url
 from ui import state
@@ -130,8 +131,9 @@ DEFAULT_HALF_WIDTH = 0.02
 def judged(fig: Figures, half_width: float = DEFAULT_HALF_WIDTH) -> JudgeFigures | None:
     """The judge-assisted estimate and plan (:func:`scoring.estimate.judged.judge_figures`), None
     when the judge labelled no row of the run; per revisions."""
+    inputs = _cached(("judge_inputs", database_url(), fig.run_id, *fig.revs), lambda: judge_inputs(fig.sample))
     key = ("judged", database_url(), fig.run_id, *fig.revs, half_width)
-    return _cached(key, lambda: judge_figures(fig.sample, half_width))
+    return _cached(key, lambda: judge_figures(inputs, half_width))
 
 
 def plan(fig: Figures, half_width: float) -> ReviewPlan:

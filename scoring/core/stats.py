@@ -196,12 +196,11 @@ def t_quantile(z: float, df: float) -> float:
         3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3)  # fmt: skip
 
 
-def satterthwaite_df(total: float, parts: np.ndarray, n: np.ndarray) -> float:
+def satterthwaite_df(total: float, parts: np.ndarray, df: np.ndarray) -> float:
     """Welch-Satterthwaite degrees of freedom of a variance ``total`` whose estimated ``parts``
-    rest on ``n`` rows each (``n - 1`` df; a part on one row counts one): an interval whose width
-    rests on a few small strata uses t with these df instead of z. Parts not in ``parts`` (modelled
-    ones) count as known. Infinite when nothing varies."""
+    rest on ``df`` degrees of freedom each (at least 1): an interval whose width rests on a few
+    small strata uses t with these df instead of z. Variance in ``total`` but not in ``parts``
+    (modelled) counts as known. Infinite when nothing varies."""
     parts = np.asarray(parts, dtype=float)
-    df = np.maximum(np.asarray(n, dtype=float) - 1, 1.0)
-    spread = float(np.sum(parts**2 / df))
+    spread = float(np.sum(parts**2 / np.maximum(np.asarray(df, dtype=float), 1.0)))
     return total**2 / spread if spread > 0 else math.inf

@@ -16,7 +16,6 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import polars as pl
 
-from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
 from scoring.core.stats import Z95, satterthwaite_df, t_quantile, wilson_from_share
 from scoring.estimate.sample import check_sample
@@ -143,8 +142,8 @@ def _interval(strata: Strata, k: np.ndarray, target: np.ndarray | None, z: float
     cell_var = w.a**2 * shrunk_variances(strata, k)
     var = float(cell_var.sum()) + model_variances(strata, k, target)
     se = float(np.sqrt(max(var, 0.0)))
-    if strata.groups > len(BUCKETS):  # split by the judge's label: many near-pure parts (see cell_df)
-        z = t_quantile(z, satterthwaite_df(var, cell_var, 1 + cell_df(strata, k)))
+    if strata.by_judge:  # many near-pure parts (see cell_df)
+        z = t_quantile(z, satterthwaite_df(var, cell_var, cell_df(strata, k)))
     mass = float(w.a.sum())  # 1 less the unknown weight
     if se == 0 or mass <= 0:
         low = high = known

@@ -11,15 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import numpy as np
 import polars as pl
 
 from scoring.core.adjudication import judge_correct
 from scoring.core.stats import Z95
-from scoring.estimate.ppi import PPI_METHOD, JudgeAssisted, judge_assisted_arrays, sample_arrays
+from scoring.estimate.ppi import PPI_METHOD, JudgeAssisted, JudgeInputs, judge_assisted_arrays, judge_inputs
 from scoring.estimate.ppi_plan import JudgePlan, plan_arrays
-from scoring.estimate.sample import check_sample, judge_stratified
-from scoring.estimate.strata import build_strata
 
 #: The judge plans the reviews once it has labelled this share of the run's rows: labels on a few
 #: rows change the estimate little, and the human-only planner stays the one a user knows.
@@ -57,17 +54,16 @@ class JudgeFigures:
         return {"model": self.model, **self.estimate.as_dict(), "plan": self.plan.as_dict(), "plans": self.plans}
 
 
-def judge_figures(sample: pl.DataFrame, half_width: float = 0.02, model: str | None = None,
+def judge_figures(sample: pl.DataFrame | JudgeInputs | None, half_width: float = 0.02, model: str | None = None,
                   z: float = Z95) -> JudgeFigures | None:  # fmt: skip
-    """The judge-assisted estimate and plan of a sample (:func:`scoring.estimate.reviewed_sample`),
-    None when the judge labelled none of its rows."""
-    sample = judge_stratified(check_sample(sample))
-    truth, judge, missing = sample_arrays(sample)
-    if np.isnan(judge).all():
+    """The judge-assisted estimate and plan of a sample (:func:`scoring.estimate.reviewed_sample`,
+    or its :func:`scoring.estimate.ppi.judge_inputs` when the caller keeps them for several
+    half-widths), None when the judge labelled none of its rows."""
+    found = judge_inputs(sample) if isinstance(sample, pl.DataFrame) else sample
+    if found is None:
         return None
-    strata = build_strata(sample)
-    return JudgeFigures(judge_assisted_arrays(strata, truth, judge, missing, z),
-                        plan_arrays(strata, truth, judge, missing, half_width, z), model)  # fmt: skip
+    arrays = (found.strata, found.truth, found.judge, found.missing)
+    return JudgeFigures(judge_assisted_arrays(*arrays, z), plan_arrays(*arrays, half_width, z), model)
 
 
 def with_labels(sample: pl.DataFrame, labels: Mapping[str, str]) -> pl.DataFrame:

@@ -178,12 +178,30 @@ def sample_arrays(sample: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndar
     return truth, judge, missing.astype(bool)
 
 
-def judge_assisted(sample: pl.DataFrame, z: float = Z95) -> JudgeAssisted | None:
-    """The judge-assisted estimate of a sample (:func:`scoring.estimate.reviewed_sample`), its
-    random sample taken per part (:func:`scoring.estimate.sample.judge_stratified`), or None when
-    the judge labelled no row (the human-only estimate is then all there is)."""
+@dataclass(frozen=True)
+class JudgeInputs:
+    """What the judge-assisted estimate and plan read from a sample: its strata (bucket x domain)
+    and per-row arrays (:func:`sample_arrays`), the random sample taken per part
+    (:func:`scoring.estimate.sample.judge_stratified`). Built once per sample (a run's million rows),
+    then read by the estimate and by a plan for every half-width asked."""
+
+    strata: Strata
+    truth: np.ndarray
+    judge: np.ndarray
+    missing: np.ndarray
+
+
+def judge_inputs(sample: pl.DataFrame) -> JudgeInputs | None:
+    """The :class:`JudgeInputs` of a sample (:func:`scoring.estimate.reviewed_sample`), or None
+    when the judge labelled no row (the human-only figures are then all there is)."""
     sample = judge_stratified(check_sample(sample))
     truth, judge, missing = sample_arrays(sample)
     if np.isnan(judge).all():
         return None
-    return judge_assisted_arrays(build_strata(sample), truth, judge, missing, z)
+    return JudgeInputs(build_strata(sample), truth, judge, missing)
+
+
+def judge_assisted(sample: pl.DataFrame, z: float = Z95) -> JudgeAssisted | None:
+    """The judge-assisted estimate of a sample, or None when the judge labelled no row."""
+    found = judge_inputs(sample)
+    return None if found is None else judge_assisted_arrays(found.strata, found.truth, found.judge, found.missing, z)

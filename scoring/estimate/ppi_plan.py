@@ -20,9 +20,8 @@ import polars as pl
 
 from scoring.core.stats import Z95
 from scoring.estimate.planner import ReviewPlan, plan_review
-from scoring.estimate.ppi import sample_arrays
-from scoring.estimate.sample import check_sample, judge_stratified
-from scoring.estimate.strata import Strata, build_strata, split_by_judge
+from scoring.estimate.ppi import judge_inputs
+from scoring.estimate.strata import Strata, split_by_judge
 
 #: One-sided z of the margin the judge's plan takes on each part's rate (a 60% bound). Its parts
 #: pool fewer rows than the buckets do, so the human-only planner's 69% bound overshot: plans for
@@ -65,11 +64,7 @@ def plan_arrays(strata: Strata, truth: np.ndarray, judge: np.ndarray, missing: n
 
 
 def plan_with_judge(sample: pl.DataFrame, half_width: float = 0.02, z: float = Z95) -> JudgePlan | None:
-    """The judge-assisted plan of a sample (:func:`scoring.estimate.reviewed_sample`), its random
-    sample taken per part, or None when the judge labelled no row (the human-only planner is then
-    the plan)."""
-    sample = judge_stratified(check_sample(sample))
-    truth, judge, missing = sample_arrays(sample)
-    if np.isnan(judge).all():
-        return None
-    return plan_arrays(build_strata(sample), truth, judge, missing, half_width, z)
+    """The judge-assisted plan of a sample (:func:`scoring.estimate.reviewed_sample`), or None when
+    the judge labelled no row (the human-only planner is then the plan)."""
+    found = judge_inputs(sample)
+    return None if found is None else plan_arrays(found.strata, found.truth, found.judge, found.missing, half_width, z)

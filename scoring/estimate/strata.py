@@ -76,6 +76,11 @@ class Strata:
                        missing=None)  # fmt: skip
 
     @property
+    def by_judge(self) -> bool:
+        """Whether the cells are split by the judge's label (:func:`split_by_judge`)."""
+        return self.groups > len(BUCKETS)
+
+    @property
     def domains(self) -> list[str]:
         return sorted(set(self.cells["Domain"].to_list()))
 
@@ -94,9 +99,8 @@ class Weights:
     rows: int  # N_T
 
 
-def build_strata(sample: pl.DataFrame, by_judge: bool = False) -> Strata:
-    """The cells of ``sample`` (see :mod:`scoring.estimate.sample`). ``by_judge``: split by the
-    judge's label too (:func:`split_by_judge`, from the sample's ``judge_correct``)."""
+def build_strata(sample: pl.DataFrame) -> Strata:
+    """The cells of ``sample`` (see :mod:`scoring.estimate.sample`)."""
     check_sample(sample)
     order = pl.DataFrame({"bucket": list(BUCKETS), "_b": list(range(len(BUCKETS)))})
     missing = pl.col("missing").fill_null(False) if "missing" in sample.columns else pl.lit(False)
@@ -113,7 +117,7 @@ def build_strata(sample: pl.DataFrame, by_judge: bool = False) -> Strata:
     )
     index = cells.select("bucket", "Domain").with_row_index("_cell")
     row_cell = keyed.join(index, on=["bucket", "Domain"], how="left", maintain_order="left")["_cell"].to_numpy()
-    strata = Strata(
+    return Strata(
         cells=cells.select(*CELL_COLUMNS).with_columns(pl.col("size", "reviewed", "correct").cast(pl.Int64)),
         row_cell=row_cell.astype(np.int64),
         size=cells["size"].to_numpy().astype(float),
@@ -123,11 +127,6 @@ def build_strata(sample: pl.DataFrame, by_judge: bool = False) -> Strata:
         reviewed_rows=keyed["reviewed"].to_numpy(),
         missing=cells["missing"].to_numpy().astype(float),
     )
-    if not by_judge:
-        return strata
-    judge = (sample["judge_correct"].cast(pl.Float64).to_numpy() if "judge_correct" in sample.columns
-             else np.full(sample.height, np.nan))  # fmt: skip
-    return split_by_judge(strata, judge, keyed["right"].to_numpy(), keyed["missing"].to_numpy())
 
 
 def split_by_judge(strata: Strata, judge: np.ndarray, right: np.ndarray, missing: np.ndarray | None = None) -> Strata:
