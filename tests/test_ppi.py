@@ -98,6 +98,43 @@ def test_a_thin_part_falls_back_to_its_bucket_and_label_across_domains() -> None
     assert {used[("correct", "Sci")], used[("wrong", "Sci")]} == {"bucket"}
 
 
+def test_a_stratum_with_a_thin_label_part_is_kept_whole() -> None:
+    """Art has 400 reviewed rows, so it is split; Sci has 30, but only one of them where the judge
+    says wrong (of two): Sci is estimated whole (its own share, as without the judge), not from a "wrong"
+    rate pooled with Art's."""
+    n = 3000
+    domain = np.where(np.arange(n) < 2700, "Art", "Sci")
+    truth = (np.arange(n) % 10) != 0
+    judge = np.where(domain == "Art", truth, ~np.isin(np.arange(n), [2700, 2750]))  # two Sci rows called wrong
+    reviewed = (np.arange(n) < 400) | ((np.arange(n) >= 2700) & (np.arange(n) < 2730))
+    sample = make_sample(["both_pass"] * n, domain.tolist(), [bool(t) if r else None for t, r in zip(truth, reviewed)],
+                         judge_correct=judge.tolist())  # fmt: skip
+    est = judge_assisted(sample)
+    assert est is not None
+    used = {(j, d): u for j, d, u in est.strata.select("judge", "Domain", "used").rows()}
+    assert used == {("correct", "Art"): "stratum", ("wrong", "Art"): "stratum", ("any", "Sci"): "stratum"}
+    sci = next(e for e in est.domains if e.scope == "Sci")
+    human = next(e for e in estimate_accuracy(sample).domains if e.scope == "Sci")
+    assert sci.estimate == pytest.approx(human.estimate) == pytest.approx(27 / 30)
+    assert sci.judged == 300
+
+
+def test_a_stratum_kept_whole_takes_the_plain_random_sample() -> None:
+    """The judge's plan served the first 60 rows it called correct and only the first it called wrong:
+    the "wrong" part has one reviewed row, so the stratum is kept whole, and its random sample is the
+    plain prefix of its order (rank 0-58), in which the two "wrong" rows passed over are missing."""
+    n = 200
+    called_wrong = np.arange(n) % 20 == 0
+    served = (~called_wrong & (np.arange(n) < 60)) | (np.arange(n) == 0)
+    truth = [bool(i % 3) if s else None for i, s in enumerate(served)]
+    settled = make_sample(["both_pass"] * n, ["Art"] * n, truth, judge_correct=(~called_wrong).tolist())
+    plain = random_prefix(settled, np.arange(n), served)
+    assert int(plain["missing"].sum()) == 2
+    est = judge_assisted(plain)
+    assert est is not None and est.strata["judge"].to_list() == ["any"]
+    assert est.combined.reviewed == int(served.sum()) == 58 and est.combined.missing == 2
+
+
 def test_a_review_that_followed_the_judge_is_a_random_sample_per_part() -> None:
     """The queue served the first 10 rows the judge called correct and the first 30 it called wrong
     (the judge's plan): per bucket x domain that is no prefix (the plain rule counts the passed-over
@@ -155,7 +192,8 @@ def _simulate(pop: Population, judge, rng: np.random.Generator, reviewed: int, r
               human: bool = True) -> dict[str, tuple]:  # fmt: skip
     """Per estimator (``ppi``, and ``human`` unless told not to): (coverage, mean half-width) of
     the combined accuracy over ``runs`` runs whose first ``reviewed`` rows in a random order are
-    reviewed; and ``domain``: (the lowest per-domain coverage of ``ppi``, that domain)."""
+    reviewed; ``domain``: (the lowest per-domain coverage of ``ppi``, that domain); ``domain_high``:
+    (the highest, that domain)."""
     names = ("ppi", "human") if human else ("ppi",)
     hits: dict[str, list[bool]] = {k: [] for k in names}
     widths: dict[str, list[float]] = {k: [] for k in names}
@@ -177,17 +215,20 @@ def _simulate(pop: Population, judge, rng: np.random.Generator, reviewed: int, r
         for name, est in found.items():
             hits[name].append(est.ci_low <= truth.mean() <= est.ci_high)
             widths[name].append(est.half_width)
-    worst = min(DOMAINS, key=lambda d: np.mean(per_domain[d]))
+    worst, best = (f(DOMAINS, key=lambda d: np.mean(per_domain[d])) for f in (min, max))
     return {**{k: (float(np.mean(hits[k])), float(np.mean(widths[k]))) for k in hits},
-            "domain": (float(np.mean(per_domain[worst])), worst)}  # fmt: skip
+            "domain": (float(np.mean(per_domain[worst])), worst),
+            "domain_high": (float(np.mean(per_domain[best])), best)}  # fmt: skip
 
 
 def _table(rows: dict[str, dict[str, tuple]], labels: tuple[str, str]) -> str:
     first, second = (f"{label} coverage" for label in labels)
-    lines = [f"{'regime':<30} {first:>22} {'± points':>9}   {second:>22} {'± points':>9}   lowest domain ({labels[0]})"]
+    lines = [f"{'regime':<30} {first:>22} {'± points':>9}   {second:>22} {'± points':>9}   "
+             f"lowest and highest domain ({labels[0]})"]
     for regime, r in rows.items():
-        (c1, w1), (c2, w2), (cd, d) = r["ppi"], r["human"], r["domain"]
-        lines.append(f"{regime:<30} {c1:>22.3f} {w1 * 100:>9.2f}   {c2:>22.3f} {w2 * 100:>9.2f}   {cd:.3f} {d}")
+        (c1, w1), (c2, w2), (cd, d), (ch, h) = r["ppi"], r["human"], r["domain"], r["domain_high"]
+        lines.append(f"{regime:<30} {c1:>22.3f} {w1 * 100:>9.2f}   {c2:>22.3f} {w2 * 100:>9.2f}   "
+                     f"{cd:.3f} {d}, {ch:.3f} {h}")
     return "\n".join(lines)
 
 
@@ -203,12 +244,17 @@ def test_judge_assisted_intervals_cover_in_every_judge_regime() -> None:
     table = _table(rows, ("judge-assisted", "human-only"))
     table += f"\n({RUNS} runs x {len(rows)} regimes in {time.perf_counter() - started:.1f} s)"
     print("\n" + table)
-    # Measured: 0.930-0.950 combined on these runs (the human-only 0.950), the lowest domain
-    # 0.885-0.940; over 1,000 other runs per regime 0.948-0.968 (README). t on the parts' degrees of
-    # freedom (:func:`scoring.estimate.estimator.cell_df`) took the 90% judge from 0.920 to 0.935.
+    # Measured on these runs: 0.935-0.960 combined (the human-only 0.945-0.950 on the same runs),
+    # the lowest domain 0.920-0.955. 200 runs move a figure by about 0.015, so the 0.94 of the issue
+    # is asserted on the mean of the six regimes here, and per regime over 1,000 other runs in
+    # ``tests/bench_ppi_coverage.py`` (0.951-0.962, lowest domain 0.955; README). t on the parts'
+    # degrees of freedom (:func:`scoring.estimate.estimator.cell_df`) took the 90% judge from 0.920
+    # to 0.935; keeping thinly split strata whole took the lowest domain from 0.885 to 0.940.
+    combined = [r["ppi"][0] for r in rows.values()]
+    assert np.mean(combined) >= 0.94, table
     for regime, r in rows.items():
-        assert 0.92 <= r["ppi"][0] <= 0.97, f"{regime}\n{table}"
-        assert r["domain"][0] >= 0.87, f"{regime}: per domain\n{table}"  # the lowest of 6 noisy figures
+        assert 0.925 <= r["ppi"][0] <= 0.97, f"{regime}\n{table}"
+        assert r["domain"][0] >= 0.90, f"{regime}: per domain\n{table}"  # the lowest of 6 noisy figures
     width = {regime: r["ppi"][1] / r["human"][1] for regime, r in rows.items()}
     assert width["judge 95%"] < 0.75 and width["judge 90%"] < 0.85, table
     assert width["judge 50% (useless)"] <= 1.05, table

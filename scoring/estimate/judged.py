@@ -63,7 +63,7 @@ def judge_figures(sample: pl.DataFrame | JudgeInputs | None, half_width: float =
     if found is None:
         return None
     arrays = (found.strata, found.truth, found.judge, found.missing)
-    return JudgeFigures(judge_assisted_arrays(*arrays, z), plan_arrays(*arrays, half_width, z), model)
+    return JudgeFigures(judge_assisted_arrays(*arrays, z, found.whole), plan_arrays(*arrays, half_width, z), model)
 
 
 def with_labels(sample: pl.DataFrame, labels: Mapping[str, str]) -> pl.DataFrame:

@@ -5,7 +5,9 @@ stratified form, see ``/work/shared/notes/judge-assisted-estimates.md`` and ``te
 Each bucket x domain stratum is split by the judge's label: rows it called correct, rows it called
 wrong, rows it did not label (unparsed, not run). The judge labelled every row, so each part's size
 is known, and the estimate is the human-only stratified estimate (:mod:`.estimator`: its shrunk
-variances, fallbacks pooled per bucket x label, Wilson interval) over the parts. This is PPI++
+variances, fallbacks pooled per bucket x label, Wilson interval) over the parts. A stratum whose own
+reviewed rows stand alone but one of whose parts would not is kept whole
+(:func:`scoring.estimate.strata.thin_splits`): a thin part would borrow a rate pooled across domains. This is PPI++
 with a lambda per part: inside a part the judge's label is a constant, so any lambda gives the
 same estimate (``lambda x mean(label) + mean(Y - lambda x label)`` is ``mean(Y)`` there), and the
 judge's bias is corrected by the reviewed rows exactly as PPI corrects it. A bad judge splits the
@@ -35,15 +37,16 @@ import polars as pl
 
 from scoring.core.stats import Z95
 from scoring.estimate.estimator import Estimate, estimate_accuracy
-from scoring.estimate.sample import JUDGE_GROUPS, check_sample, judge_stratified
-from scoring.estimate.strata import Strata, build_strata, split_by_judge
+from scoring.estimate.sample import check_sample, judge_stratified
+from scoring.estimate.strata import Strata, build_strata, split_by_judge, thin_splits
 
 PPI_METHOD = (
     "Stratified by the judge's label (PPI with a lambda per part): each bucket x domain stratum split into the rows "
     "the judge called correct, called wrong and did not label, the parts' sizes known from its labels on every row; "
     "the human-only stratified estimate over the parts (their reviewed random sample, shrunk variances, thin parts "
-    "pooled per bucket x label, Wilson interval with t on the Satterthwaite degrees of freedom); rows without a "
-    "settled verdict are spanned from all wrong to all right."
+    "pooled per bucket x label, Wilson interval with t on the Satterthwaite degrees of freedom); a stratum with "
+    "enough reviewed rows of its own but a part with fewer than 2 is kept whole; rows without a settled verdict "
+    "are spanned from all wrong to all right."
 )
 PPI_METHOD_SHORT = "judge-assisted (stratified by the judge's label)"
 
@@ -137,15 +140,17 @@ class JudgeAssisted:
 
 
 def judge_assisted_arrays(strata: Strata, truth: np.ndarray, judge: np.ndarray, missing: np.ndarray | None = None,
-                          z: float = Z95) -> JudgeAssisted:  # fmt: skip
+                          z: float = Z95, whole: np.ndarray | None = None) -> JudgeAssisted:  # fmt: skip
     """The estimate from per-row arrays aligned with ``strata``'s rows (bucket x domain, its
     ``reviewed_rows`` the random sample's settled rows): ``truth`` (1/0 on reviewed rows, any value
     elsewhere), ``judge`` (1/0, NaN = not labelled), ``missing`` (bool: in the random sample,
-    verdict not settled). The human-only estimate of the same rows gives ``effective_reviews``."""
+    verdict not settled); ``whole``: per cell, keep it whole (default :func:`thin_splits`). The
+    human-only estimate of the same rows gives ``effective_reviews``."""
     reviewed = np.asarray(strata.reviewed_rows, dtype=bool)
     missing = np.zeros(len(reviewed), dtype=bool) if missing is None else np.asarray(missing, dtype=bool) & ~reviewed
     right = reviewed & (np.nan_to_num(np.asarray(truth, dtype=float)) > 0.5)
-    parts = split_by_judge(strata, judge, right, missing)
+    whole = thin_splits(strata, judge) if whole is None else whole
+    parts = split_by_judge(strata, judge, right, missing, whole)
     plain = replace(strata, missing=np.bincount(strata.row_cell[missing], minlength=len(strata.size)).astype(float))
     judged, human = estimate_accuracy(parts, z), estimate_accuracy(plain, z)
     labelled = ~np.isnan(np.asarray(judge, dtype=float))
@@ -162,8 +167,7 @@ def judge_assisted_arrays(strata: Strata, truth: np.ndarray, judge: np.ndarray, 
 
     per_domain = [scope(j, h, int(judged_in[i])) for i, (j, h) in enumerate(zip(judged.domains, human.domains))]
     table = judged.strata.with_columns(
-        judged=pl.Series(np.where(parts.cells["judge"].to_numpy() == JUDGE_GROUPS[2], 0, parts.size),
-                         dtype=pl.Int64))  # fmt: skip
+        judged=pl.Series(np.bincount(parts.row_cell[labelled], minlength=len(parts.size)), dtype=pl.Int64))
     return JudgeAssisted(scope(judged.combined, human.combined, int(labelled.sum())), per_domain, table)
 
 
@@ -189,19 +193,35 @@ class JudgeInputs:
     truth: np.ndarray
     judge: np.ndarray
     missing: np.ndarray
+    whole: np.ndarray  #: per bucket x domain cell, kept whole (:func:`thin_splits`)
 
 
 def judge_inputs(sample: pl.DataFrame) -> JudgeInputs | None:
     """The :class:`JudgeInputs` of a sample (:func:`scoring.estimate.reviewed_sample`), or None
-    when the judge labelled no row (the human-only figures are then all there is)."""
-    sample = judge_stratified(check_sample(sample))
-    truth, judge, missing = sample_arrays(sample)
+    when the judge labelled no row (the human-only figures are then all there is).
+
+    A cell kept whole takes the plain rule's random sample (the prefix of the cell's order), not
+    the union of its parts' prefixes: after a review that followed the judge's plan that union
+    holds more of the rows the judge calls wrong than a random sample of the cell would."""
+    sample = check_sample(sample)
+    parts = judge_stratified(sample)
+    truth, judge, _ = sample_arrays(parts)
     if np.isnan(judge).all():
         return None
-    return JudgeInputs(build_strata(sample), truth, judge, missing)
+    strata = build_strata(parts)
+    whole = thin_splits(strata, judge)
+    if parts is not sample and whole.any():
+        plain = pl.Series(whole[strata.row_cell])
+        parts = parts.with_columns(pl.when(plain).then(sample[c]).otherwise(pl.col(c)).alias(c)
+                                   for c in ("reviewed", "missing", "by_hand"))  # fmt: skip
+        strata = build_strata(parts)
+    truth, judge, missing = sample_arrays(parts)
+    return JudgeInputs(strata, truth, judge, missing, whole)
 
 
 def judge_assisted(sample: pl.DataFrame, z: float = Z95) -> JudgeAssisted | None:
     """The judge-assisted estimate of a sample, or None when the judge labelled no row."""
     found = judge_inputs(sample)
-    return None if found is None else judge_assisted_arrays(found.strata, found.truth, found.judge, found.missing, z)
+    if found is None:
+        return None
+    return judge_assisted_arrays(found.strata, found.truth, found.judge, found.missing, z, found.whole)
