@@ -210,7 +210,29 @@ def test_the_judge_choice_revision_both_ways(tmp_path: Path) -> None:
     engine.dispose()
     engine = make_engine(_url(tmp_path / "choice.db"))  # upgrades again
     with engine.connect() as conn:
-        assert migrations.current(conn) == migrations.head() == "0009"
+        assert migrations.current(conn) == migrations.head()
         assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
     assert judge_choice.get_choice(engine, run.id) is None and store.get_run(engine, run.id) is not None
+    engine.dispose()
+
+
+def test_the_archive_revision_both_ways(tmp_path: Path) -> None:
+    """0010 adds ``runs.archived_at`` and ``runs.column_map`` (both NULL for existing runs); the
+    downgrade drops them with every run, part and verdict kept, the upgrade brings them back NULL."""
+    engine = make_engine(_url(tmp_path / "archive.db"))
+    run = store.save_run(engine, b"answer,response\na,a\nb,c\n", "archive.csv").run
+    with engine.begin() as conn:
+        command.downgrade(migrations._config(conn), "0009")
+    with sqlite3.connect(tmp_path / "archive.db") as raw:
+        columns = {row[1] for row in raw.execute("PRAGMA table_info(runs)")}
+        assert raw.execute("SELECT count(*) FROM run_parts").fetchone()[0] >= 1
+    assert "archived_at" not in columns and "column_map" not in columns and "review_seed" in columns
+    engine.dispose()
+    engine = make_engine(_url(tmp_path / "archive.db"))  # upgrades again
+    with engine.connect() as conn:
+        assert migrations.current(conn) == migrations.head() == "0010"
+        assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
+    with sqlite3.connect(tmp_path / "archive.db") as raw:
+        assert raw.execute("SELECT archived_at, column_map FROM runs").fetchall() == [(None, None)]
+    assert store.get_run(engine, run.id) == run and len(store.load_scored(engine, run.id)) == 2
     engine.dispose()

@@ -39,6 +39,12 @@ class Run(Base):
     # The queue's order within any scope is a random permutation seeded by this (see
     # scoring.core.order): a reviewed prefix is a simple random sample of the scope.
     review_seed: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Set when the run is archived (it leaves the run list and every page's choices; its verdicts
+    # stay, they belong to items); NULL for a listed run. Revision 0010.
+    archived_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # JSON of the column mapping the upload was read with ({"answer": "target", ...}); NULL when
+    # the file's own headers were used. Revision 0010.
+    column_map: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class RunPart(Base):
