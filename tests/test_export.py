@@ -317,6 +317,21 @@ def test_round_trip_through_jsonl(tmp_path, engine, conflicted):
     assert event_count(fresh) == events
 
 
+def test_an_uploaded_jsonl_export_restores_every_verdict(tmp_path, engine, conflicted):
+    """Issue 19: the tool's own JSONL export uploads back as CSV does: the same rows (raw text, no
+    neutralising quote to undo), every reviewer's verdict and the conflicts."""
+    data = E.to_jsonl_bytes(E.build_export(engine, conflicted.id))
+    fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
+    result = store.save_run(fresh, data, "run_export.jsonl")
+    assert result.created and result.restored == 8
+    assert result.run.extra_columns == ["note_input", "source"]
+    scored = store.load_scored(fresh, result.run.id)
+    assert scored["question"].tolist() == [r[0] for r in ROWS]
+    assert scored["response"].tolist() == [r[3] for r in ROWS]
+    assert current_set(fresh, exact=True) == current_set(engine, exact=True)
+    pd.testing.assert_frame_equal(final_of(fresh, result.run.id), final_of(engine, conflicted.id))
+
+
 def test_uploading_the_export_twice_adds_nothing_the_second_time(tmp_path, engine, conflicted):
     exported = E.to_csv_bytes(E.build_export(engine, conflicted.id))
     fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from scoring.core.errors import InputError
-from scoring.core.loader import LoadedRun, load_path
+from scoring.core.loader import LoadedRun, load_path, parse_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,16 +28,33 @@ def fail(message: str) -> int:
 
 
 def add_common_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--responses", required=True, help="CSV/TSV with answer and response columns")
+    add_input_flags(parser)
     parser.add_argument("--out", help="write per-row verdicts to this CSV (UTF-8)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--normalize", action="store_true", help="diagnostic: NFC, strip format chars, fold digits")
 
 
-def load_for_cli(path: str) -> LoadedRun:
-    run = load_path(path)
+def add_input_flags(parser: argparse.ArgumentParser, responses: bool = True) -> None:
+    """``--responses`` (unless the command takes files itself) and ``--columns``."""
+    if responses:
+        parser.add_argument("--responses", required=True,
+                            help="responses file: CSV, TSV, JSONL, JSON or Parquet (gzip too), with answer and "
+                                 "response fields (or name them with --columns)")  # fmt: skip
+    parser.add_argument("--columns", metavar="MAP",
+                        help="which field is which when the names differ, e.g. answer=target,response=output,"
+                             "Domain=category (question, answer, response, Domain)")  # fmt: skip
+
+
+def load_for_cli(path: str, columns: str | None = None, named: bool = False) -> LoadedRun:
+    """The file read with the ``--columns`` mapping; warnings on stderr. ``named``: prefix each
+    message with the file's path (commands that read several files)."""
+    prefix = f"{path}: " if named else ""
+    try:
+        run = load_path(path, parse_columns(columns) if columns else None)
+    except InputError as exc:
+        raise InputError(f"{prefix}{exc}") from None
     for warning in run.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {prefix}{warning}", file=sys.stderr)
     return run
 
 

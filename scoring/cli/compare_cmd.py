@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from scoring.cli.common import guarded, load_for_cli, register, write_csv
+from scoring.cli.common import add_input_flags, guarded, load_for_cli, register, write_csv
 from scoring.compare import (
     ADJUSTMENT_METHOD,
     INTERVAL_METHOD,
@@ -48,8 +48,10 @@ SHOWN_UNMATCHED = 10
 def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "files", nargs="*", metavar="FILE",
-        help="responses CSV/TSV files, given together (compared in this order, before any --run)",
+        help="responses files (CSV, TSV, JSONL, JSON, Parquet), given together (compared in this order, before "
+             "any --run)",
     )  # fmt: skip
+    add_input_flags(parser, responses=False)
     parser.add_argument("--run", action="append", type=int, default=[], metavar="ID",
                         help="a stored run by database id, after the files (repeat: --run 3 --run 5); "
                              "brings its judge labels and adjudicated final verdicts")  # fmt: skip
@@ -80,7 +82,7 @@ def load_runs(args: argparse.Namespace) -> list[Run]:
     """The files, scored, then the stored runs; labels are file names and ``#id name``."""
     if len(args.files) + len(args.run) < 2:
         raise InputError("Give at least two runs to compare: files, --run ID, or both.")
-    tables = [load_for_cli(path).table for path in args.files]
+    tables = [load_for_cli(path, args.columns, named=True).table for path in args.files]
     stored = []
     if args.run:
         module = importlib.import_module("scoring.compare.stored")

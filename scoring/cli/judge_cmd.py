@@ -20,7 +20,7 @@ import pandas as pd
 from sqlalchemy.exc import SQLAlchemyError
 from tqdm import tqdm
 
-from scoring.cli.common import fail, load_for_cli, write_csv
+from scoring.cli.common import add_input_flags, fail, load_for_cli, write_csv
 from scoring.core.errors import InputError
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import score_frame
@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
             "1 some requests failed, 2 bad input or configuration."
         ),
     )
-    parser.add_argument("--responses", required=True, help="CSV/TSV with answer and response columns")
+    add_input_flags(parser)
     parser.add_argument("--limit", type=int, help="judge only the first N rows (after --bucket)")
     parser.add_argument("--out", help="write per-row verdicts to this CSV (UTF-8)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -97,7 +97,7 @@ def run_cli(args: argparse.Namespace, settings: JudgeSettings) -> int:
     settings.check()
     if args.limit is not None and args.limit < 0:
         raise InputError(f"--limit must be 0 or more (got {args.limit}).")
-    loaded = load_for_cli(args.responses)
+    loaded = load_for_cli(args.responses, args.columns)
     scored = score_frame(loaded.frame)
     if args.bucket:
         scored = scored[scored["bucket"] == args.bucket]

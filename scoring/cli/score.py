@@ -64,7 +64,7 @@ def run_metric(metric: str, argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     def body() -> None:
-        run = load_for_cli(args.responses)
+        run = load_for_cli(args.responses, args.columns)
         scored = scored_table(run, args.normalize)
         report = metric_report(scored, metric, args.normalize)
         if args.normalize:
@@ -100,7 +100,7 @@ def score_report(scored: pl.DataFrame, normalized: bool) -> dict:
 
 def cmd_score(args: argparse.Namespace) -> int:
     def body() -> None:
-        run = load_for_cli(args.responses)
+        run = load_for_cli(args.responses, args.columns)
         scored = scored_table(run, args.normalize)
         report = score_report(scored, args.normalize)
         if args.normalize:

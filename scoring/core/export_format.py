@@ -411,18 +411,21 @@ def _check_decisions(exported: pd.DataFrame) -> None:
             raise InputError(f"{_where(pos, 'adjudicator')}: a decision needs the adjudicator's name.")
 
 
-def split_exported(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+def split_exported(frame: pd.DataFrame, neutralised: bool = True) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """(input columns, export-derived columns or None) of an uploaded table.
 
     A table is an export when it has every column of :data:`EXPORT_COLUMNS`; then the ``'``
     added by CSV neutralisation is removed from every cell and header, and the verdict cells are
     checked (:class:`InputError` names the first bad row and column). Any other table is returned
-    as is.
+    as is. ``neutralised``: False for JSON lines and Parquet, whose cells are written raw.
     """
     if not set(EXPORT_COLUMNS) <= {str(c) for c in frame.columns}:
         return frame, None
-    clean = pd.DataFrame({i: unneutralise(frame.iloc[:, i]) for i in range(frame.shape[1])}, index=frame.index)
-    clean.columns = [_unneutralise_name(str(c)) for c in frame.columns]
+    if neutralised:
+        clean = pd.DataFrame({i: unneutralise(frame.iloc[:, i]) for i in range(frame.shape[1])}, index=frame.index)
+        clean.columns = [_unneutralise_name(str(c)) for c in frame.columns]
+    else:
+        clean = frame.copy()
     derived = [c for c in clean.columns if c in DERIVED_COLUMNS]
     inputs = clean[[c for c in clean.columns if c not in DERIVED_COLUMNS]]
     exported = clean[derived].reset_index(drop=True)

@@ -1,4 +1,5 @@
-"""Reading a responses file: the only place in the project that parses CSV.
+"""Reading a responses file: the only place in the project that parses CSV (and, through
+:mod:`scoring.core.formats`, JSON lines, JSON arrays and Parquet, each optionally gzipped).
 
 Every cell stays text (``NA``, ``007`` and ``1.0`` are answers, not values), the encoding is
 never guessed, and every refusal names the column, row or byte that caused it.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +23,7 @@ import polars as pl
 from scoring.core.columnar import patterns
 from scoring.core.errors import InputError
 from scoring.core.fast_csv import read_polars
+from scoring.core.formats import read_json, read_jsonl, read_parquet, sniff, ungzip
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,6 +47,14 @@ class LoadedRun:
     extra_columns: list[str] = field(default_factory=list)
     empty_golden: int = 0
     blank_responses: int = 0
+    #: ``csv``, ``tsv``, ``jsonl``, ``json``, ``parquet`` or a harness's name
+    format: str = "csv"
+    #: the column mapping applied (canonical name -> the file's field), empty when names matched
+    columns: dict[str, str] = field(default_factory=dict)
+    #: the model a harness's log names (None for plain tables)
+    model: str | None = None
+    #: the file's own field names, before any renaming (what a remembered mapping is keyed on)
+    source_fields: list[str] = field(default_factory=list)
     _frame: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
@@ -51,6 +62,75 @@ class LoadedRun:
         if self._frame is None:
             self._frame = self.table.to_pandas().astype(object)  # plain str cells, as pandas read them
         return self._frame
+
+
+class MissingColumns(InputError):
+    """The required fields were not found by name: the fields there are, with a few values of
+    each, so the Upload page can ask which is which (a CLI names them with ``--columns``)."""
+
+    def __init__(self, message: str, missing: list[str], examples: dict[str, list[str]]) -> None:
+        super().__init__(message)
+        self.missing = missing
+        self.examples = examples
+
+    @property
+    def fields(self) -> list[str]:
+        return list(self.examples)
+
+
+def parse_columns(spec: str) -> dict[str, str]:
+    """``answer=target,response=output,Domain=category`` as a mapping (canonical -> field)."""
+    mapping: dict[str, str] = {}
+    for part in (p for p in spec.split(",") if p.strip()):
+        target, sep, source = part.partition("=")
+        if not sep or not source.strip():
+            raise InputError(f"--columns: {part.strip()!r} is not NAME=FIELD (e.g. answer=target,response=output).")
+        mapping[target.strip()] = source.strip()
+    return check_columns(mapping)
+
+
+def check_columns(mapping: Mapping[str, str]) -> dict[str, str]:
+    """The mapping with canonical keys; an unknown key or a field used twice is refused."""
+    out: dict[str, str] = {}
+    for target, source in mapping.items():
+        canon = CANONICAL.get(str(target).strip().lower())
+        if canon is None:
+            raise InputError(f"Column mapping: {target!r} is not a field to map; map question, answer, response "
+                             "or Domain.")  # fmt: skip
+        if canon in out:
+            raise InputError(f"Column mapping: {canon!r} is mapped twice.")
+        if source in out.values():
+            raise InputError(f"Column mapping: the field {source!r} is mapped to two names.")
+        out[canon] = str(source)
+    return out
+
+
+def apply_columns(table: pl.DataFrame, mapping: Mapping[str, str]) -> pl.DataFrame:
+    """``table`` with each mapped field renamed to its canonical name; a column that already had
+    that name (in any case) is kept as ``<name>_original`` so nothing in the file is lost."""
+    mapping = check_columns(mapping)
+    fields = ", ".join(repr(c) for c in table.columns)
+    for canon, source in mapping.items():
+        if source not in table.columns:
+            raise InputError(f"Column mapping {canon}={source}: the file has no field {source!r}. Fields: {fields}.")
+    sources = set(mapping.values())
+    rename: dict[str, str] = {}
+    for col in table.columns:
+        canon = CANONICAL.get(col.strip().lower())
+        if col not in sources and canon in mapping:
+            rename[col] = f"{col.strip()}_original"
+    rename.update({source: canon for canon, source in mapping.items()})
+    return table.rename(rename)
+
+
+def _examples(table: pl.DataFrame, count: int = 3) -> dict[str, list[str]]:
+    """Per field, its first few non-empty values (shortened), for a mapping's select boxes."""
+    out: dict[str, list[str]] = {}
+    for col in table.columns:
+        values = table[col].cast(pl.String).drop_nulls()
+        values = values.filter(values.str.strip_chars() != "").head(count).to_list()
+        out[str(col)] = [v if len(v) <= 80 else v[:79] + "…" for v in values]
+    return out
 
 
 def decode(data: bytes) -> str:
@@ -117,15 +197,21 @@ def _blank(column: str) -> pl.Expr:
     return pl.col(column).str.contains(patterns()["blank"])
 
 
-def _finish(table: pl.DataFrame) -> LoadedRun:
+def _finish(table: pl.DataFrame, columns: Mapping[str, str] | None = None, fmt: str = "csv",
+            model: str | None = None) -> LoadedRun:  # fmt: skip
     """Canonical names and order, every cell text, the warnings; refusals name the columns."""
+    raw = table
+    if columns:
+        table = apply_columns(table, columns)
     table = table.rename(_canonical_names(table.columns))
     found = ", ".join(repr(c) for c in table.columns) or "none"
     missing = [c for c in REQUIRED if c not in table.columns]
     if missing:
         names = " and ".join(repr(m) for m in missing)
         plural = "columns" if len(missing) > 1 else "column"
-        raise InputError(f"Missing required {plural} {names}. Columns found: {found}.")
+        raise MissingColumns(
+            f"Missing required {plural} {names}. Columns found: {found}. Say which field is which (on the Upload "
+            f"page, or --columns {missing[0]}=FIELD on the command line).", missing, _examples(raw))  # fmt: skip
     if table.height == 0:
         raise InputError(f"The file has a header ({found}) but no data rows.")
     table = table.with_columns(pl.all().cast(pl.String))
@@ -143,7 +229,9 @@ def _finish(table: pl.DataFrame) -> LoadedRun:
     extra = [c for c in table.columns if c not in CANONICAL.values()]
     table = table.select("question", "answer", "Domain", "response", *extra)
     counts = table.select(empty=(pl.col("answer") == "").sum(), blank=_blank("response").sum()).row(0)
-    run = LoadedRun(table=table, extra_columns=extra, empty_golden=int(counts[0]), blank_responses=int(counts[1]))
+    run = LoadedRun(table=table, extra_columns=extra, empty_golden=int(counts[0]), blank_responses=int(counts[1]),
+                    format=fmt, columns=check_columns(columns or {}), model=model,
+                    source_fields=[str(c) for c in raw.columns])  # fmt: skip
     if run.empty_golden:
         warnings.append(
             f"{run.empty_golden} row(s) have an empty golden answer; they score correct under "
@@ -158,27 +246,43 @@ def _finish(table: pl.DataFrame) -> LoadedRun:
     return run
 
 
-def load_text(text: str, filename: str | None = None) -> LoadedRun:
-    """Parse already-decoded text; see :func:`load_bytes`."""
+def load_text(text: str, filename: str | None = None, columns: Mapping[str, str] | None = None) -> LoadedRun:
+    """Parse already-decoded CSV or TSV text; see :func:`load_bytes`."""
     if not text.strip():
         raise InputError("The file is empty: expected a header row and at least one data row.")
-    return _finish(_reference_table(text, _delimiter(text, filename)))
+    sep = _delimiter(text, filename)
+    return _finish(_reference_table(text, sep), columns, "tsv" if sep == "\t" else "csv")
 
 
-def load_bytes(data: bytes, filename: str | None = None) -> LoadedRun:
-    """Parse an uploaded or on-disk responses file. Raises :class:`InputError` on bad input."""
+def load_bytes(data: bytes, filename: str | None = None, columns: Mapping[str, str] | None = None) -> LoadedRun:
+    """Parse an uploaded or on-disk responses file: CSV, TSV, JSON lines, a JSON array or Parquet,
+    any of them gzipped, the format found from the content (:func:`scoring.core.formats.sniff`).
+    ``columns`` maps canonical names to the file's fields (``{"answer": "target"}``). Raises
+    :class:`InputError` on bad input (:class:`MissingColumns` when required fields are not found)."""
     if not data:
         raise InputError("The file is empty: expected a header row and at least one data row.")
+    data, filename = ungzip(data, filename)
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        data = decode(data).encode("utf-8")  # one path for the text formats below
     body = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
-    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-    if utf16 or b"\x00" in body or not body or body.isspace():
-        return load_text(decode(data), filename)  # decode() refuses NUL bytes with their place
+    kind = sniff(body, filename)
+    if kind == "parquet":
+        return _finish(read_parquet(body), columns, "parquet")
+    if kind == "zip":
+        raise InputError("The file is a zip archive (binary data), not a responses table or an Inspect AI .eval "
+                         "log.")  # fmt: skip
+    if kind in ("jsonl", "json"):
+        text = decode(data)
+        return _finish(read_jsonl(text) if kind == "jsonl" else read_json(text), columns, kind)
+    if b"\x00" in body or not body or body.isspace():
+        return load_text(decode(data), filename, columns)  # decode() refuses NUL bytes with their place
     line_end = body.find(b"\n")
     sep = _delimiter(body[: line_end if line_end >= 0 else len(body)].decode("utf-8", "replace"), filename)
+    fmt = "tsv" if sep == "\t" else "csv"
     table = read_polars(body, sep)
     if table is None:
-        return _finish(_reference_table(_nonempty(decode(data)), sep))
-    return _finish(table)
+        return _finish(_reference_table(_nonempty(decode(data)), sep), columns, fmt)
+    return _finish(table, columns, fmt)
 
 
 def _nonempty(text: str) -> str:
@@ -187,11 +291,11 @@ def _nonempty(text: str) -> str:
     return text
 
 
-def load_path(path: str | Path) -> LoadedRun:
+def load_path(path: str | Path, columns: Mapping[str, str] | None = None) -> LoadedRun:
     """Parse a responses file from disk; a missing or unreadable file is an input error too."""
     path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"Cannot read {str(path)!r}: {exc.strerror or exc}.") from None
-    return load_bytes(data, path.name)
+    return load_bytes(data, path.name, columns)

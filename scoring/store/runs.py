@@ -16,7 +16,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -144,8 +144,10 @@ def save_run(
     model: str | None = None,
     language: str | None = None,
     progress: Progress | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> SaveResult:
     """Parse, score and store an upload; identical bytes open the existing run instead.
+    ``columns``: the column mapping (canonical name -> the file's field), stored with the run.
 
     Raises :class:`scoring.core.errors.InputError` for bad input, before anything is written. The
     rows go in short transactions and the run appears only once all of them are in; on any
@@ -159,14 +161,15 @@ def save_run(
     if existing:
         return SaveResult(existing, False, [])
     report("reading", 0, 0)
-    loaded = load_bytes(data, filename)
+    loaded = load_bytes(data, filename, columns)
     table, exported = loaded.table, None
     if set(EXPORT_COLUMNS) <= set(table.columns):
         # An uploaded export: its derived columns are not input, its human verdicts are restored.
-        frame, exported = split_exported(loaded.frame)
+        frame, exported = split_exported(loaded.frame, neutralised=loaded.format in ("csv", "tsv"))
         table = pl.DataFrame({str(c): pl.Series(frame[c].tolist(), dtype=pl.String) for c in frame.columns})
     extra_columns = [c for c in table.columns if c not in ROW_COLUMNS]
     guessed_model, guessed_language = guess_model_language(filename)
+    guessed_model = loaded.model or guessed_model
     # Scored before any write: the write lock is held for the inserts only, so reviewers
     # marking rows elsewhere never wait for a large upload to be scored.
     report("scoring", 0, table.height)
@@ -182,6 +185,8 @@ def save_run(
         "extra_columns": json.dumps(extra_columns, ensure_ascii=False),
         "complete": False,
         "review_seed": seed_from_sha(sha),
+        "column_map": json.dumps({"fields": loaded.source_fields, "map": loaded.columns}, ensure_ascii=False)
+        if loaded.columns else None,
     }
     report("saving", 0, table.height)
     saved = (lambda done, total: report("saving", table.height * done // total, table.height)) if progress else None
@@ -198,6 +203,26 @@ def save_run(
     info = get_run(engine, run_id)
     assert info is not None
     return SaveResult(info, True, loaded.warnings, table, restored, decided)
+
+
+def run_column_map(engine: Engine, run_id: int) -> dict[str, str]:
+    """The column mapping a run was uploaded with (canonical name -> field; empty: names matched)."""
+    with Session(engine) as session:
+        stored = session.scalar(select(Run.column_map).where(Run.id == run_id))
+    return dict(json.loads(stored)["map"]) if stored else {}
+
+
+def remembered_columns(engine: Engine, fields: list[str]) -> dict[str, str]:
+    """The mapping of the latest run uploaded with exactly these fields (any order), or empty:
+    a team's second file from the same harness needs no choosing."""
+    wanted = sorted(fields)
+    with Session(engine) as session:
+        stored = session.scalars(select(Run.column_map).where(Run.column_map.is_not(None)).order_by(Run.id.desc()))
+        for text in stored:
+            found = json.loads(text)
+            if sorted(found.get("fields", [])) == wanted:
+                return dict(found["map"])
+    return {}
 
 
 class _TakenOver(Exception):

@@ -1,0 +1,213 @@
+"""Which format a responses file is in, and reading the non-CSV ones into a table of text.
+
+The format is chosen by content first (gzip and Parquet magic bytes, a first character of ``{``
+or ``[``), by extension only to break ties; an extension the content contradicts is refused
+with both named, never read as something else. Every cell becomes text, as the CSV reader
+keeps it: a JSON string as is, a number as its literal text (``1.50`` stays ``1.50``), a
+boolean ``true``/``false``, null an empty cell, a nested value its compact JSON. Parquet values
+are written the same way (numbers by polars' formatting, which is exact for integers).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zlib
+from pathlib import PurePath
+
+import polars as pl
+
+from scoring.core.errors import InputError
+
+GZIP_MAGIC = b"\x1f\x8b"
+PARQUET_MAGIC = b"PAR1"
+ZIP_MAGIC = b"PK\x03\x04"
+#: Extensions that name a format (after a ``.gz`` is taken off).
+EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+              ".json": "json", ".parquet": "parquet", ".pq": "parquet", ".eval": "zip"}  # fmt: skip
+#: What the Upload page's file picker accepts.
+UPLOAD_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "json", "parquet", "pq", "eval", "gz"]
+#: Largest decompressed size read from a gzip file (a bomb is refused, not unpacked).
+MAX_INFLATED = 8 << 30
+
+
+class _Number(str):
+    """A JSON number kept as its literal text."""
+
+
+def ungzip(data: bytes, filename: str | None) -> tuple[bytes, str | None]:
+    """(the bytes, the name without ``.gz``) of a gzip file; other files unchanged."""
+    if not data.startswith(GZIP_MAGIC):
+        if filename and filename.lower().endswith(".gz"):
+            raise InputError(f"{filename!r} is named .gz but is not gzip-compressed (it does not start with 1F 8B).")
+        return data, filename
+    try:
+        inflater = zlib.decompressobj(wbits=31)
+        out = inflater.decompress(data, MAX_INFLATED)
+        if inflater.unconsumed_tail:
+            raise InputError(f"The gzip file unpacks to more than {MAX_INFLATED >> 30} GiB; split it first.")
+        while inflater.unused_data.startswith(GZIP_MAGIC):  # concatenated members, as gzip writes them
+            rest = inflater.unused_data
+            inflater = zlib.decompressobj(wbits=31)
+            out += inflater.decompress(rest, MAX_INFLATED - len(out))
+    except zlib.error as exc:
+        raise InputError(f"The file is gzip-compressed but damaged: {exc}.") from None
+    if not inflater.eof:
+        raise InputError("The gzip file is cut short: it ends before its compressed data does.")
+    name = filename[:-3] if filename and filename.lower().endswith(".gz") else filename
+    return out, name
+
+
+def extension_format(filename: str | None) -> str | None:
+    return EXTENSIONS.get(PurePath(filename).suffix.lower()) if filename else None
+
+
+def sniff(body: bytes, filename: str | None) -> str:
+    """``parquet``, ``zip``, ``jsonl``, ``json`` (one JSON value: an array of records or a
+    harness's log) or ``text`` (CSV/TSV), from the content; refuses a contradicting extension."""
+    named = extension_format(filename)
+    if body.startswith(PARQUET_MAGIC):
+        found = "parquet"
+    elif body.startswith(ZIP_MAGIC):
+        found = "zip"
+    else:
+        start = body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+        found = _json_kind(body) if start in (b"{", b"[") else "text"
+    expected = {"csv": "text", "tsv": "text"}.get(named or "", named)
+    if expected and expected != found and {expected, found} != {"json", "jsonl"}:
+        raise InputError(f"{filename!r} is named as {named.upper()} but its content is {_describe(found)}; "
+                         f"rename it or save it as {named.upper()}.")  # fmt: skip
+    return found
+
+
+def _json_kind(body: bytes) -> str:
+    """``jsonl`` when the first line is a whole JSON value, else ``json``."""
+    text = body.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"["):
+        return "json"
+    try:
+        json.loads(text.partition(b"\n")[0])
+    except ValueError:
+        return "json"  # one object over several lines: a harness's log
+    return "jsonl"
+
+
+def _describe(kind: str) -> str:
+    return {"parquet": "Parquet", "zip": "a zip archive", "jsonl": "JSON lines", "json": "JSON",
+            "text": "text (CSV or TSV)"}[kind]  # fmt: skip
+
+
+def _compact(value: object) -> str:
+    """Compact JSON of a parsed value whose numbers are :class:`_Number` (written as they came)."""
+    if isinstance(value, _Number):
+        return str(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _compact(v) for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_compact(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def cell_text(value: object) -> str:
+    """A parsed JSON value as a cell's text (see the module)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return str(value)
+    return _compact(value)
+
+
+def _loads(text: str) -> object:
+    return json.loads(text, parse_int=_Number, parse_float=_Number, parse_constant=_Number)
+
+
+def records_table(records: list[dict], where: str = "row") -> pl.DataFrame:
+    """A table of text from parsed records (fields in first-seen order, absent fields empty)."""
+    fields: dict[str, None] = {}
+    for record in records:
+        fields.update(dict.fromkeys(record))
+    columns = {f: [cell_text(r.get(f)) for r in records] for f in fields}
+    return pl.DataFrame({f: pl.Series(f, v, dtype=pl.String) for f, v in columns.items()})
+
+
+def read_jsonl(text: str) -> pl.DataFrame:
+    """One JSON object per line (blank lines skipped); a bad line is refused with its number."""
+    records: list[dict] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = _loads(line)
+        except RecursionError:
+            raise InputError(f"Line {number} is nested too deeply to read.") from None
+        except ValueError as exc:
+            raise InputError(f"Line {number} is not valid JSON: {exc.args[0].split(':')[0]} "
+                             f"(column {getattr(exc, 'colno', '?')}).") from None  # fmt: skip
+        if not isinstance(value, dict):
+            raise InputError(f"Line {number} is a JSON {_kind(value)}, not an object with fields (one row per line).")
+        records.append(value)
+    if not records:
+        raise InputError("The file is empty: expected one JSON object per line.")
+    return records_table(records)
+
+
+def read_json(text: str) -> pl.DataFrame:
+    """A JSON array of objects, one per row."""
+    try:
+        value = _loads(text)
+    except RecursionError:
+        raise InputError("The JSON is nested too deeply to read.") from None
+    except ValueError as exc:
+        raise InputError(f"The file is not valid JSON: {exc}.") from None
+    if isinstance(value, dict):
+        raise InputError("The JSON file is one object, not a list of rows: expected an array of objects or "
+                         "JSON lines (or a log of Inspect AI or promptfoo).")  # fmt: skip
+    if not isinstance(value, list) or not value:
+        raise InputError("The JSON file holds no rows: expected an array of objects.")
+    for number, item in enumerate(value, start=1):
+        if not isinstance(item, dict):
+            raise InputError(f"Row {number} of the JSON array is a JSON {_kind(item)}, not an object with fields.")
+    return records_table(value)
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, _Number):
+        return "number"
+    return "null" if value is None else "string" if isinstance(value, str) else "value"
+
+
+def read_parquet(body: bytes) -> pl.DataFrame:
+    """Every column as text (strings as they are, numbers and booleans as JSON writes them)."""
+    try:
+        table = pl.read_parquet(io.BytesIO(body))
+    except Exception as exc:  # polars raises several kinds for a damaged file
+        raise InputError(f"The Parquet file cannot be read: {str(exc).splitlines()[0]}.") from None
+    out = {}
+    for name in table.columns:
+        column = table[name]
+        if column.dtype == pl.String:
+            out[name] = column.fill_null("")
+        elif column.dtype == pl.Boolean:
+            out[name] = column.replace_strict({True: "true", False: "false"}, return_dtype=pl.String).fill_null("")
+        elif column.dtype.is_numeric() or column.dtype.is_temporal():
+            out[name] = column.cast(pl.String).fill_null("")
+        else:  # lists, structs, binary: compact JSON of each value
+            out[name] = pl.Series(name, [cell_text(_plain(v)) for v in column.to_list()], dtype=pl.String)
+    return pl.DataFrame(out)
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
