@@ -39,6 +39,7 @@ from scoring.core.export_format import (
     verdict_lists,
     verdicts_text,
 )
+from scoring.core.export_parquet import MANIFEST_KEY, parquet_manifest, table_parquet_bytes
 from scoring.store import ROW_COLUMNS, RunInfo, display_url, get_run, judge_cache, load_scored, load_table, make_engine
 from scoring.store.restore import restore_verdicts
 from scoring.store.run_table import EXTRA_PREFIX
@@ -51,9 +52,10 @@ PREPARE_ROWS = 100_000
 
 #: The export's public names, wherever they are implemented (pages and tests use ``export.X``).
 __all__ = [
-    "DERIVED_COLUMNS", "EXPORT_COLUMNS", "JUDGE_COLUMN", "PREPARE_ROWS", "VERDICTS_COLUMN", "build_export",
-    "export_table", "manifest", "neutralise", "open_existing", "restore_verdicts", "split_exported",
-    "stored_judge_labels", "table_csv_bytes", "to_csv_bytes", "to_jsonl_bytes", "unneutralise",
+    "DERIVED_COLUMNS", "EXPORT_COLUMNS", "JUDGE_COLUMN", "MANIFEST_KEY", "PREPARE_ROWS", "VERDICTS_COLUMN",
+    "build_export", "export_table", "manifest", "neutralise", "open_existing", "parquet_export", "parquet_manifest",
+    "restore_verdicts", "split_exported", "stored_judge_labels", "table_csv_bytes", "table_parquet_bytes",
+    "to_csv_bytes", "to_jsonl_bytes", "unneutralise",
 ]  # fmt: skip
 
 
@@ -231,6 +233,18 @@ def manifest(
     if data is not None:
         result["export_sha256"] = hashlib.sha256(data).hexdigest()
     return result
+
+
+def parquet_export(engine: Engine, run_id: int, table: pl.DataFrame, judge_settles: bool = False) -> tuple[bytes, dict]:
+    """An export table (:func:`export_table`) as a Parquet file and its manifest.
+
+    The file holds the manifest (``format`` "parquet") in its key-value metadata
+    (:data:`MANIFEST_KEY`); the manifest returned, for the ``.manifest.json`` beside the file, is
+    the same with the file's sha256 added (a file cannot hold its own hash).
+    """
+    info = {**manifest(engine, run_id, table, judge_settles=judge_settles), "format": "parquet"}
+    data = table_parquet_bytes(table, info)
+    return data, {**info, "export_sha256": hashlib.sha256(data).hexdigest()}
 
 
 def stored_judge_labels(engine: Engine, run_id: int, item_keys: Iterable[str] | None = None) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Export adjudicated verdicts as CSV or JSONL, with a manifest.
+"""Export adjudicated verdicts as CSV, JSONL or Parquet, with a manifest.
 
 A run of ordinary size exports when a download button is clicked (the file is built on click).
 A large run is prepared first, with its phases shown, then downloaded: building a million rows
@@ -27,8 +27,9 @@ st.write(
     "`human_verdicts` holds every reviewer's own verdict, reason, note and time as a JSON list "
     "(a JSON array in JSONL), conflicts included. Cells that start with `=`, `+`, `-`, `@`, tab "
     "or carriage return are prefixed with `'` in the CSV so a spreadsheet never runs them; JSONL "
-    "keeps the raw text. Uploading an exported CSV (on the Upload page) restores every reviewer's "
-    "verdict; uploading it again adds nothing."
+    "and Parquet keep the raw text. Parquet keeps the metrics as booleans and integers and "
+    "carries the manifest in its metadata. Uploading an exported CSV (on the Upload page) restores "
+    "every reviewer's verdict; uploading it again adds nothing."
 )
 bom = st.checkbox("UTF-8 BOM (for Excel)", key="export_bom")
 judge_settles = state.judge_settles()
@@ -46,6 +47,10 @@ def _jsonl() -> bytes:
     return export.to_jsonl_bytes(export.build_export(engine, url_run, **judge_args))
 
 
+def _parquet() -> bytes:
+    return export.parquet_export(engine, url_run, export.export_table(engine, url_run, **judge_args), judge_settles)[0]
+
+
 def _manifest() -> bytes:
     frame = export.build_export(engine, url_run, **judge_args)
     info = export.manifest(engine, url_run, frame, judge_settles=judge_settles)
@@ -61,36 +66,43 @@ def _prepare(kind: str) -> dict:
             fraction, text = phase_progress("export", phase, done, total)
             bar.progress(min(fraction, 1.0), text=text)
 
-        if kind == "CSV":
+        if kind in ("CSV", "Parquet"):
             frame = export.export_table(engine, url_run, **judge_args, progress=show)
             show("writing", 0, len(frame))
-            data = export.table_csv_bytes(frame, bom=bom)
+            if kind == "CSV":
+                data = export.table_csv_bytes(frame, bom=bom)
+            else:
+                data, info = export.parquet_export(engine, url_run, frame, judge_settles=judge_settles)
         else:
             frame = export.build_export(engine, url_run, **judge_args, progress=show)
             show("writing", 0, len(frame))
             data = export.to_jsonl_bytes(frame)
         show("writing", len(frame), len(frame))
-        info = export.manifest(engine, url_run, frame, data=data, judge_settles=judge_settles)
-        info["format"] = kind.lower()
+        if kind != "Parquet":
+            info = export.manifest(engine, url_run, frame, data=data, judge_settles=judge_settles)
+            info["format"] = kind.lower()
         status.update(label=f"{kind} export ready: {len(frame):,} rows", state="complete", expanded=False)
     manifest_bytes = json.dumps(info, ensure_ascii=False, indent=2).encode("utf-8")
     return {"run": run.id, "kind": kind, "bom": bom, "data": data, "manifest": manifest_bytes}
 
 
 if run.n_rows < export.PREPARE_ROWS:
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3, c4 = st.columns(4)
     c1.download_button("Download CSV", _csv, file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
     c2.download_button("Download JSONL", _jsonl, file_name=f"{stem}.jsonl", mime="application/jsonl",
                        key="dl_jsonl")
-    c3.download_button("Download manifest", _manifest, file_name=f"{stem}.manifest.json", mime="application/json",
+    c3.download_button("Download Parquet", _parquet, file_name=f"{stem}.parquet",
+                       mime="application/vnd.apache.parquet", key="dl_parquet")
+    c4.download_button("Download manifest", _manifest, file_name=f"{stem}.manifest.json", mime="application/json",
                        key="dl_manifest")
 else:
-    kind = st.radio("Format", ["CSV", "JSONL"], horizontal=True, key="export_kind")
+    kind = st.radio("Format", ["CSV", "JSONL", "Parquet"], horizontal=True, key="export_kind")
     if st.button(f"Prepare the {kind} export", key="prepare_export", type="primary"):
         st.session_state["prepared_export"] = _prepare(kind)
     ready = st.session_state.get("prepared_export")
     if ready and ready["run"] == run.id and ready["kind"] == kind and ready["bom"] == bom:
-        suffix, mime = ("csv", "text/csv") if kind == "CSV" else ("jsonl", "application/jsonl")
+        suffix, mime = {"CSV": ("csv", "text/csv"), "JSONL": ("jsonl", "application/jsonl"),
+                        "Parquet": ("parquet", "application/vnd.apache.parquet")}[kind]
         c1, c2 = st.columns(2)
         c1.download_button(f"Download {kind}", ready["data"], file_name=f"{stem}.{suffix}", mime=mime,
                            key="dl_prepared", on_click="ignore")

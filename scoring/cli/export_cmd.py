@@ -1,4 +1,4 @@
-"""``python -m scoring export``: a run's adjudicated verdicts as CSV or JSONL, with a manifest."""
+"""``python -m scoring export``: a run's adjudicated verdicts as CSV, JSONL or Parquet, with a manifest."""
 
 from __future__ import annotations
 
@@ -9,14 +9,19 @@ from pathlib import Path
 from scoring.cli.common import fail, guarded, register
 from scoring.core.errors import InputError
 from scoring.core.export_format import table_csv_bytes, to_jsonl_bytes
-from scoring.export import build_export, export_table, manifest, open_existing, stored_judge_labels
+from scoring.export import build_export, export_table, manifest, open_existing, parquet_export, stored_judge_labels
 from scoring.store import database_url
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", required=True, type=int, help="id of the run to export")
-    parser.add_argument("--out", required=True, help="output file; the manifest goes to OUT.manifest.json")
-    parser.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="file format (default csv)")
+    parser.add_argument(
+        "--out", required=True,
+        help="output file; the manifest goes to OUT.manifest.json (and, for Parquet, into the file's metadata)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--format", choices=("csv", "jsonl", "parquet"), default="csv", help="file format (default csv)"
+    )
     parser.add_argument("--bom", action="store_true", help="start the CSV with a UTF-8 BOM (for Excel)")
     parser.add_argument("--db", help="database URL (default: REVIEW_DB_URL, .streamlit/secrets.toml, data/review.db)")
     parser.add_argument("--judge", action="store_true", help="add the stored judge label of each row (judge_label)")
@@ -26,7 +31,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-@register("export", "adjudicated verdicts of a run as CSV or JSONL, with a manifest", _configure)
+@register("export", "adjudicated verdicts of a run as CSV, JSONL or Parquet, with a manifest", _configure)
 def cmd_export(args: argparse.Namespace) -> int:
     """``python -m scoring export --run ID --out F``: the file plus ``F.manifest.json``."""
     if args.bom and args.format != "csv":
@@ -35,16 +40,20 @@ def cmd_export(args: argparse.Namespace) -> int:
     def body() -> None:
         engine = open_existing(args.db or database_url())
         labels = stored_judge_labels(engine, args.run) if args.judge or args.judge_settles else None
-        if args.format == "csv":  # polars all the way: a million rows in a few seconds
+        if args.format in ("csv", "parquet"):  # polars all the way: a million rows in a few seconds
             frame = export_table(engine, args.run, judge_labels=labels, judge_settles=args.judge_settles)
-            data = table_csv_bytes(frame, bom=args.bom)
+            if args.format == "csv":
+                data = table_csv_bytes(frame, bom=args.bom)
+            else:
+                data, info = parquet_export(engine, args.run, frame, judge_settles=args.judge_settles)
         else:
             frame = build_export(engine, args.run, judge_labels=labels, judge_settles=args.judge_settles)
             data = to_jsonl_bytes(frame)
         out = Path(args.out)
         side = Path(f"{args.out}.manifest.json")
-        info = manifest(engine, args.run, frame, data=data, judge_settles=args.judge_settles)
-        info["format"] = args.format
+        if args.format != "parquet":
+            info = manifest(engine, args.run, frame, data=data, judge_settles=args.judge_settles)
+            info["format"] = args.format
         try:
             out.write_bytes(data)
             side.write_text(json.dumps(info, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
