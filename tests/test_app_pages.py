@@ -639,3 +639,31 @@ def test_a_run_named_with_payloads_never_reaches_markdown(db_url: str, engine: E
     goto(at, page)
     assert not at.exception, at.exception
     _assert_no_raw_payload(at, page)
+
+
+def test_upload_with_other_field_names_asks_which_is_which_and_remembers(db_url: str, engine: Engine) -> None:
+    """Issue 19: a file whose fields are target/prediction/category is not refused: the page asks
+    (select boxes with a few values of each, guessed from the names), saves with the mapping, shows it
+    with the run, and a second file with the same fields is read with it without asking."""
+    data = b"id,target,prediction,category\n1,Delhi,It is Delhi,Geo\n2,Agra,Mumbai,Geo\n"
+    at = upload(open_app(), "harness_out.csv", data)
+    assert not at.exception, at.exception
+    boxes = {b.label: b for b in at.selectbox if b.key and b.key.startswith("map_")}
+    assert set(boxes) == {"Golden answer", "Response", "Question", "Domain"}
+    assert (boxes["Golden answer"].value, boxes["Response"].value, boxes["Domain"].value) == (
+        "target", "prediction", "category")  # fmt: skip
+    assert boxes["Question"].value is None
+    assert "Delhi | Agra" in boxes["Golden answer"].format_func("target")
+    boxes["Question"].set_value("id")
+    next(b for b in at.button if b.label == "Save with this mapping").click()
+    at.run()
+    assert not at.exception, at.exception
+    run = next(r for r in store.list_runs(engine) if r.filename == "harness_out.csv")
+    assert run.n_rows == 2 and titles(at) == [f"Overview: {run.name}"]
+    assert store.load_scored(engine, run.id)["answer"].tolist() == ["Delhi", "Agra"]
+    again = upload(open_app(), "harness_out_2.csv", data.replace(b"Mumbai", b"Agra"))
+    assert not again.exception, again.exception
+    second = next(r for r in store.list_runs(engine) if r.filename == "harness_out_2.csv")
+    assert store.load_scored(engine, second.id)["question"].tolist() == ["1", "2"]
+    shown = goto(again, UPLOAD_PAGE)
+    assert any("Column mapping: answer = target, response = prediction" in t.value for t in shown.text)

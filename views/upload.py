@@ -6,66 +6,129 @@ import streamlit as st
 
 from scoring import store
 from scoring.core.errors import InputError
+from scoring.core.formats import UPLOAD_TYPES
 from scoring.core.formatting import phase_progress
+from scoring.core.loader import MissingColumns, mapping_text, suggest_columns
+from scoring.store.runs import remembered_columns, run_column_map
 from ui import state
 from ui.display import alert, md_escape
 
 st.title("Upload a model run")
 st.write(
-    "A CSV or TSV with `answer` and `response` columns (plus `question` and `Domain`), "
-    "UTF-8 or UTF-16 with a BOM. Each file becomes a run; uploading identical bytes opens the "
-    "existing run."
+    "A CSV, TSV, JSON lines, JSON array or Parquet file (the text formats may be gzipped) with the golden answer "
+    "and the response (plus the question and a domain), UTF-8 or UTF-16 with a BOM. When the fields have other "
+    "names (`target`, `prediction`, `category`...), you say which is which. Each file becomes a run; uploading "
+    "identical bytes opens the existing run."
 )
 
 engine = state.engine()
-files = st.file_uploader("Responses files", type=["csv", "tsv"], accept_multiple_files=True, key="uploads")
+files = st.file_uploader("Responses files", type=UPLOAD_TYPES, accept_multiple_files=True, key="uploads")
+#: What the mapping form asks for: (canonical name, label, required).
+MAPPED = (("answer", "Golden answer", True), ("response", "Response", True), ("question", "Question", False),
+          ("Domain", "Domain", False))  # fmt: skip
+
+
+def save(upload, columns: dict[str, str] | None = None) -> dict:
+    """Save one upload with its progress shown; the outcome as messages (and the run, or a mapping to ask for)."""
+    messages: list[tuple[str, str]] = []
+    shown = md_escape(upload.name)  # a file name is untrusted text; labels render Markdown
+    asked = None
+    # Each phase shows as it starts (reading, scoring, saving k of n rows): a million rows
+    # take several seconds, and a bar that moves says the upload is alive.
+    with st.status(f"Saving {shown}", expanded=True) as status:
+        bar = st.progress(*phase_progress("upload", "reading", 0, 0))
+
+        def show(phase: str, done: int, total: int, bar=bar) -> None:
+            fraction, text = phase_progress("upload", phase, done, total)
+            bar.progress(min(fraction, 1.0), text=text)
+
+        result = None
+        try:
+            try:
+                result = store.save_run(engine, upload.getvalue(), upload.name, progress=show, columns=columns)
+            except MissingColumns as exc:
+                remembered = None if columns else remembered_columns(engine, exc.fields)
+                if not remembered:
+                    raise
+                result = store.save_run(engine, upload.getvalue(), upload.name, progress=show, columns=remembered)
+                messages.append(("info", f"{upload.name}: read with the column mapping remembered for these fields "
+                                         f"({mapping_text(remembered)})."))  # fmt: skip
+        except MissingColumns as exc:
+            status.update(label=f"{shown}: which field is which?", state="error", expanded=False)
+            messages.append(("error", f"{upload.name}: {exc}"))
+            asked = {"fields": exc.fields, "examples": exc.examples}
+        except InputError as exc:
+            status.update(label=f"{shown}: not saved", state="error", expanded=False)
+            messages.append(("error", f"{upload.name}: {exc}"))
+        else:
+            status.update(label=f"{shown}: saved ({result.run.n_rows:,} rows)", state="complete", expanded=False)
+    run_id = None
+    if result is not None:
+        run_id = result.run.id
+        if result.created:
+            messages.append(("success", f"{upload.name}: saved as run #{run_id} ({result.run.n_rows} rows)."))
+        else:
+            messages.append(("info", f"{upload.name}: identical to run #{run_id}, which is opened instead."))
+        if result.restored or result.decisions:
+            messages.append(("info", f"{upload.name}: restored {result.restored} human verdict(s) and "
+                                     f"{result.decisions} adjudication(s) from the file."))  # fmt: skip
+        messages.extend(("warning", f"{upload.name}: {w}") for w in result.warnings)
+        st.session_state.setdefault("upload_notes", {})[run_id] = [m for m in messages if m[0] == "warning"]
+    return {"messages": messages, "run_id": run_id, "ask": asked}
+
+
+def ask_mapping(upload, asked: dict) -> dict | None:
+    """The form that names the fields; the save's outcome once submitted (None until then)."""
+    fields, examples = asked["fields"], asked["examples"]
+    guess = suggest_columns(fields)
+
+    def label(field: str | None) -> str:
+        if field is None:
+            return "(none)"
+        seen = examples.get(field) or []
+        return f"{field}  (e.g. {' | '.join(seen)})" if seen else f"{field}  (empty)"
+
+    with st.form(f"map_{upload.file_id}"):
+        st.text(f"{upload.name}: which field is which?")
+        chosen = {}
+        for canon, title, required in MAPPED:
+            options = fields if required else [None, *fields]
+            default = guess.get(canon)
+            index = options.index(default) if default in options else (None if required else 0)
+            chosen[canon] = st.selectbox(title, options, index=index, format_func=label,
+                                         key=f"map_{upload.file_id}_{canon}")  # fmt: skip
+        if not st.form_submit_button("Save with this mapping", type="primary"):
+            return None
+    mapping = {canon: field for canon, field in chosen.items() if field is not None}
+    missing = [title for canon, title, required in MAPPED if required and canon not in mapping]
+    if missing:
+        alert("error", f"Choose the field for: {', '.join(missing)}.")
+        return None
+    return save(upload, mapping)
+
 
 # Each upload is processed once (by its file id); reruns only show the stored outcome.
 processed: dict[str, dict] = st.session_state.setdefault("processed_uploads", {})
 newest = None
 for upload in files or []:
     if upload.file_id not in processed:
-        messages: list[tuple[str, str]] = []
-        run_id = None
-        # Each phase shows as it starts (reading, scoring, saving k of n rows): a million rows
-        # take several seconds, and a bar that moves says the upload is alive.
-        shown = md_escape(upload.name)  # a file name is untrusted text; labels render Markdown
-        with st.status(f"Saving {shown}", expanded=True) as status:
-            bar = st.progress(*phase_progress("upload", "reading", 0, 0))
-
-            def show(phase: str, done: int, total: int, bar=bar) -> None:
-                fraction, text = phase_progress("upload", phase, done, total)
-                bar.progress(min(fraction, 1.0), text=text)
-
-            try:
-                result = store.save_run(engine, upload.getvalue(), upload.name, progress=show)
-            except InputError as exc:
-                status.update(label=f"{shown}: not saved", state="error", expanded=False)
-                result = None
-                messages.append(("error", f"{upload.name}: {exc}"))
-            else:
-                status.update(label=f"{shown}: saved ({result.run.n_rows:,} rows)", state="complete",
-                              expanded=False)
-        if result is not None:
-            run_id = result.run.id
-            if result.created:
-                messages.append(("success", f"{upload.name}: saved as run #{run_id} ({result.run.n_rows} rows)."))
-            else:
-                messages.append(("info", f"{upload.name}: identical to run #{run_id}, which is opened instead."))
-            if result.restored or result.decisions:
-                messages.append(("info", f"{upload.name}: restored {result.restored} human verdict(s) and "
-                                         f"{result.decisions} adjudication(s) from the file."))  # fmt: skip
-            messages.extend(("warning", f"{upload.name}: {w}") for w in result.warnings)
-            st.session_state.setdefault("upload_notes", {})[run_id] = [m for m in messages if m[0] == "warning"]
-            newest = run_id
-        processed[upload.file_id] = {"messages": messages, "run_id": run_id}
-    for kind, text in processed[upload.file_id]["messages"]:
+        processed[upload.file_id] = save(upload)
+        newest = processed[upload.file_id]["run_id"] or newest
+    outcome = processed[upload.file_id]
+    for kind, text in outcome["messages"]:
         alert(kind, text)
+    if outcome.get("ask") and outcome["run_id"] is None:
+        done = ask_mapping(upload, outcome["ask"])
+        if done is not None:
+            processed[upload.file_id] = done
+            newest = done["run_id"] or newest
+            if done["run_id"] is None:
+                st.rerun()
 
 if newest is not None:
     state.select_run(newest)
     current = [processed[f.file_id] for f in files or []]
-    if any(kind == "error" for item in current for kind, _ in item["messages"]):
+    if any(kind == "error" for item in current for kind, _ in item["messages"] if item["run_id"] is None):
         st.rerun()
     st.switch_page("views/overview.py")
 
@@ -80,4 +143,7 @@ if run is not None:
             store.update_run_meta(engine, run.id, name.strip() or run.name, model.strip(), language.strip())
             st.rerun()
     st.text(f"File: {run.filename}\nUploaded: {run.uploaded_at:%Y-%m-%d %H:%M}\nsha256: {run.sha256}")
+    mapped = run_column_map(engine, run.id)
+    if mapped:
+        st.text(f"Column mapping: {mapping_text(mapped)}")
     st.page_link("views/overview.py", label="Open the overview", icon=":material/bar_chart:")

@@ -123,6 +123,32 @@ def apply_columns(table: pl.DataFrame, mapping: Mapping[str, str]) -> pl.DataFra
     return table.rename(rename)
 
 
+#: Field names harnesses and datasets use for each canonical one, most likely first (the Upload
+#: page preselects the first found; nothing is mapped without the user's say).
+SYNONYMS = {
+    "question": ("question", "input", "prompt", "query", "problem"),
+    "answer": ("answer", "target", "gold", "golden", "expected", "reference", "label", "ground_truth"),
+    "response": ("response", "prediction", "output", "completion", "model_answer", "generation", "answer_pred"),
+    "Domain": ("domain", "category", "subject", "topic", "task"),
+}
+
+
+def mapping_text(mapping: Mapping[str, str]) -> str:
+    """``answer = target, response = output``: a mapping as the page and the CLI print it."""
+    return ", ".join(f"{canon} = {source}" for canon, source in mapping.items())
+
+
+def suggest_columns(fields: list[str]) -> dict[str, str]:
+    """A first guess at the mapping from the fields' names (see :data:`SYNONYMS`), each field used once."""
+    lowered = {f.strip().lower(): f for f in reversed(fields)}
+    out: dict[str, str] = {}
+    for canon, names in SYNONYMS.items():
+        found = next((lowered[n] for n in names if n in lowered and lowered[n] not in out.values()), None)
+        if found is not None:
+            out[canon] = found
+    return out
+
+
 def _examples(table: pl.DataFrame, count: int = 3) -> dict[str, list[str]]:
     """Per field, its first few non-empty values (shortened), for a mapping's select boxes."""
     out: dict[str, list[str]] = {}
