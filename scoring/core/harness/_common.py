@@ -1,0 +1,102 @@
+"""What the three harness readers share: cell text, the frame they build, JSON parsing with errors
+that name the place."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import polars as pl
+
+from scoring.core.errors import InputError
+
+CORE = ("question", "answer", "response", "Domain", "model", "task", "sample_id")
+DOMAIN_KEYS = ("Domain", "domain", "category")
+
+
+def cell(value: Any) -> str:
+    """Every cell is text: a string as is, null as "", numbers and booleans as their JSON literal
+    (``1``, ``0.5``, ``true``), lists and objects as compact JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def frame(rows: list[dict[str, str]], what: str) -> pl.DataFrame:
+    """One string column per field, the core columns first (those present), then the extras in
+    the order they were first seen; a row without a field gets ""."""
+    if not rows:
+        raise InputError(f"{what}: no samples in the file.")
+    seen: dict[str, None] = {}
+    for row in rows:
+        for key in row:
+            seen.setdefault(key, None)
+    names = [c for c in CORE if c in seen] + [c for c in seen if c not in CORE]
+    return pl.DataFrame({n: [row.get(n, "") for row in rows] for n in names}, schema={n: pl.String for n in names})
+
+
+def put_extra(row: dict[str, str], name: str, value: Any) -> None:
+    """An extra column; a source field named like a core column is kept as ``source_<name>``."""
+    while name in CORE or name in row:
+        name = f"source_{name}"
+    row[name] = cell(value)
+
+
+def pick(mapping: Mapping[str, Any], keys: Iterable[str]) -> str | None:
+    """The first of ``keys`` that ``mapping`` has (exact name first, then ignoring case)."""
+    keys = list(keys)
+    for key in keys:
+        if key in mapping:
+            return key
+    lowered = {str(k).lower(): k for k in mapping}
+    for key in keys:
+        if key.lower() in lowered:
+            return lowered[key.lower()]
+    return None
+
+
+def domain_key(mapping: Mapping[str, Any], domain_field: str | None, where: str, what: str) -> str | None:
+    """The field that holds the domain: ``domain_field`` when given (it must exist), else one named
+    Domain, domain or category."""
+    if domain_field is not None:
+        if domain_field not in mapping:
+            fields = ", ".join(map(str, mapping)) or "none"
+            raise InputError(f"{what}, {where}: no field {domain_field!r} to take the domain from. Fields: {fields}.")
+        return domain_field
+    for key in DOMAIN_KEYS:
+        if key in mapping:
+            return key
+    return None
+
+
+def decode(data: bytes, what: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what}: the file is not UTF-8 text (byte {exc.start}).") from None
+
+
+def load_json(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{what}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).") from None
+
+
+def json_lines(text: str, what: str) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line; a line that is not a JSON object is refused."""
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{what}: line {number} is not valid JSON (column {exc.colno}: {exc.msg}).") from None
+        if not isinstance(value, dict):
+            raise InputError(f"{what}: line {number} is a JSON {type(value).__name__}, not an object.")
+        out.append((number, value))
+    return out
