@@ -127,7 +127,9 @@ def resolve_run() -> tuple[int | None, str | None]:
         except ValueError:
             wanted = None
         if wanted not in ids:
-            warning = f"Run {raw} does not exist; showing the newest run."
+            archived = wanted is not None and store.archived_at(engine(), wanted) is not None
+            warning = (f"Run {raw} is archived (restore it on the Upload page); showing the newest run." if archived
+                       else f"Run {raw} does not exist; showing the newest run.")  # fmt: skip
             wanted = None
     if wanted is None and st.session_state.get("run_id") in ids and raw is None:
         wanted = st.session_state["run_id"]
@@ -154,13 +156,14 @@ UNREACHABLE = (
 
 
 def known_runs() -> list[store.RunInfo]:
-    """The complete runs, read once per script run; while the database cannot be reached, the
-    list read last (so the page still shows what it showed) and :func:`unreachable` says so."""
+    """The complete runs not archived (every page's choices), read once per script run; while the
+    database cannot be reached, the list read last (so the page still shows what it showed) and
+    :func:`unreachable` says so."""
     cached = st.session_state.get("_runs_this_run")
     if cached is not None and cached[0] == _run_counter():
         return cached[1]
     try:
-        runs = store.list_runs(engine())
+        runs = store.listed_runs(engine())
     except store.DatabaseError:
         if "known_runs" not in st.session_state:
             raise

@@ -147,3 +147,11 @@ if run is not None:
     if mapped:
         st.text(f"Column mapping: {mapping_text(mapped)}")
     st.page_link("views/overview.py", label="Open the overview", icon=":material/bar_chart:")
+
+# Tidying runs (issue 19): archive the selected run; the archived runs, restored or deleted for good.
+# Imported here, not at the top, to keep this part apart from the upload code above.
+from ui import run_archive  # noqa: E402
+
+if run is not None:
+    run_archive.archive_controls(engine, run)
+run_archive.archived_runs(engine)

@@ -25,6 +25,7 @@ COMMAND_MODULES = {
     "compare": "scoring.cli.compare_cmd",
     "estimate": "scoring.cli.estimate_cmd",
     "judge-trust": "scoring.cli.trust_cmd",
+    "runs": "scoring.cli.runs_cmd",
 }
 
 

@@ -5,6 +5,22 @@ The names below are the runs' public API (``store.save_run``, ``store.list_runs`
 the database (``make_engine``); the other modules are imported by name.
 """
 
+from scoring.store.archive import (
+    ArchivedRun,
+    DeleteSummary,
+    UnknownRun,
+    all_runs,
+    archive_prompt,
+    archive_run,
+    archived_at,
+    archived_runs,
+    confirms_delete,
+    delete_run,
+    delete_summary,
+    delete_warning,
+    listed_runs,
+    restore_run,
+)
 from scoring.store.database import make_engine
 from scoring.store.engine import (
     ENV_VAR,
@@ -36,6 +52,8 @@ from scoring.store.runs import (
 )
 
 __all__ = [
+    "ArchivedRun", "DeleteSummary", "UnknownRun", "all_runs", "archive_prompt", "archive_run", "archived_at",
+    "archived_runs", "confirms_delete", "delete_run", "delete_summary", "delete_warning", "listed_runs", "restore_run",
     "ENV_VAR", "DatabaseError", "LANGUAGES", "PROJECT_ROOT", "ROW_COLUMNS", "SAMPLE_PATH", "RunInfo", "SaveResult",
     "count_runs", "database_url", "default_sqlite_path", "display_url", "ensure_sample", "find_run_by_sha", "get_run",
     "guess_model_language", "list_runs", "load_scored", "load_table", "make_engine", "read_secrets", "save_run",

@@ -1,0 +1,63 @@
+"""``python -m scoring runs list | archive ID | restore ID``: the stored runs, tidied.
+
+``list`` prints one line per run (id, rows, uploaded, name; archived runs only with ``--all`` or
+``--archived``, marked so). ``archive`` takes a run out of the run list and every page's choices;
+its verdicts stay (they belong to items). ``restore`` puts it back. Deleting for good is only on
+the Upload page, behind its own confirmation. An unknown id exits 2 with one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from scoring.cli.common import guarded, register
+from scoring.export import open_existing
+from scoring.store import all_runs, archive_run, database_url, restore_run
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    db = argparse.ArgumentParser(add_help=False)
+    db.add_argument("--db", help="database URL (default: REVIEW_DB_URL, .streamlit/secrets.toml, data/review.db)")
+    actions = parser.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", parents=[db], help="the runs, newest first (archived ones with --all or "
+                                 "--archived)")  # fmt: skip
+    which = listing.add_mutually_exclusive_group()
+    which.add_argument("--all", action="store_true", help="listed and archived runs")
+    which.add_argument("--archived", action="store_true", help="archived runs only")
+    for name, text in (("archive", "take a run out of the run list (its verdicts stay)"),
+                       ("restore", "put an archived run back in the run list")):  # fmt: skip
+        actions.add_parser(name, parents=[db], help=text, description=text).add_argument(
+            "id", type=int, help="the run's id"
+        )
+
+
+def _shown(text: str) -> str:
+    """A run's name as one printable line: it is the uploader's text (a line break or a terminal
+    escape in it must not change what the terminal shows)."""
+    return "".join(c if c.isprintable() else "?" for c in " ".join(str(text).split()))
+
+
+def _line(info, archived) -> str:
+    name = _shown(info.name)
+    when = f"  archived {archived:%Y-%m-%d %H:%M}" if archived is not None else ""
+    return f"{info.id:>6}  {info.n_rows:>9,} rows  {info.uploaded_at:%Y-%m-%d %H:%M}  {name}{when}"
+
+
+@register("runs", "list the stored runs; archive or restore one", _configure)
+def cmd_runs(args: argparse.Namespace) -> int:
+    def body() -> None:
+        engine = open_existing(args.db or database_url())
+        if args.action == "list":
+            runs = all_runs(engine, archived=None if args.all else True if args.archived else False)
+            print(f"{'id':>6}  {'rows':>14}  {'uploaded':<16}  name")
+            for info, archived in runs:
+                print(_line(info, archived))
+        elif args.action == "archive":
+            info = archive_run(engine, args.id)
+            print(f"archived run {info.id} ({_shown(info.name)}); its verdicts stay. "
+                  f"Restore: python -m scoring runs restore {info.id}")  # fmt: skip
+        else:
+            info = restore_run(engine, args.id)
+            print(f"restored run {info.id} ({_shown(info.name)}) to the run list")
+
+    return guarded(body)
