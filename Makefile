@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test install install-dev browser postgres lint bench test-load
+.PHONY: run test install install-dev browser postgres promptfoo lint bench test-load
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -37,13 +37,18 @@ postgres:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; \
 	  else echo "PostgreSQL is missing: run 'sudo apt-get install -y postgresql' (needed by the storage tests)"; exit 1; fi; }
 
+# The harness-log tests run promptfoo (npm) with its echo provider: install it once into
+# ~/.cache/scoring-harness/promptfoo (about 3 minutes the first time; reused after).
+promptfoo: install-dev
+	@$(PY) tests/harness_files/generate.py --install-promptfoo >/dev/null
+
 lint: install-dev
 	$(PY) -m ruff check .
 
 # Two worker processes, each test file in one of them (module fixtures and servers stay whole):
 # the browser tests mostly wait, so this takes about 8.5 minutes here instead of 14.
 TEST_WORKERS ?= 2
-test: install-dev browser postgres lint
+test: install-dev browser postgres promptfoo lint
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Every bench script in turn (a short goal or a crash does not stop the rest), then every goal

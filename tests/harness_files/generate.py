@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -92,7 +93,15 @@ def _versions_path(out: Path) -> Path:
     return out / "versions.json"
 
 
+_VERSIONS_LOCK = threading.Lock()
+
+
 def _record_version(out: Path, tool: str, version: str) -> None:
+    with _VERSIONS_LOCK:
+        _write_version(out, tool, version)
+
+
+def _write_version(out: Path, tool: str, version: str) -> None:
     path = _versions_path(out)
     versions = json.loads(path.read_text()) if path.exists() else {}
     versions[tool] = version
@@ -283,14 +292,18 @@ def promptfoo_bin() -> Path:
     """The cached promptfoo CLI, installed with npm on first use."""
     binary = PROMPTFOO_DIR / "node_modules" / ".bin" / "promptfoo"
     installed = PROMPTFOO_DIR / "node_modules" / "promptfoo" / "package.json"
-    if not binary.exists() or json.loads(installed.read_text())["version"] != PROMPTFOO_VERSION:
+    if not installed.exists() or json.loads(installed.read_text())["version"] != PROMPTFOO_VERSION:
         PROMPTFOO_DIR.mkdir(parents=True, exist_ok=True)
         if not (PROMPTFOO_DIR / "package.json").exists():
             (PROMPTFOO_DIR / "package.json").write_text('{"private": true}\n')
-        subprocess.run(
+        run = subprocess.run(
             ["npm", "install", "--no-audit", "--no-fund", f"promptfoo@{PROMPTFOO_VERSION}"],
-            cwd=PROMPTFOO_DIR, check=True, capture_output=True, timeout=900,
+            cwd=PROMPTFOO_DIR, capture_output=True, text=True, timeout=900,
         )
+        if run.returncode != 0 or not binary.exists():
+            raise SystemExit(
+                f"npm install promptfoo@{PROMPTFOO_VERSION} failed ({run.returncode}):\n{run.stderr[-3000:]}"
+            )
     return binary
 
 
@@ -330,7 +343,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(GENERATORS), help="comma-separated: " + ",".join(GENERATORS))
     parser.add_argument("--out", type=Path, default=HERE)
+    parser.add_argument("--install-promptfoo", action="store_true",
+                        help=f"only install promptfoo {PROMPTFOO_VERSION} into {PROMPTFOO_DIR} if missing (make test)")
     args = parser.parse_args(argv)
+    if args.install_promptfoo:
+        print(promptfoo_bin())
+        return 0
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.only.split(","):
         for path in GENERATORS[name.strip()](args.out):

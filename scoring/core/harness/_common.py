@@ -58,18 +58,30 @@ def pick(mapping: Mapping[str, Any], keys: Iterable[str]) -> str | None:
     return None
 
 
-def domain_key(mapping: Mapping[str, Any], domain_field: str | None, where: str, what: str) -> str | None:
-    """The field that holds the domain: ``domain_field`` when given (it must exist), else one named
-    Domain, domain or category."""
+def domain_key(mapping: Mapping[str, Any], domain_field: str | None) -> str | None:
+    """The field of one sample that holds its domain: ``domain_field`` when given, else one named
+    Domain, domain or category; None when it has none."""
     if domain_field is not None:
-        if domain_field not in mapping:
-            fields = ", ".join(map(str, mapping)) or "none"
-            raise InputError(f"{what}, {where}: no field {domain_field!r} to take the domain from. Fields: {fields}.")
-        return domain_field
+        return domain_field if domain_field in mapping else None
     for key in DOMAIN_KEYS:
         if key in mapping:
             return key
     return None
+
+
+def want_domain(mappings: Iterable[Mapping[str, Any]], domain_field: str | None, what: str, where: str) -> bool:
+    """Whether the table gets a Domain column: when some sample has the field. A chosen
+    ``domain_field`` that no sample has is refused, naming the fields there are; a sample without
+    it gets ""."""
+    fields: dict[str, None] = {}
+    for mapping in mappings:
+        if domain_key(mapping, domain_field) is not None:
+            return True
+        fields.update(dict.fromkeys(map(str, mapping)))
+    if domain_field is not None:
+        raise InputError(f"{what}: no {where} has a field {domain_field!r} to take the domain from. "
+                         f"Fields: {', '.join(fields) or 'none'}.")
+    return False
 
 
 def decode(data: bytes, what: str) -> str:

@@ -46,7 +46,7 @@ from typing import Any
 import polars as pl
 
 from scoring.core.errors import InputError
-from scoring.core.harness._common import cell, decode, domain_key, frame, load_json, put_extra
+from scoring.core.harness._common import cell, decode, domain_key, frame, load_json, put_extra, want_domain
 
 WHAT = "Inspect AI log"
 ATTACHMENT = "attachment://"
@@ -66,7 +66,7 @@ def is_eval_zip(data: bytes) -> bool:
 def read(data: bytes, filename: str | None, domain_field: str | None = None,
          use_inspect: bool | None = None) -> pl.DataFrame:
     """The table of an Inspect log; ``use_inspect`` forces (True) or forbids (False) inspect_ai."""
-    is_zip = data.startswith(b"PK")
+    is_zip = data.startswith(b"PK") or bool(filename and filename.lower().endswith(".eval"))
     if use_inspect is None:
         use_inspect = _inspect_available()
     header, samples = (_read_with_inspect if use_inspect else _read_layout)(data, is_zip)
@@ -82,7 +82,10 @@ def _inspect_available() -> bool:
 
 
 # reading -----------------------------------------------------------------------------------
-def _read_with_inspect(data: bytes, is_zip: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+Labelled = list[tuple[str, Any]]  # (where it is: "sample 2" or the zip member's name, the sample)
+
+
+def _read_with_inspect(data: bytes, is_zip: bool) -> tuple[dict[str, Any], Labelled]:
     from inspect_ai.log import read_eval_log
 
     if is_zip:
@@ -92,12 +95,25 @@ def _read_with_inspect(data: bytes, is_zip: bool) -> tuple[dict[str, Any], list[
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 (inspect raises many kinds; the user needs one message)
-        first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"{WHAT}: Inspect could not read it ({type(exc).__name__}: {first}).") from None
+        raise InputError(f"{WHAT}: Inspect could not read it ({_describe(exc)}).") from None
     header = log.model_dump(mode="json", exclude={"samples"})
     skip = {"messages", "events", "store", "events_data"}
-    samples = [s.model_dump(mode="json", exclude=skip) for s in (log.samples or [])]
+    samples = [(f"sample {n}", s.model_dump(mode="json", exclude=skip)) for n, s in enumerate(log.samples or [], 1)]
     return header, samples
+
+
+def _describe(exc: Exception) -> str:
+    """The first problem, with where it is: pydantic's ValidationError gives ``samples[1].input``."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            place = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.get("loc", ())).lstrip(".")
+            return f"{place}: {first.get('msg', '')}"
+        except Exception:  # noqa: BLE001 (fall back to the plain message)
+            pass
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__
 
 
 def _check_zip(data: bytes) -> zipfile.ZipFile:
@@ -159,7 +175,7 @@ def _zstd(raw: bytes, size: int, name: str) -> bytes:
         raise InputError(f"{WHAT}: {name} in the zip cannot be decompressed ({exc}).") from None
 
 
-def _read_layout(data: bytes, is_zip: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _read_layout(data: bytes, is_zip: bool) -> tuple[dict[str, Any], Labelled]:
     if not is_zip:
         log = load_json(decode(data, WHAT), WHAT)
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
@@ -168,7 +184,7 @@ def _read_layout(data: bytes, is_zip: bool) -> tuple[dict[str, Any], list[dict[s
         if not isinstance(samples, list):
             raise InputError(f"{WHAT}: 'samples' is not a list.")
         header = {k: v for k, v in log.items() if k != "samples"}
-        return header, samples
+        return header, [(f"sample {n}", sample) for n, sample in enumerate(samples, start=1)]
     archive = _check_zip(data)
     names = archive.namelist()
     if "header.json" in names:
@@ -177,12 +193,12 @@ def _read_layout(data: bytes, is_zip: bool) -> tuple[dict[str, Any], list[dict[s
         header = _member(archive, data, "_journal/start.json")
     if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
         raise InputError(f"{WHAT}: header.json has no 'eval' object.")
-    samples = [_member(archive, data, n) for n in names if n.startswith("samples/") and n.endswith(".json")]
+    samples = [(n, _member(archive, data, n)) for n in names if n.startswith("samples/") and n.endswith(".json")]
     return header, samples
 
 
 # rows --------------------------------------------------------------------------------------
-def _table(header: dict[str, Any], samples: list[dict[str, Any]], domain_field: str | None) -> pl.DataFrame:
+def _table(header: dict[str, Any], samples: Labelled, domain_field: str | None) -> pl.DataFrame:
     evaluation = header.get("eval") or {}
     model = evaluation.get("model")
     task = evaluation.get("task")
@@ -193,18 +209,22 @@ def _table(header: dict[str, Any], samples: list[dict[str, Any]], domain_field: 
         raise InputError(f"{WHAT}: the log holds no samples (was it run with log_samples off, or did it stop early?).")
     order = {_key(i): n for n, i in enumerate((evaluation.get("dataset") or {}).get("sample_ids") or [])}
 
-    def sort_key(sample: dict[str, Any]) -> tuple[int, int, str]:
+    for label, sample in samples:
+        if not isinstance(sample, dict):
+            raise InputError(f"{WHAT}: {label} is not a JSON object.")
+
+    def sort_key(item: tuple[str, dict[str, Any]]) -> tuple[int, int, str]:
+        sample = item[1]
         epoch = sample.get("epoch")
         position = order.get(_key(sample.get("id")), len(order))
         return (position, epoch if isinstance(epoch, int) else 0, cell(sample.get("id")))
 
     samples = sorted(samples, key=sort_key)
-    want_domain = domain_field is not None or any(
-        isinstance(s.get("metadata"), dict) and domain_key(s["metadata"], None, "", WHAT) for s in samples
-    )
+    metadata = [s["metadata"] for _, s in samples if isinstance(s.get("metadata"), dict)]
+    with_domain = want_domain(metadata, domain_field, WHAT, "sample's metadata")
     rows = []
-    for number, sample in enumerate(samples, start=1):
-        rows.append(_row(sample, number, evaluation, header, model, task, domain_field, want_domain))
+    for label, sample in samples:
+        rows.append(_row(sample, label, evaluation, header, model, task, domain_field, with_domain))
     return frame(rows, WHAT)
 
 
@@ -212,11 +232,9 @@ def _key(value: Any) -> str:
     return cell(value)
 
 
-def _row(sample: dict[str, Any], number: int, evaluation: dict[str, Any], header: dict[str, Any], model: str,
-         task: str, domain_field: str | None, want_domain: bool) -> dict[str, str]:
-    if not isinstance(sample, dict):
-        raise InputError(f"{WHAT}: sample {number} is not a JSON object.")
-    where = f"sample {number} (id {cell(sample.get('id'))!r}, epoch {cell(sample.get('epoch'))})"
+def _row(sample: dict[str, Any], label: str, evaluation: dict[str, Any], header: dict[str, Any], model: str,
+         task: str, domain_field: str | None, with_domain: bool) -> dict[str, str]:
+    where = f"{label} (id {cell(sample.get('id'))!r}, epoch {cell(sample.get('epoch'))})"
     for name in ("id", "input", "target"):
         if name not in sample:
             raise InputError(f"{WHAT}, {where}: no {name!r} field.")
@@ -229,8 +247,8 @@ def _row(sample: dict[str, Any], number: int, evaluation: dict[str, Any], header
     metadata = sample.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise InputError(f"{WHAT}, {where}: 'metadata' is not an object.")
-    dkey = domain_key(metadata, domain_field, where, WHAT) if want_domain else None
-    if want_domain:
+    dkey = domain_key(metadata, domain_field) if with_domain else None
+    if with_domain:
         row["Domain"] = cell(metadata.get(dkey)) if dkey is not None else ""
     row["model"] = model
     row["task"] = task

@@ -32,7 +32,17 @@ from typing import Any
 import polars as pl
 
 from scoring.core.errors import InputError
-from scoring.core.harness._common import cell, decode, domain_key, frame, json_lines, load_json, pick, put_extra
+from scoring.core.harness._common import (
+    cell,
+    decode,
+    domain_key,
+    frame,
+    json_lines,
+    load_json,
+    pick,
+    put_extra,
+    want_domain,
+)
 
 WHAT = "lm-evaluation-harness samples file"
 QUESTION_KEYS = ("question", "query", "input", "prompt")
@@ -54,15 +64,14 @@ def read(data: bytes, filename: str | None, domain_field: str | None = None,
     model = _model(results, filename)
     if task is None and results is not None and len(results.get("results") or {}) == 1:
         task = next(iter(results["results"]))
-    want_domain = domain_field is not None or any(
-        isinstance(obj.get("doc"), dict) and domain_key(obj["doc"], None, "", WHAT) for _, obj in lines
-    )
-    rows = [_row(number, obj, model, task, domain_field, want_domain) for number, obj in lines]
+    docs = [obj["doc"] for _, obj in lines if isinstance(obj.get("doc"), dict)]
+    with_domain = want_domain(docs, domain_field, WHAT, "line's doc")
+    rows = [_row(number, obj, model, task, domain_field, with_domain) for number, obj in lines]
     return frame(rows, WHAT)
 
 
 def _row(number: int, obj: dict[str, Any], model: str, task: str | None, domain_field: str | None,
-         want_domain: bool) -> dict[str, str]:
+         with_domain: bool) -> dict[str, str]:
     where = f"line {number}"
     for field in ("doc_id", "doc", "target", "filtered_resps"):
         if field not in obj:
@@ -81,8 +90,8 @@ def _row(number: int, obj: dict[str, Any], model: str, task: str | None, domain_
         "answer": cell(target[0] if isinstance(target, list) and target else ("" if target == [] else target)),
         "response": cell(_first(obj["filtered_resps"])),
     }
-    dkey = domain_key(doc, domain_field, where, WHAT) if want_domain else None
-    if want_domain:
+    dkey = domain_key(doc, domain_field) if with_domain else None
+    if with_domain:
         row["Domain"] = cell(doc.get(dkey)) if dkey is not None else ""
     row["model"] = model
     if task is not None:

@@ -28,7 +28,17 @@ from typing import Any
 import polars as pl
 
 from scoring.core.errors import InputError
-from scoring.core.harness._common import cell, decode, domain_key, frame, json_lines, load_json, pick, put_extra
+from scoring.core.harness._common import (
+    cell,
+    decode,
+    domain_key,
+    frame,
+    json_lines,
+    load_json,
+    pick,
+    put_extra,
+    want_domain,
+)
 
 WHAT = "promptfoo output"
 QUESTION_KEYS = ("question", "prompt")
@@ -67,10 +77,8 @@ def read(data: bytes, filename: str | None, domain_field: str | None = None) -> 
     for where, result in items:
         if not isinstance(result, dict):
             raise InputError(f"{WHAT}, {where}: not a JSON object.")
-    want_domain = domain_field is not None or any(
-        domain_key(_vars(r, w), None, w, WHAT) for w, r in items
-    )
-    rows = [_row(where, result, task, domain_field, want_domain) for where, result in items]
+    with_domain = want_domain([_vars(r, w) for w, r in items], domain_field, WHAT, "result's vars")
+    rows = [_row(where, result, task, domain_field, with_domain) for where, result in items]
     with_answer = ["answer" in row for row in rows]
     if any(with_answer) and not all(with_answer):
         where = items[with_answer.index(False)][0]
@@ -80,6 +88,7 @@ def read(data: bytes, filename: str | None, domain_field: str | None = None) -> 
 
 
 def _is_jsonl(text: str) -> bool:
+    """One result a line: the first line is a whole JSON object, and not the -o out.json document."""
     first = text.split("\n", 1)[0].strip()
     if not first.startswith("{") or not first.endswith("}"):
         return False
@@ -87,7 +96,7 @@ def _is_jsonl(text: str) -> bool:
         obj = load_json(first, WHAT)
     except InputError:
         return False
-    return looks_like_result(obj)
+    return isinstance(obj, dict) and not looks_like_document(obj) and "results" not in obj and "evalId" not in obj
 
 
 def _vars(result: dict[str, Any], where: str) -> dict[str, Any]:
@@ -102,7 +111,7 @@ def _vars(result: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def _row(where: str, result: dict[str, Any], task: str | None, domain_field: str | None,
-         want_domain: bool) -> dict[str, str]:
+         with_domain: bool) -> dict[str, str]:
     variables = _vars(result, where)
     if "response" not in result and "error" not in result:
         raise InputError(f"{WHAT}, {where}: no 'response' field (and no 'error').")
@@ -129,8 +138,8 @@ def _row(where: str, result: dict[str, Any], task: str | None, domain_field: str
         if golden is not None:
             row["answer"] = golden
     row["response"] = cell((response or {}).get("output"))
-    dkey = domain_key(variables, domain_field, where, WHAT) if want_domain else None
-    if want_domain:
+    dkey = domain_key(variables, domain_field) if with_domain else None
+    if with_domain:
         row["Domain"] = cell(variables.get(dkey)) if dkey is not None else ""
     row["model"] = cell(provider.get("label") or provider.get("id"))
     if task is not None:
