@@ -667,3 +667,31 @@ def test_upload_with_other_field_names_asks_which_is_which_and_remembers(db_url:
     assert store.load_scored(engine, second.id)["question"].tolist() == ["1", "2"]
     shown = goto(again, UPLOAD_PAGE)
     assert any("Column mapping: answer = target, response = prediction" in t.value for t in shown.text)
+
+
+HARNESS = Path(__file__).resolve().parent / "harness_files"
+
+
+def test_harness_logs_upload_as_runs_with_their_model(db_url: str, engine: Engine) -> None:
+    """Issue 19: an Inspect AI .eval log (written by inspect_ai with its mock model) becomes a run
+    named for its model, and lm-evaluation-harness's samples file uploaded together with its
+    results file takes the model from the results (which is not made a run of its own)."""
+    at = upload(open_app(), "inspect_indic_qa.eval", (HARNESS / "inspect_indic_qa.eval").read_bytes())
+    assert not at.exception, at.exception
+    run = next(r for r in store.list_runs(engine) if r.filename == "inspect_indic_qa.eval")
+    assert run.model == "mockllm/model" and run.n_rows == 10
+    scored = store.load_scored(engine, run.id)
+    assert {"sample_id", "epoch", "task"} <= set(scored.columns)
+    at = open_app()
+    at.switch_page(UPLOAD_PAGE)
+    at.run()
+    samples, results = HARNESS / "lm_eval_samples_indic_qa.jsonl", HARNESS / "lm_eval_results.json"
+    at.file_uploader(key="uploads").set_value([(samples.name, samples.read_bytes(), "application/json"),
+                                               (results.name, results.read_bytes(), "application/json")])  # fmt: skip
+    at.run()
+    assert not at.exception, at.exception
+    names = [r.filename for r in store.list_runs(engine)]
+    assert samples.name in names and results.name not in names
+    lm = next(r for r in store.list_runs(engine) if r.filename == samples.name)
+    expected = json.loads(results.read_text(encoding="utf-8"))["model_name"]
+    assert lm.model == expected

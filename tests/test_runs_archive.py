@@ -206,3 +206,19 @@ def test_upload_page_archives_restores_and_deletes(tmp_path: Path, monkeypatch: 
         assert not at.exception
     finally:
         gen.close()
+
+
+def test_uploading_an_archived_runs_bytes_again_restores_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same bytes open the same run; when that run is archived the upload brings it back to the
+    run list (and says so) instead of opening a run no page can select."""
+    engine = next(gen := sample_database(tmp_path, monkeypatch))
+    try:
+        other = store.save_run(engine, DATA, "other.csv").run
+        store.archive_run(engine, other.id)
+        at = open_page("upload")
+        at.file_uploader(key="uploads").set_value(("again.csv", DATA, "text/csv"))
+        ok(at.run())
+        assert other.id in [r.id for r in store.listed_runs(engine)]
+        assert at.query_params["run"] == str(other.id)
+    finally:
+        gen.close()

@@ -8,8 +8,7 @@ from scoring import store
 from scoring.core.errors import InputError
 from scoring.core.formats import UPLOAD_TYPES
 from scoring.core.formatting import phase_progress
-from scoring.core.loader import MissingColumns, mapping_text, suggest_columns
-from scoring.store.runs import remembered_columns, run_column_map
+from scoring.core.loader import MissingColumns, is_results_companion, mapping_text, suggest_columns
 from ui import state
 from ui.display import alert, md_escape
 
@@ -29,6 +28,14 @@ MAPPED = (("answer", "Golden answer", True), ("response", "Response", True), ("q
 
 
 def save(upload, columns: dict[str, str] | None = None) -> dict:
+    """The outcome of one upload: a companion file is noted, any other saved (:func:`_save`)."""
+    if upload.name in companions:
+        return {"messages": [("info", f"{upload.name}: read as the lm-evaluation-harness results beside the "
+                                      "samples file (the model's name), not as a run.")], "run_id": None, "ask": None}
+    return _save(upload, columns)
+
+
+def _save(upload, columns: dict[str, str] | None = None) -> dict:
     """Save one upload with its progress shown; the outcome as messages (and the run, or a mapping to ask for)."""
     messages: list[tuple[str, str]] = []
     shown = md_escape(upload.name)  # a file name is untrusted text; labels render Markdown
@@ -45,12 +52,14 @@ def save(upload, columns: dict[str, str] | None = None) -> dict:
         result = None
         try:
             try:
-                result = store.save_run(engine, upload.getvalue(), upload.name, progress=show, columns=columns)
+                result = store.save_run(engine, upload.getvalue(), upload.name, progress=show, columns=columns,
+                                        companions=companions)  # fmt: skip
             except MissingColumns as exc:
-                remembered = None if columns else remembered_columns(engine, exc.fields)
+                remembered = None if columns else store.remembered_columns(engine, exc.fields)
                 if not remembered:
                     raise
-                result = store.save_run(engine, upload.getvalue(), upload.name, progress=show, columns=remembered)
+                result = store.save_run(engine, upload.getvalue(), upload.name, progress=show, columns=remembered,
+                                        companions=companions)  # fmt: skip
                 messages.append(("info", f"{upload.name}: read with the column mapping remembered for these fields "
                                          f"({mapping_text(remembered)})."))  # fmt: skip
         except MissingColumns as exc:
@@ -67,6 +76,10 @@ def save(upload, columns: dict[str, str] | None = None) -> dict:
         run_id = result.run.id
         if result.created:
             messages.append(("success", f"{upload.name}: saved as run #{run_id} ({result.run.n_rows} rows)."))
+        elif store.archived_at(engine, run_id) is not None:  # the same bytes again: the team wants it back
+            store.restore_run(engine, run_id)
+            messages.append(("info", f"{upload.name}: identical to the archived run #{run_id}, which is restored "
+                                     "from the archive and opened."))  # fmt: skip
         else:
             messages.append(("info", f"{upload.name}: identical to run #{run_id}, which is opened instead."))
         if result.restored or result.decisions:
@@ -107,6 +120,11 @@ def ask_mapping(upload, asked: dict) -> dict | None:
     return save(upload, mapping)
 
 
+# lm-evaluation-harness's results_*.json, uploaded beside a samples file, names its model.
+companions = {u.name: u.getvalue() for u in files or [] if "results" in u.name and u.name.endswith(".json")
+              and is_results_companion(u.getvalue(), u.name)}  # fmt: skip
+if len(companions) == len(files or []):
+    companions = {}  # a results file alone is refused as what it is
 # Each upload is processed once (by its file id); reruns only show the stored outcome.
 processed: dict[str, dict] = st.session_state.setdefault("processed_uploads", {})
 newest = None
@@ -143,7 +161,7 @@ if run is not None:
             store.update_run_meta(engine, run.id, name.strip() or run.name, model.strip(), language.strip())
             st.rerun()
     st.text(f"File: {run.filename}\nUploaded: {run.uploaded_at:%Y-%m-%d %H:%M}\nsha256: {run.sha256}")
-    mapped = run_column_map(engine, run.id)
+    mapped = store.run_column_map(engine, run.id)
     if mapped:
         st.text(f"Column mapping: {mapping_text(mapped)}")
     st.page_link("views/overview.py", label="Open the overview", icon=":material/bar_chart:")

@@ -24,6 +24,8 @@ from scoring.core.columnar import patterns
 from scoring.core.errors import InputError
 from scoring.core.fast_csv import read_polars
 from scoring.core.formats import read_json, read_jsonl, read_parquet, sniff, ungzip
+from scoring.core.harness import read_harness
+from scoring.core.harness import sniff as harness_kind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -280,17 +282,32 @@ def load_text(text: str, filename: str | None = None, columns: Mapping[str, str]
     return _finish(_reference_table(text, sep), columns, "tsv" if sep == "\t" else "csv")
 
 
-def load_bytes(data: bytes, filename: str | None = None, columns: Mapping[str, str] | None = None) -> LoadedRun:
+def is_results_companion(data: bytes, filename: str | None) -> bool:
+    """Whether a file is lm-evaluation-harness's ``results_*.json`` (uploaded beside its samples
+    file to name the model, not a run of its own)."""
+    name = Path(filename or "").name
+    return "results" in name and name.endswith(".json") and b'"results"' in data[: 1 << 20]
+
+
+def load_bytes(data: bytes, filename: str | None = None, columns: Mapping[str, str] | None = None,
+               companions: Mapping[str, bytes] | None = None) -> LoadedRun:  # fmt: skip
     """Parse an uploaded or on-disk responses file: CSV, TSV, JSON lines, a JSON array or Parquet,
-    any of them gzipped, the format found from the content (:func:`scoring.core.formats.sniff`).
-    ``columns`` maps canonical names to the file's fields (``{"answer": "target"}``). Raises
-    :class:`InputError` on bad input (:class:`MissingColumns` when required fields are not found)."""
+    any of them gzipped, the format found from the content (:func:`scoring.core.formats.sniff`),
+    or a harness's log (Inspect AI, lm-evaluation-harness, promptfoo: :mod:`scoring.core.harness`;
+    ``companions``: files given with it, such as lm-eval's ``results_*.json``). ``columns`` maps
+    canonical names to the file's fields (``{"answer": "target"}``). Raises :class:`InputError` on
+    bad input (:class:`MissingColumns` when required fields are not found)."""
     if not data:
         raise InputError("The file is empty: expected a header row and at least one data row.")
     data, filename = ungzip(data, filename)
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         data = decode(data).encode("utf-8")  # one path for the text formats below
     body = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
+    harness = harness_kind(body, filename)
+    if harness is not None:
+        table = read_harness(harness, body, filename, companions=dict(companions or {}))
+        models = table["model"].unique().to_list() if "model" in table.columns else []
+        return _finish(table, columns, harness, models[0] if len(models) == 1 and models[0] else None)
     kind = sniff(body, filename)
     if kind == "parquet":
         return _finish(read_parquet(body), columns, "parquet")
@@ -318,10 +335,14 @@ def _nonempty(text: str) -> str:
 
 
 def load_path(path: str | Path, columns: Mapping[str, str] | None = None) -> LoadedRun:
-    """Parse a responses file from disk; a missing or unreadable file is an input error too."""
+    """Parse a responses file from disk; a missing or unreadable file is an input error too. An
+    lm-evaluation-harness samples file reads the ``results_*.json`` beside it for the model."""
     path = Path(path)
     try:
         data = path.read_bytes()
+        companions = {}
+        if "samples" in path.name and ".jsonl" in path.name:
+            companions = {p.name: p.read_bytes() for p in sorted(path.parent.glob("*results*.json"))}
     except OSError as exc:
         raise InputError(f"Cannot read {str(path)!r}: {exc.strerror or exc}.") from None
-    return load_bytes(data, path.name, columns)
+    return load_bytes(data, path.name, columns, companions)

@@ -53,13 +53,17 @@ class StoredRun:
         return RunRows(self.info.id, self.info.name, self.info.language, self.final)
 
 
-def stored_final(engine: Engine, run_id: int, ranked: bool = True) -> StoredRun:
+def stored_final(engine: Engine, run_id: int, ranked: bool = True, scored: pd.DataFrame | None = None,
+                 rank: np.ndarray | None = None) -> StoredRun:  # fmt: skip
     """Run ``run_id``'s rows and verdicts; :class:`InputError` when there is no such run.
-    ``ranked=False`` skips the review ranks and the served rows (only the estimate needs them)."""
+    ``ranked=False`` skips the review ranks and the served rows (only the estimate needs them).
+    A caller that keeps the run's rows (``scored``: :func:`scoring.store.load_scored`) or their
+    review ranks (``rank``: :func:`scoring.core.order.review_rank` of its item keys) passes them:
+    neither changes with verdicts, and on a million rows each costs a second or two."""
     info = get_run(engine, run_id)
     if info is None:
         raise InputError(f"No run with id {run_id}.")
-    scored = load_scored(engine, run_id)
+    scored = load_scored(engine, run_id) if scored is None else scored
     current = review.current_verdicts(engine, scored["item_key"])
     decisions = review.adjudications(engine, scored["item_key"])
     choice = get_choice(engine, run_id)
@@ -67,7 +71,8 @@ def stored_final(engine: Engine, run_id: int, ranked: bool = True) -> StoredRun:
     final = review.final_verdicts(scored, review.human_summary(current), labels or None, False, decisions)
     if not ranked:
         return StoredRun(info, final, current, choice)
-    rank = review_rank(final["item_key"].astype(str).tolist(), info.review_seed)
+    if rank is None:
+        rank = review_rank(final["item_key"].astype(str).tolist(), info.review_seed)
     served = final["item_key"].astype(str).isin(review.served_keys(engine, run_id)).to_numpy()
     return StoredRun(info, final, current, choice, rank, served)
 
@@ -80,9 +85,11 @@ def judge_labels(engine: Engine, run_id: int, item_keys: list[str], choice: Judg
     return judge_cache.latest_labels(engine, item_keys, choice.model, choice.prompt_version)
 
 
-def stored_estimate(engine: Engine, run_id: int, half_width: float = 0.02) -> tuple[StoredRun, RunEstimate]:
-    """The run and all its figures (:func:`scoring.estimate.run_estimate`)."""
-    run = stored_final(engine, run_id)
+def stored_estimate(engine: Engine, run_id: int, half_width: float = 0.02, scored: pd.DataFrame | None = None,
+                    rank: np.ndarray | None = None) -> tuple[StoredRun, RunEstimate]:  # fmt: skip
+    """The run and all its figures (:func:`scoring.estimate.run_estimate`); ``scored`` and ``rank``
+    as :func:`stored_final` takes them."""
+    run = stored_final(engine, run_id, scored=scored, rank=rank)
     return run, run_estimate(run.final, half_width, rank=run.rank, served=run.served)
 
 

@@ -46,6 +46,8 @@ from scoring.store.runs import (
     list_runs,
     load_scored,
     load_table,
+    remembered_columns,
+    run_column_map,
     save_run,
     sha256_bytes,
     update_run_meta,
@@ -56,6 +58,7 @@ __all__ = [
     "archived_runs", "confirms_delete", "delete_run", "delete_summary", "delete_warning", "listed_runs", "restore_run",
     "ENV_VAR", "DatabaseError", "LANGUAGES", "PROJECT_ROOT", "ROW_COLUMNS", "SAMPLE_PATH", "RunInfo", "SaveResult",
     "count_runs", "database_url", "default_sqlite_path", "display_url", "ensure_sample", "find_run_by_sha", "get_run",
-    "guess_model_language", "list_runs", "load_scored", "load_table", "make_engine", "read_secrets", "save_run",
+    "guess_model_language", "list_runs", "load_scored", "load_table", "make_engine", "read_secrets",
+    "remembered_columns", "run_column_map", "save_run",
     "sha256_bytes", "update_run_meta", "writer",
 ]  # fmt: skip

@@ -145,9 +145,11 @@ def save_run(
     language: str | None = None,
     progress: Progress | None = None,
     columns: Mapping[str, str] | None = None,
+    companions: Mapping[str, bytes] | None = None,
 ) -> SaveResult:
     """Parse, score and store an upload; identical bytes open the existing run instead.
-    ``columns``: the column mapping (canonical name -> the file's field), stored with the run.
+    ``columns``: the column mapping (canonical name -> the file's field), stored with the run;
+    ``companions``: files uploaded with it (lm-evaluation-harness's ``results_*.json``).
 
     Raises :class:`scoring.core.errors.InputError` for bad input, before anything is written. The
     rows go in short transactions and the run appears only once all of them are in; on any
@@ -161,7 +163,7 @@ def save_run(
     if existing:
         return SaveResult(existing, False, [])
     report("reading", 0, 0)
-    loaded = load_bytes(data, filename, columns)
+    loaded = load_bytes(data, filename, columns, companions)
     table, exported = loaded.table, None
     if set(EXPORT_COLUMNS) <= set(table.columns):
         # An uploaded export: its derived columns are not input, its human verdicts are restored.

@@ -36,6 +36,7 @@ the same table.
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import struct
@@ -75,7 +76,7 @@ def read(data: bytes, filename: str | None, domain_field: str | None = None,
 
 def _inspect_available() -> bool:
     try:
-        import inspect_ai.log  # noqa: F401
+        importlib.import_module("inspect_ai.log")
     except Exception:  # noqa: BLE001 (any import failure means: read the layout ourselves)
         return False
     return True
@@ -86,8 +87,7 @@ Labelled = list[tuple[str, Any]]  # (where it is: "sample 2" or the zip member's
 
 
 def _read_with_inspect(data: bytes, is_zip: bool) -> tuple[dict[str, Any], Labelled]:
-    from inspect_ai.log import read_eval_log
-
+    read_eval_log = importlib.import_module("inspect_ai.log").read_eval_log  # optional: imported when present
     if is_zip:
         _check_zip(data)
     try:
@@ -160,10 +160,10 @@ def _raw_member(data: bytes, info: zipfile.ZipInfo) -> bytes:
 
 def _zstd(raw: bytes, size: int, name: str) -> bytes:
     try:
-        import zstandard
+        zstandard = importlib.import_module("zstandard")
     except ImportError:
         try:
-            from compression import zstd  # type: ignore[import-not-found]  # Python 3.14
+            zstd = importlib.import_module("compression.zstd")  # Python 3.14
         except ImportError:
             raise InputError(
                 f"{WHAT}: {name} is zstd-compressed (as Inspect writes it); install inspect-ai or zstandard to read it."

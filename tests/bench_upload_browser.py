@@ -1,0 +1,107 @@
+"""The upload as a person waits for it, in a real browser: from choosing a 1,000,000-row file on the
+Upload page until the Overview's chart is drawn, against the CLI's whole ``score --out`` on the same
+file, with the dashboard server's peak memory (issue 19).
+
+Run as ``.venv/bin/python tests/bench_upload_browser.py [--rows 1000000] [--repeats 2]`` (``make
+bench`` runs it; not collected by pytest). Per repeat: a fresh SQLite file, a fresh ``streamlit run
+app.py``, Debian chromium opening the Upload page by its sidebar link, the file chosen through the
+file input (Playwright hands chromium the path, as a file dialog does), then timestamps in the
+browser's own clock:
+
+* ``sent``: the file's bytes are on the server (the upload request answered);
+* ``saved``: the Overview's heading shows (the upload saved, scored and the page switched);
+* ``chart``: the Overview's accuracy chart is drawn (a Plotly SVG with its bars).
+
+The server's peak resident memory is its ``VmHWM`` (``/proc/PID/status``) after the chart shows.
+Goals: chart / CLI at most 3x and peak under 2 GiB (moonshot 2x and 1 GiB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from bench_goals import goal  # noqa: E402
+from bench_scoring import generate_csv, gib, time_cli  # noqa: E402
+from browser import NAV_LINK, UPLOAD_INPUT, launch_chromium, settle, start_app  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+CHART = "[data-testid='stPlotlyChart'] .main-svg .bars path"
+TIMEOUT_MS = 300_000
+
+
+def peak_rss(pid: int) -> int:
+    """``VmHWM`` of a process in bytes: its resident memory's high-water mark."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def one_upload(responses: Path, folder: Path, index: int) -> dict[str, float]:
+    """One upload in a fresh server and browser: the phases in seconds and the server's peak."""
+    db = folder / f"upload_{index}.db"
+    server = start_app(f"sqlite:///{db}", folder / f"server_{index}.log")
+    try:
+        with sync_playwright() as pw:
+            browser = launch_chromium(pw)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(server.url)
+            settle(page)
+            page.locator(NAV_LINK, has_text="Upload").first.click()
+            page.locator(UPLOAD_INPUT).wait_for(state="attached", timeout=TIMEOUT_MS)
+            settle(page)
+            sent: list[float] = []
+            page.on("requestfinished", lambda r: sent.append(time.perf_counter()) if "upload_file" in r.url else None)
+            start = time.perf_counter()
+            page.locator(UPLOAD_INPUT).set_input_files(str(responses))
+            page.locator("h1", has_text="Overview:").first.wait_for(timeout=TIMEOUT_MS)
+            saved = time.perf_counter()
+            page.locator(CHART).first.wait_for(state="attached", timeout=TIMEOUT_MS)
+            chart = time.perf_counter()
+            peak = peak_rss(server.process.pid)
+            browser.close()
+    finally:
+        server.stop()
+    return {"sent": (sent[0] if sent else start) - start, "saved": saved - start, "chart": chart - start,
+            "peak": float(peak)}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    folder = Path(tempfile.mkdtemp(prefix="bench_upload_browser_"))
+    responses = folder / f"run_{args.rows}.csv"
+    responses.write_bytes(generate_csv(args.rows, args.seed))
+    print(f"{args.rows:,} rows, {responses.stat().st_size / 1e6:.0f} MB, median of {args.repeats}")
+    cli, _ = time_cli(responses, folder, args.repeats)
+    cli_wall = statistics.median(c.wall for c in cli)
+    print(f"  python -m scoring score --out (whole process): {cli_wall:.2f} s "
+          f"({', '.join(f'{c.wall:.2f}' for c in cli)}), peak RSS {gib(max(c.peak for c in cli))}")  # fmt: skip
+    runs = [one_upload(responses, folder, i) for i in range(args.repeats)]
+    med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    print(f"  browser, file chosen -> bytes on the server: {med['sent']:.2f} s; -> Overview heading: "
+          f"{med['saved']:.2f} s; -> chart drawn: {med['chart']:.2f} s "
+          f"({', '.join(format(r['chart'], '.2f') for r in runs)}); server peak {gib(max(r['peak'] for r in runs))}")
+    ratio = med["chart"] / cli_wall
+    peak = max(r["peak"] for r in runs) / 1024**3
+    ok = [
+        goal(f"browser upload until chart {args.rows:,} rows / CLI", ratio, "<=", 3.0, "x", stretch=2.0),
+        goal(f"browser upload server peak {args.rows:,} rows", peak, "<=", 2.0, "GiB", stretch=1.0),
+    ]
+    return 0 if all(ok) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
