@@ -70,10 +70,10 @@ def reason_counts(verdicts: pd.DataFrame | pl.DataFrame, runs: Sequence[RunRows]
     """How many reviewers' verdicts gave each reason, per language, domain and verdict (tidy:
     :data:`REASON_COLUMNS`; reasons in the order of :data:`scoring.review.REASONS`). Verdicts
     without a reason are not counted; each reviewer's verdict on an item counts once."""
-    items = _rows(runs, ["item_key", "Domain"]).select("item_key", "Domain", "language").unique()
+    marks = _marks(verdicts)
+    items = _rows(runs, ["item_key", "Domain"]).filter(pl.col("item_key").is_in(marks["item_key"].implode()))
     counted = (
-        _marks(verdicts)
-        .join(items, on="item_key", how="inner")
+        marks.join(items.select("item_key", "Domain", "language").unique(), on="item_key", how="inner")
         .group_by("language", "Domain", "reason", "verdict")
         .agg(count=pl.len().cast(pl.Int64))
     )
@@ -93,7 +93,10 @@ def golden_wrong_report(verdicts: pd.DataFrame | pl.DataFrame, runs: Sequence[Ru
     if "final_verdict" not in rows.columns:
         rows = rows.with_columns(final_verdict=pl.lit(None, dtype=pl.String))
     flagged = _marks(verdicts).filter(pl.col("reason") == GOLDEN_WRONG)
-    where = flagged.join(rows.select("item_key", "question", "answer", "Domain").unique("item_key"), on="item_key")
+    marked = rows.filter(pl.col("item_key").is_in(flagged["item_key"].implode()))
+    where = flagged.join(marked.select("item_key", "question", "answer", "Domain").unique("item_key"), on="item_key")
+    # Only the flagged questions' rows in every run (a million rows' text is not made unique for a few).
+    rows = rows.join(marked.select("question", "answer").unique(), on=["question", "answer"], how="semi")
     note = pl.when(pl.col("note") != "").then(pl.col("reviewer") + ": " + pl.col("note"))
     per_question = (
         where.sort("reviewer")
