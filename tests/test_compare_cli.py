@@ -275,3 +275,16 @@ def test_cli_mixes_a_file_with_a_stored_run(capsys, database, files, tmp_path) -
     assert [r[f"adjudicated[#{run_a.id} model_a_hindi]"] for r in rows][1] == ""  # q1 pending: empty, not False
     code, out, err = run_main(capsys, files["model_b.csv"], "--run", "999", "--db", url)
     _one_error_line(code, out, err, "No run with id 999.")
+
+
+def test_files_may_come_after_a_run_and_an_id_error_lists_the_files_columns(capsys, database, files) -> None:
+    """Issue 20: ``--run 3 a.csv`` works as ``a.csv --run 3`` does; a missing ``--id`` column lists the
+    file's own columns, not the scores the comparison adds."""
+    url, _, run_a, _ = database
+    code, out, err = run_main(capsys, "--run", run_a.id, "--db", url, files["model_b.csv"], "--json")
+    assert code == 0, err
+    assert [r["label"] for r in json.loads(out)["runs"]] == ["model_b.csv", f"#{run_a.id} model_a_hindi"]
+    code, out, err = run_main(capsys, files["model_a.csv"], "--id", "ref", files["model_b.csv"])
+    assert code == 2 and "--id column 'ref' is not in model_a.csv" in err
+    listed = err.split("(columns: ", 1)[1]
+    assert "'question'" in listed and not any(c in listed for c in ("exact_correct", "bucket", "matching_words"))

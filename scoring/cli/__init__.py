@@ -39,6 +39,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (help_text, configure, _) in COMMANDS.items():
         configure(sub.add_parser(name, help=help_text, description=help_text))
-    args = parser.parse_args(args_in)
+    args, rest = parser.parse_known_args(args_in)
+    if rest and args.command == "compare" and not any(r.startswith("-") for r in rest):
+        args.files = [*args.files, *rest]  # files after a --run: argparse stops taking them at the option
+    elif rest:
+        parser.parse_args(args_in)  # the usual message and exit 2 for what is not understood
     return COMMANDS[args.command][2](args)
 

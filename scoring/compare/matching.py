@@ -24,6 +24,7 @@ from itertools import combinations
 import polars as pl
 
 from scoring.compare.runs import SOURCES, Run, verdict_column
+from scoring.core.columnar import OUTPUT_COLUMNS
 from scoring.core.errors import InputError
 
 TEXT_KEY: tuple[str, ...] = ("question", "answer")
@@ -73,6 +74,10 @@ def default_key(runs: Sequence[Run], prefer_id: bool = True) -> KeyChoice:
     return KeyChoice(TEXT_KEY, False, why)
 
 
+#: Columns a comparison adds to a run's own (scores, verdicts from the database): never a user's key.
+ADDED_COLUMNS = frozenset([*OUTPUT_COLUMNS, "item_key", "judge_label", "final_verdict", "final_source"])
+
+
 def check_key(runs: Sequence[Run], key: Sequence[str], what: str = "Key column") -> None:
     """Every key column must exist in every run: the error names the run and the column
     (``what`` is how the message names it: ``--id column`` on the command line)."""
@@ -81,7 +86,8 @@ def check_key(runs: Sequence[Run], key: Sequence[str], what: str = "Key column")
     for run in runs:
         missing = [c for c in key if c not in run.table.columns]
         if missing:
-            shown = ", ".join(repr(c) for c in run.table.columns if not c.startswith("verdict:"))
+            own = [c for c in run.table.columns if not c.startswith("verdict:") and c not in ADDED_COLUMNS]
+            shown = ", ".join(repr(c) for c in own)  # the file's columns, not those the scorer added
             raise InputError(f"{what} {missing[0]!r} is not in {run.label} (columns: {shown}).")
 
 
