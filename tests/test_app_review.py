@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,6 +38,7 @@ from sqlalchemy import Engine, func, select
 from streamlit.testing.v1 import AppTest
 
 from scoring import export, review, store
+from scoring.core.protocols import BUCKETS
 from scoring.store.tables import VerdictEvent
 
 
@@ -301,6 +303,36 @@ def test_blind_review_hides_the_metric_verdicts(order: list[int]) -> None:
     # Marking still works blind.
     click(at, "q_yes")
     assert shown_row(at) == order[1]
+
+
+def _card_shape(at: AppTest) -> tuple[list[str], list[str]]:
+    """The review card with its dataset text taken out: the HTML's tags, classes and styles, and
+    the page's text lines other than the row's place and domain."""
+    shapes = [re.sub(r">[^<]*<", "><", str(h.proto.body)) for h in at.get("html")]
+    lines = [t for t in texts(at) if not t.startswith("Row ")]
+    return shapes, lines
+
+
+def test_blind_review_shows_the_texts_plain_so_no_verdict_can_be_read_off_the_card() -> None:
+    """Issue 20: in blind review nothing on the card (classes, colours, captions) differs between a
+    row that passes both metrics, one that fails both, and one that passes only one."""
+    at = open_page("review")
+    at.toggle(key="q_blind").set_value(True)
+    ok(at.run())
+    seen = {}
+    for bucket in BUCKETS:
+        at.selectbox(key="q_bucket").set_value(bucket)
+        ok(at.run())
+        seen[bucket] = _card_shape(at)
+    assert seen["both_pass"][0] and all(shape == seen["both_pass"] for shape in seen.values()), seen
+    assert "<mark" not in "".join(seen["both_pass"][0]) and "line-through" not in "".join(seen["both_pass"][0])
+    at.toggle(key="q_blind").set_value(False)  # not blind: the highlighting tells them apart (the check can fail)
+    shapes = {}
+    for bucket in ("both_pass", "both_fail"):
+        at.selectbox(key="q_bucket").set_value(bucket)
+        ok(at.run())
+        shapes[bucket] = _card_shape(at)
+    assert shapes["both_pass"] != shapes["both_fail"]
 
 
 # --- several reviewers, final verdicts, export ---------------------------------------------------

@@ -22,11 +22,17 @@ def labelled(label: str, body_html: str) -> str:
     )
 
 
-def show_row(row: pd.Series) -> None:
-    """Question, golden answer and response with the matches highlighted; all text escaped."""
+def show_row(row: pd.Series, plain: bool = False) -> None:
+    """Question, golden answer and response with the matches highlighted; all text escaped.
+    ``plain`` (blind review): no highlighting and neutral captions, since green golden words and an
+    amber match would tell the reviewer both metrics' verdicts."""
     question = str(row.get("question", ""))
     answer = str(row["answer"])
     response = str(row["response"])
+    if plain:
+        st.html(labelled("Question", text_block(question)) + labelled("Golden answer", text_block(answer))
+                + labelled("Response", text_block(response)))  # fmt: skip
+        return
     st.html(
         labelled("Question", text_block(question))
         + labelled("Golden answer (struck through: missing from the response)",

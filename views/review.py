@@ -197,7 +197,7 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
             where = "" if pd.isna(given["run_id"]) or int(given["run_id"]) == run.id else (
                 f" (marked in run #{int(given['run_id'])}, which holds the identical row)")
             st.text(f"Your current verdict: {given['verdict']}{where}. Marking the row again replaces it.")
-    show_row(row)
+    show_row(row, plain=blind)
     r1, r2 = st.columns([1, 2])
     r1.selectbox("Reason (optional)", ["", *review.REASONS], key=f"q_reason_{screen}")
     r2.text_input("Note (optional)", key=f"q_note_{screen}")
