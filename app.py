@@ -55,7 +55,7 @@ def _sidebar() -> None:
         state.keep_reviewer_in_url()
         url = database_url()
         st.caption("Database")
-        st.code(store.display_url(url), language=None)
+        st.code(store.display_url(url), language=None, wrap_lines=True)  # host and database in full, wrapped
 
 
 st.session_state["script_runs"] = st.session_state.get("script_runs", 0) + 1

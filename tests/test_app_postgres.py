@@ -36,6 +36,8 @@ def test_the_dashboard_runs_on_postgresql_and_never_shows_the_password(pg_url: s
     shown = element_dump(at)
     assert PASSWORD not in shown
     assert store.display_url(pg_url) in shown and "***" in store.display_url(pg_url)
+    (code,) = [c for c in at.sidebar.code if "***" in c.value]  # host and database in full, wrapped (issue 20)
+    assert code.proto.wrap_lines and code.value.endswith(pg_url.rsplit("@", 1)[1])
     engine = make_engine(pg_url)
     (sample,) = store.list_runs(engine)
     assert sample.n_rows == 40
