@@ -62,8 +62,14 @@ st.session_state["script_runs"] = st.session_state.get("script_runs", 0) + 1
 try:
     _sidebar()
     nav.run()
-except store.DatabaseError:  # the server stopped or the network went: say so, keep what is on screen
-    st.error(state.UNREACHABLE)
-    st.session_state["db_unreachable"] = True
+except Exception as exc:  # a database failure is a message that names it, never a traceback
+    found = store.describe_failure(exc)
+    if found is None:
+        raise
+    if found.outage:  # the server stopped or the network went: say so, keep what is on screen
+        st.error(state.UNREACHABLE)
+        st.session_state["db_unreachable"] = True
+    else:  # damaged, too new, full, refused: waiting will not help; say what will
+        st.error(found.message)
 if state.unreachable():
     st.sidebar.error("Database unreachable: nothing is saved until it is back.")

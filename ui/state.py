@@ -164,9 +164,10 @@ def known_runs() -> list[store.RunInfo]:
         return cached[1]
     try:
         runs = store.listed_runs(engine())
-    except store.DatabaseError:
-        if "known_runs" not in st.session_state:
-            raise
+    except store.DatabaseError as exc:
+        found = store.describe_failure(exc)
+        if "known_runs" not in st.session_state or (found is not None and not found.outage):
+            raise  # app.py names it (a damaged file is not an outage to wait out)
         st.session_state["db_unreachable"] = True
         return st.session_state["known_runs"]
     st.session_state["known_runs"] = runs

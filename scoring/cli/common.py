@@ -5,6 +5,7 @@ subcommands."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -87,13 +88,21 @@ def write_csv(frame: pd.DataFrame | pl.DataFrame, out: str) -> None:
 
 
 def guarded(body: Callable[[], None]) -> int:
-    """Run a command body, turning input errors into one stderr line and exit code 2."""
+    """Run a command body, turning input errors and database failures (a damaged file, a schema
+    made by newer code, a wrong password...: :mod:`scoring.store.failures`) into one stderr line
+    and exit code 2."""
     try:
         body()
     except InputError as exc:
         return fail(str(exc))
     except BrokenPipeError:
         return 0
+    except Exception as exc:
+        # Imported only on failure: ``score`` never opens a database and should not import one.
+        found = importlib.import_module("scoring.store.failures").describe(exc)
+        if found is None:
+            raise
+        return fail(found.message)
     return 0
 
 

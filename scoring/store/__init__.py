@@ -32,6 +32,8 @@ from scoring.store.engine import (
     read_secrets,
     writer,
 )
+from scoring.store.failures import Failure
+from scoring.store.failures import describe as describe_failure
 from scoring.store.runs import (
     LANGUAGES,
     ROW_COLUMNS,
@@ -56,7 +58,8 @@ from scoring.store.runs import (
 __all__ = [
     "ArchivedRun", "DeleteSummary", "UnknownRun", "all_runs", "archive_prompt", "archive_run", "archived_at",
     "archived_runs", "confirms_delete", "delete_run", "delete_summary", "delete_warning", "listed_runs", "restore_run",
-    "ENV_VAR", "DatabaseError", "LANGUAGES", "PROJECT_ROOT", "ROW_COLUMNS", "SAMPLE_PATH", "RunInfo", "SaveResult",
+    "ENV_VAR", "DatabaseError", "Failure", "describe_failure",
+    "LANGUAGES", "PROJECT_ROOT", "ROW_COLUMNS", "SAMPLE_PATH", "RunInfo", "SaveResult",
     "count_runs", "database_url", "default_sqlite_path", "display_url", "ensure_sample", "find_run_by_sha", "get_run",
     "guess_model_language", "list_runs", "load_scored", "load_table", "make_engine", "read_secrets",
     "remembered_columns", "run_column_map", "save_run",
