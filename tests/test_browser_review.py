@@ -163,3 +163,26 @@ def test_keyboard_review_survives_a_refresh_and_exports(server: AppServer, page:
             auto = "wrong" if row["bucket"] == "both_fail" else "correct"
             assert (row["human_verdict"], row["final_verdict"], row["final_source"]) == ("", auto, "auto"), where
     no_exception(page, "the export page after the download")
+
+
+def test_the_row_and_its_buttons_fit_a_1400_by_1000_window_unscrolled(server: AppServer, browser) -> None:
+    """Issue 20: a reviewer opening the queue on a 1400x1000 window sees the row and its four
+    buttons without scrolling; the review mode's switches are one click away (a popover)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/?reviewer=alice", timeout=TIMEOUT_MS)
+        settle(page)
+        open_nav(page, "Review queue", "Review queue")
+        main = page.locator("[data-testid='stMain']")
+        expect(main).to_contain_text("of the run", timeout=TIMEOUT_MS)
+        assert page.evaluate("() => window.scrollY") == 0
+        for label in ("Correct (Y)", "Wrong (N)", "Skip (S)", "Undo (U)"):
+            box = page.get_by_role("button", name=label).bounding_box()
+            assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 1000, (label, box)
+        response = page.get_by_text("Response (amber", exact=False).first.bounding_box()
+        assert response is not None and response["y"] + response["height"] <= 1000
+        page.locator("[data-testid='stPopover'] button", has_text="Review mode").click()
+        expect(page.locator("[data-testid='stPopoverBody']")).to_contain_text("Blind review")
+    finally:
+        context.close()

@@ -22,6 +22,13 @@ from scoring.store import make_engine
 MAIN = "[data-testid='stMain']"
 
 
+
+def _switch_mode(page, label: str) -> None:
+    """Open the queue's "Review mode" popover, as a person does, flip a switch, close it again."""
+    page.locator("[data-testid='stPopover'] button", has_text="Review mode").click()
+    page.locator("[data-testid='stPopoverBody'] label", has_text=label).click()
+    page.keyboard.press("Escape")
+
 def _reviewer_page(browser: Browser, url: str, name: str) -> Page:
     page = browser.new_context().new_page()
     page.goto(f"{url}/?reviewer={name}", timeout=TIMEOUT_MS)
@@ -88,7 +95,7 @@ def test_two_dashboard_processes_share_one_postgresql_split_the_rows_and_double_
         expect(carol.locator(MAIN)).to_contain_text("(rows marked by anyone: the team shares this scope)")
         assert f"Reviewed 5 of {len(order)} in this scope" in carol.locator(MAIN).inner_text()
 
-        bob.locator(f"{MAIN} label", has_text="Second opinion").click()
+        _switch_mode(bob, "Second opinion")
         settle(bob)
         expect(bob.locator(MAIN)).to_contain_text(f"Row {order[0]} of the run", timeout=TIMEOUT_MS)  # alice's row
         _mark(bob, 1)
@@ -99,9 +106,9 @@ def test_two_dashboard_processes_share_one_postgresql_split_the_rows_and_double_
         assert len(before) == 6 and (("bob", order[0]) in before)
 
         ana = _reviewer_page(browser, one.url, "ana")
-        ana.locator(f"{MAIN} label", has_text="Double-blind for this scope").click()
+        _switch_mode(ana, "Double-blind for this scope")
         settle(ana)
-        expect(ana.locator(MAIN)).to_contain_text("Double-blind review", timeout=TIMEOUT_MS)
+        expect(ana.locator(MAIN)).to_contain_text("Mode: double-blind", timeout=TIMEOUT_MS)
         for page in (alice, bob):
             open_nav(page, "Review queue", "Review queue")
         rows = {_row_shown(ana), _row_shown(alice), _row_shown(bob)}

@@ -65,6 +65,36 @@ def test_header_mode_without_the_header_names_nobody(monkeypatch: pytest.MonkeyP
     assert not at.sidebar.text_input  # no name field to type into
 
 
+def _main_messages(at) -> list[str]:
+    return [str(m.value).replace("\\", "") for kind in (at.main.warning, at.main.info, at.main.error, at.main.success)
+            for m in kind]  # fmt: skip
+
+
+def test_who_cannot_mark_is_told_why_and_never_that_they_are_done(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:  # fmt: skip
+    """Issue 20: a name not on REVIEW_REVIEWERS on a double-blind queue is told it is not on the list
+    (and who to ask), not "Done"; in proxy-header mode nobody is told to type a name; a key press
+    says the same reason."""
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    monkeypatch.setenv(ENV_VAR, url)
+    monkeypatch.setenv(I.REVIEWERS_SETTING, "bob")
+    engine = make_engine(url)
+    open_page("review", reviewer="bob")  # loads the sample run
+    (run,) = store.list_runs(engine)
+    review.set_blind(engine, run.id, review.BlindSpec("overlap_only"), "bob", on=True)
+    at = open_page("review", reviewer="alice")
+    said = _main_messages(at)
+    assert any("alice is not on the reviewers list (REVIEW_REVIEWERS)" in m and "Ask whoever runs" in m for m in said)
+    assert not any(m.startswith("Done") for m in said), said
+    assert at.session_state[f"q_loop_{run.id}"].cannot_mark.startswith("alice is not on the reviewers list")
+    monkeypatch.delenv(I.REVIEWERS_SETTING)
+    monkeypatch.setenv(I.HEADER_SETTING, "X-Forwarded-Email")
+    at = open_page("review", reviewer=None)
+    said = _main_messages(at)
+    assert any("sent no X-Forwarded-Email header" in m for m in said), said
+    assert not any("Type your name" in m for m in said), said
+
+
 def test_behind_a_proxy_the_header_names_the_reviewer(tmp_path: Path, browser: Browser) -> None:
     """A real browser whose requests carry X-Forwarded-Email (what the proxy adds): the sidebar
     shows that name and how it was found, and a mark is saved under it."""

@@ -229,6 +229,17 @@ def reviewer() -> str:
     return name
 
 
+def why_cannot_mark() -> str:
+    """Why this session has no reviewer (:func:`scoring.review.identity.cannot_mark`)."""
+    config = identity_config()
+    if config.mode == "signin":
+        return identity.cannot_mark(config, (signed_in_user() or "").strip())
+    if config.mode == "header":
+        name, problem = identity.from_header(dict(st.context.headers), config)
+        return identity.cannot_mark(config, name, problem)
+    return identity.cannot_mark(config, str(st.session_state.get(REVIEWER_KEY, "")))
+
+
 def others_hidden(run_id: int) -> bool:
     """Whether this reviewer may not see other reviewers' verdicts on this run: some of it is
     under double-blind review and they are not an adjudicator (with no adjudicators configured,

@@ -30,8 +30,9 @@ reviewer = state.reviewer()
 loop = state.review_loop(run.id)
 
 st.title(md_escape(f"Review queue: {run.name}"))
+loop.cannot_mark = "" if reviewer else state.why_cannot_mark()
 if not reviewer:
-    st.warning("Type your name in the sidebar (Reviewer name) to mark rows: every mark is saved under it.")
+    st.warning(md_escape(loop.cannot_mark))
 
 # A row opened from another page (``?row=N``, 1-based): shown next, once.
 wanted = st.query_params.get("row")
@@ -47,7 +48,9 @@ if wanted is not None:
     else:
         alert("warning", f"There is no row {wanted} in this run (rows 1 to {len(frame)}).")
 
-c1, c2, c3 = st.columns([2, 2, 1])
+# One compact row of scope controls, so the row and its buttons fit a 1400x1000 window unscrolled;
+# the review mode's switches sit in a popover (its label says the mode in force).
+c1, c2, c3, c4, c5 = st.columns([2, 2, 1.2, 1.6, 1.4], vertical_alignment="bottom")
 try:
     audit_size = len(review.audit_keys(engine, run.id))
 except store.DatabaseError:  # unreachable: the queue says so below
@@ -64,7 +67,7 @@ bucket = c1.selectbox("Scope (bucket)", scopes, key="q_bucket",
                       format_func=lambda b: f"audit (planned sample, {audit_size} rows)" if b == review.AUDIT else b,
                       help="audit: the rows the True accuracy page's planner chose.")  # fmt: skip
 domain = c2.selectbox("Domain", [ALL_DOMAINS, *summary["domains"]], key="q_domain")
-sample = c3.number_input("Random sample (0 = all)", 0, 10_000, 0, step=10, key="q_sample",
+sample = c3.number_input("Sample (0 = all)", 0, 10_000, 0, step=10, key="q_sample",
                          help="Audit a metric: review a reproducible random sample of the bucket.")
 
 
@@ -83,9 +86,10 @@ except store.DatabaseError:  # unreachable: keep the mode last seen (the queue s
 st.session_state[blind_key] = scopes
 outer = [s for s in scopes if review.covers(s, blind_scope)]
 double_blind = bool(outer)
+mode = c5.popover("Review mode", use_container_width=True)
 if reviewer and state.identity_config().may_adjudicate(reviewer):
     wider = [s.label() for s in outer if s != blind_scope]
-    wanted = st.toggle(md_escape(f"Double-blind for this scope ({blind_scope.label()}): each item to two reviewers, "
+    wanted = mode.toggle(md_escape(f"Double-blind for this scope ({blind_scope.label()}): each item to two reviewers, "
                                  "claimed in turn"), value=double_blind, disabled=bool(wider),
                        help=md_escape(f"Blind because {wider[0]} is.") if wider else None,
                        key=_toggle_key(blind_scope))  # fmt: skip
@@ -94,16 +98,16 @@ if reviewer and state.identity_config().may_adjudicate(reviewer):
         double_blind = wanted
 elsewhere = [s.label() for s in scopes if not review.covers(s, blind_scope)]
 if elsewhere and not double_blind:
-    st.caption(md_escape("Double-blind elsewhere in this run: " + "; ".join(elsewhere) + ". Choose that scope to "
+    mode.caption(md_escape("Double-blind elsewhere in this run: " + "; ".join(elsewhere) + ". Choose that scope to "
                          "review it blind."))  # fmt: skip
 if double_blind:
     blind = True
-    st.info("Double-blind review: each item goes to two reviewers, one at a time; the metrics, the judge "
-            "and the other reviewer's verdict are hidden. The item shown is held for you for "
-            f"{int(review.CLAIM_TTL.total_seconds() // 60)} minutes.")  # fmt: skip
+    mode.caption("Double-blind review: each item goes to two reviewers, one at a time; the metrics, the judge "
+                 "and the other reviewer's verdict are hidden. The item shown is held for you for "
+                 f"{int(review.CLAIM_TTL.total_seconds() // 60)} minutes.")  # fmt: skip
 else:
-    blind = st.toggle("Blind review (hide metric verdicts and judge suggestion)", key="q_blind")
-second = not double_blind and bool(reviewer) and st.toggle(
+    blind = mode.toggle("Blind review (hide metric verdicts and judge suggestion)", key="q_blind")
+second = not double_blind and bool(reviewer) and mode.toggle(
     "Second opinion: review rows another reviewer has already marked", key="q_second",
     help="Off (the default), reviewers of a scope get different rows, so the team's reviews add up. On, you are "
          "handed rows marked once by someone else and not by you, so agreement (kappa on the Reviewers page) can "
@@ -111,13 +115,15 @@ second = not double_blind and bool(reviewer) and st.toggle(
 rule = DOUBLE_BLIND if double_blind else SECOND_OPINION if second else SPLIT
 minutes = int(review.CLAIM_TTL.total_seconds() // 60)
 if reviewer and rule == SPLIT:
-    st.caption(f"Team review: reviewers of this scope get different rows, claimed in turn along the same random "
+    mode.caption(f"Team review: reviewers of this scope get different rows, claimed in turn along the same random "
                f"order, so nobody reviews a row twice by accident; the row shown is held for you for {minutes} "
                "minutes.")  # fmt: skip
 elif rule == SECOND_OPINION:
-    st.caption("Second opinion: you are handed rows one other reviewer has marked (their verdict is not shown), "
+    mode.caption("Second opinion: you are handed rows one other reviewer has marked (their verdict is not shown), "
                f"each held for you for {minutes} minutes.")  # fmt: skip
-view = st.segmented_control("Show", VIEWS, default=VIEWS[0], key="q_view") or VIEWS[0]
+MODE_NAMES = {DOUBLE_BLIND: "double-blind", SECOND_OPINION: "second opinion", SPLIT: "team split"}
+st.caption(f"Mode: {MODE_NAMES[rule]}{', blind' if blind and not double_blind else ''} (change it under Review mode)")
+view = c4.segmented_control("Show", VIEWS, default=VIEWS[0], key="q_view") or VIEWS[0]
 scope_domain = None if domain == ALL_DOMAINS else domain
 
 
@@ -184,9 +190,9 @@ def _finished(scope: review.QueueScope) -> None:
 
 
 def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
-    st.text(f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}")
+    place = f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}"
+    st.text(place if blind else f"{place}   {verdict_caption(row, with_domain=False)}")
     if not blind:
-        st.text(verdict_caption(row, with_domain=False))
         suggestion = None if offline else state.judge_suggestion(row["item_key"])
         if suggestion:
             st.text(f"Judge suggests: {suggestion}")
@@ -198,9 +204,7 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
                 f" (marked in run #{int(given['run_id'])}, which holds the identical row)")
             st.text(f"Your current verdict: {given['verdict']}{where}. Marking the row again replaces it.")
     show_row(row, plain=blind)
-    r1, r2 = st.columns([1, 2])
-    r1.selectbox("Reason (optional)", ["", *review.REASONS], key=f"q_reason_{screen}")
-    r2.text_input("Note (optional)", key=f"q_note_{screen}")
+    # The buttons come right after the row (visible without scrolling); reason and note below them.
     # The marker container is drawn after the row: a press reads its screen number from it.
     actions = st.container(key=keys.screen_marker(screen)) if reviewer else st.container()
     b1, b2, b3, b4 = actions.columns(4)
@@ -212,6 +216,9 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
         strict=True,
     ):  # fmt: skip
         col.button(label, key=key, type=kind, disabled=disabled, on_click=_on_click, args=(action, screen))
+    r1, r2 = st.columns([1, 2])
+    r1.selectbox("Reason (optional)", ["", *review.REASONS], key=f"q_reason_{screen}")
+    r2.text_input("Note (optional)", key=f"q_note_{screen}")
     st.caption("Keys Y, N, S, U work while no field has the focus. In the note field letters type: "
                "press Esc to leave it, then a key, or click a button.")  # fmt: skip
 
@@ -286,8 +293,6 @@ def queue_view() -> None:
         who = "anyone: the team shares this scope"
     done = int(prog.iloc[-1]["reviewed"])
     st.progress(done / total if total else 1.0, text=f"Reviewed {done} of {total} in this scope (rows marked by {who})")
-    with st.expander("Progress per domain"):
-        st.dataframe(prog, hide_index=True)
     _show_feedback()
     if loop.dropped:
         st.text(f"Presses not applied because they came before the next row was shown: {loop.dropped} "
@@ -306,7 +311,10 @@ def queue_view() -> None:
         return
     if pos is None:
         loop.show_nothing()
-        if total:
+        if total and not reviewer:  # nothing is "done" for someone who cannot mark: say why instead
+            st.info(md_escape(f"{loop.cannot_mark} {total - done} of the {total} rows of this scope are still to "
+                              "review."))  # fmt: skip
+        elif total:
             _finished(scope)
         else:
             st.info("No rows in this scope.")
@@ -316,12 +324,14 @@ def queue_view() -> None:
     screen = loop.show(pos, str(row["item_key"]))
     _card(row, screen.number)
     keys.keyboard(loop.last_seq, _on_press)
+    with st.expander("Progress per domain"):
+        st.dataframe(prog, hide_index=True)
 
 
 def my_verdicts_view() -> None:
     """The reviewer's verdicts in this scope; any row can be opened in the queue and changed."""
     if not reviewer:
-        st.info("Type your name in the sidebar to see your verdicts.")
+        st.info(md_escape(loop.cannot_mark))
         return
     mine = my_verdicts.my_verdicts(frame, _scope(), engine, reviewer)
     f1, f2 = st.columns([1, 3])

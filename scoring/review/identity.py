@@ -101,3 +101,17 @@ def refusal(config: Identity, name: str) -> str | None:
     if name and not config.may_review(name):
         return f"{name} is not on the reviewers list ({REVIEWERS_SETTING}): marks are not saved under this name."
     return None
+
+
+def cannot_mark(config: Identity, name: str, problem: str | None = None) -> str:
+    """Why nobody marks from this session, in the words its identity mode calls for: never "type
+    your name" where there is no name to type. ``name``: who the identity names (may be refused);
+    ``problem``: the header's problem in ``header`` mode."""
+    if name and not config.may_review(name):
+        return (f"{name} is not on the reviewers list ({REVIEWERS_SETTING}), so no mark can be saved under this "
+                "name. Ask whoever runs this dashboard to add you to the list.")  # fmt: skip
+    if config.mode == "header":
+        return problem or f"The proxy sent no {config.header} header: marks cannot be saved from this connection."
+    if config.mode == "signin":
+        return "Log in (in the sidebar) to mark rows: every mark is saved under your account."
+    return "Type your name in the sidebar (Reviewer name) to mark rows: every mark is saved under it."

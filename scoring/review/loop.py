@@ -79,6 +79,9 @@ class ReviewLoop:
     opened_via: str = verdict_log.QUEUE
     #: The way each row this session marked had come (for an undo's reopened row).
     via_of: dict[str, str] = field(default_factory=dict)
+    #: Why this session cannot mark (no name typed, not on the reviewers list, no proxy header),
+    #: said when a press arrives without a reviewer; the page keeps it current.
+    cannot_mark: str = "Type your name in the sidebar first."
 
     # ------------------------------------------------------------------ what is on screen
 
@@ -126,7 +129,7 @@ class ReviewLoop:
         if action not in ACTIONS:
             raise ValueError(f"Unknown action {action!r}: expected one of {', '.join(ACTIONS)}.")
         if not reviewer:
-            return self._say("error", "Type your name in the sidebar first: nothing was saved.")
+            return self._say("error", f"{self.cannot_mark} Nothing was saved.")
         current = self.screen
         if current is None:
             return self._say("info", "There is no row to mark here: the press was not applied.")
