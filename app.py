@@ -61,6 +61,8 @@ def _sidebar() -> None:
 st.session_state["script_runs"] = st.session_state.get("script_runs", 0) + 1
 try:
     _sidebar()
+    if nav.title != "Review queue":
+        state.leave_queue()
     nav.run()
 except Exception as exc:  # a database failure is a message that names it, never a traceback
     found = store.describe_failure(exc)

@@ -528,13 +528,16 @@ def test_an_adjudicator_decides_a_conflict_and_the_reviewers_page_counts_what_wa
 def test_double_blind_hands_two_reviewers_different_rows_and_hides_the_metrics(
     engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An adjudicator turns double-blind on for overlap_only (and is handed the first row, being a
-    reviewer too): alice and bob, in tabs open at once, are shown the next rows, one each,
-    without the metrics; a row marked by two reviewers is handed to nobody else."""
+    """An adjudicator turns double-blind on for overlap_only: that claims nothing (issue 20) until
+    they start reviewing (being a reviewer too, then they are handed the first row); alice and bob,
+    in tabs open at once, are shown the next rows, one each, without the metrics; a row marked by
+    two reviewers is handed to nobody else; leaving the queue lets a held row go."""
     monkeypatch.setenv("REVIEW_ADJUDICATORS", "ana")
     at = open_page("review", reviewer="ana", run_id=run_id)
     at.toggle(key=f"q_double_{run_id}_overlap_only").set_value(True).run()
     assert review.is_blind(engine, run_id, "overlap_only")
+    assert "ana" not in review.live_claims(engine).values() and not [t for t in texts(at) if t.startswith("Row ")]
+    click(at, "q_start")
     assert shown_row(at) == order[0]
     alice = open_page("review", reviewer="alice", run_id=run_id)
     bob = open_page("review", reviewer="bob", run_id=run_id)
@@ -554,6 +557,8 @@ def test_double_blind_hands_two_reviewers_different_rows_and_hides_the_metrics(
     per_item = review.current_verdicts(engine).groupby("item_key")["reviewer"].agg(sorted)
     assert per_item[key_of(scored, order[1])] == ["alice", "bob"]
     assert review.live_claims(engine)[key_of(scored, order[0])] == "ana"
+    ok(goto(at, "overview"))  # ana leaves the queue: her row is free for the next reviewer
+    assert "ana" not in review.live_claims(engine).values()
 
 
 def test_reviewers_of_one_scope_get_different_rows_and_a_second_opinion_is_asked_on_purpose(
@@ -624,6 +629,7 @@ def test_double_blind_for_one_domain_is_blind_there_only(
     ana.selectbox(key="q_domain").select(domain).run()
     ana.toggle(key=f"q_double_{run_id}_overlap_only_{domain}").set_value(True).run()
     assert review.blind_scopes(engine, run_id) == [review.BlindSpec("overlap_only", domain)]
+    click(ana, "q_start")
     assert shown_row(ana) == in_domain[0]
     alice = open_page("review", reviewer="alice", run_id=run_id)
     assert any("Exact:" in t for t in texts(alice))  # the whole bucket is not blind

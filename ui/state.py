@@ -406,6 +406,22 @@ def search_index(run_id: int) -> search.SearchIndex:
     return _search_index(database_url(), run_id)
 
 
+def leave_queue() -> None:
+    """Let go of the rows the review queue held for this session, once another page opens: a
+    reviewer who walks away from the queue keeps nobody else from the row on their screen. Coming
+    back starts at the scope's front (what is left of it)."""
+    name = reviewer()
+    for key in [k for k in st.session_state if str(k).startswith("q_loop_")]:
+        loop = st.session_state[key]
+        if name and loop.screen is not None:
+            try:
+                review.release(engine(), name, [loop.screen.item_key])
+            except store.DatabaseError:
+                return  # unreachable: the claim expires on its own
+            loop.show_nothing()
+        st.session_state.pop(f"q_claimed_in_{loop.run_id}", None)
+
+
 def review_loop(run_id: int) -> ReviewLoop:
     """This tab's pass through the run's queue (screens, presses taken, messages)."""
     return st.session_state.setdefault(f"q_loop_{run_id}", ReviewLoop(run_id))

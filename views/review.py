@@ -96,6 +96,8 @@ if reviewer and state.identity_config().may_adjudicate(reviewer):
     if wanted != double_blind:
         review.set_blind(engine, run.id, blind_scope, reviewer, on=wanted)
         double_blind = wanted
+        # Switching the mode claims nothing: an adjudicator who came only to turn it on holds no item.
+        st.session_state[f"q_hold_off_{run.id}"] = True
 elsewhere = [s.label() for s in scopes if not review.covers(s, blind_scope)]
 if elsewhere and not double_blind:
     mode.caption(md_escape("Double-blind elsewhere in this run: " + "; ".join(elsewhere) + ". Choose that scope to "
@@ -297,6 +299,16 @@ def queue_view() -> None:
     if loop.dropped:
         st.text(f"Presses not applied because they came before the next row was shown: {loop.dropped} "
                 "(since this tab opened the queue).")  # fmt: skip
+    if reviewer and st.session_state.get(f"q_hold_off_{run.id}"):
+        st.info("The review mode changed: no row is held for you until you start reviewing in it.")
+        st.button("Start reviewing", key="q_start", type="primary",
+                  on_click=lambda: st.session_state.pop(f"q_hold_off_{run.id}", None))  # fmt: skip
+        if loop.screen is not None:  # the row the old mode held is let go
+            review.release(engine, reviewer, [loop.screen.item_key])
+        st.session_state.pop(f"q_claimed_in_{run.id}", None)
+        loop.show_nothing()
+        keys.keyboard(loop.last_seq, _on_press)
+        return
     if reviewer:
         try:
             first = _claimed(scope, counts)
