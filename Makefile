@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test install install-dev browser postgres promptfoo lint bench test-load
+.PHONY: run test install install-dev browser postgres nginx promptfoo lint bench test-load
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,14 @@ postgres:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; \
 	  else echo "PostgreSQL is missing: run 'sudo apt-get install -y postgresql' (needed by the storage tests)"; exit 1; fi; }
 
+# tests/test_deploy_nginx.py runs deploy/nginx/answer-review.conf in Debian's nginx (its own
+# prefix and ports in a temporary folder, never the system service; openssl makes its test
+# certificate): install them when missing.
+nginx:
+	@{ [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1; } && command -v openssl >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx openssl; \
+	  else echo "nginx is missing: run 'sudo apt-get install -y nginx openssl' (needed by tests/test_deploy_nginx.py)"; exit 1; fi; }
+
 # The harness-log tests run promptfoo (npm) with its echo provider: install it once into
 # ~/.cache/scoring-harness/promptfoo (about 3 minutes the first time; reused after).
 promptfoo: install-dev
@@ -48,7 +56,7 @@ lint: install-dev
 # Two worker processes, each test file in one of them (module fixtures and servers stay whole):
 # the browser tests mostly wait, so this takes about 8.5 minutes here instead of 14.
 TEST_WORKERS ?= 2
-test: install-dev browser postgres promptfoo lint
+test: install-dev browser postgres nginx promptfoo lint
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Every bench script in turn (a short goal or a crash does not stop the rest), then every goal
