@@ -14,7 +14,6 @@ nginx runs as a foreground process with its own prefix, files and ports in a tem
 from __future__ import annotations
 
 import base64
-import hashlib
 import http.client
 import os
 import re
@@ -119,10 +118,11 @@ def nginx_binary() -> str:
 
 
 def htpasswd_line(user: str, password: str) -> str:
-    """One htpasswd line in nginx's salted-SHA1 scheme (``{SSHA}``)."""
-    salt = os.urandom(8)
-    digest = hashlib.sha1(password.encode() + salt).digest()
-    return f"{user}:{{SSHA}}{base64.b64encode(digest + salt).decode()}"
+    """One htpasswd line, made the way deploy/README.md says (``openssl passwd -6``, SHA-512 crypt)."""
+    made = subprocess.run(
+        ["openssl", "passwd", "-6", "-stdin"], input=password, capture_output=True, text=True, check=True
+    )
+    return f"{user}:{made.stdout.strip()}"
 
 
 def render_site(text: str, values: dict[str, str]) -> str:
@@ -265,6 +265,11 @@ def call(site: Site, path: str, user: str | None = None, headers: dict[str, str]
         conn.close()
 
 
+def our_cookies(reply: Reply) -> list[str]:
+    """The affinity cookies the reply sets (Streamlit sets its own XSRF cookie too)."""
+    return [c for c in reply.headers.get_all("Set-Cookie") or [] if c.startswith(f"{COOKIE}=")]
+
+
 def test_the_proxy_asks_who_you_are_and_keeps_each_browser_on_one_process(site: Site) -> None:
     # Nobody gets past nginx without a password, and a wrong one is refused.
     anonymous = call(site, "/")
@@ -274,23 +279,24 @@ def test_the_proxy_asks_who_you_are_and_keeps_each_browser_on_one_process(site: 
     plain = call(site, "/review", port=site.http_port)
     assert plain.status == 301 and plain.headers["Location"] == f"https://{HOST}/review"
 
-    # A first visit gets an affinity cookie; with it, every request reaches the same process.
-    first = call(site, "/_stcore/health", user="alice@example.org")
-    assert first.status == 200 and first.body.strip() == b"ok"
-    ours = [c for c in first.headers.get_all("Set-Cookie") or [] if c.startswith(f"{COOKIE}=")]
+    # A first visit gets an affinity cookie with its page; with it, every request reaches the
+    # process that served the page. Other answers (here the health check) set no cookie.
+    assert not our_cookies(call(site, "/_stcore/health", user="alice@example.org"))
+    first = call(site, "/", user="alice@example.org")
+    assert first.status == 200 and first.headers["Content-Type"].startswith("text/html")
+    ours = our_cookies(first)
     assert len(ours) == 1, first.headers.get_all("Set-Cookie")
     match = re.fullmatch(rf"{COOKIE}=([0-9a-f]{{32}}); Path=/; Secure; HttpOnly; SameSite=Lax", ours[0])
     assert match, ours[0]
     seen = {first.headers[DEBUG_HEADER]}
-    for _ in range(8):
-        again = call(site, "/_stcore/health", user="alice@example.org", headers={"Cookie": f"{COOKIE}={match[1]}"})
-        reissued = [c for c in again.headers.get_all("Set-Cookie") or [] if c.startswith(f"{COOKIE}=")]
-        assert again.status == 200 and not reissued
+    for path in ("/", "/_stcore/health", "/review", "/_stcore/host-config") * 2:
+        again = call(site, path, user="alice@example.org", headers={"Cookie": f"{COOKIE}={match[1]}"})
+        assert again.status == 200 and not our_cookies(again), (path, again.status)  # not reissued
         seen.add(again.headers[DEBUG_HEADER])
     assert len(seen) == 1, f"one cookie, several processes: {seen}"
     # Browsers without a cookie are spread over both processes (not all on one, as ip_hash would
     # put every client of 127.0.0.1): 24 fresh visits all on one process would happen 1 in 8 million.
-    fresh = {call(site, "/_stcore/health", user="bob@example.org").headers[DEBUG_HEADER] for _ in range(24)}
+    fresh = {call(site, "/", user="bob@example.org").headers[DEBUG_HEADER] for _ in range(24)}
     assert fresh == {Site.upstream(app) for app in site.apps}
 
     # Uploads: nginx takes what the dashboard takes (server.maxUploadSize, in MB) and no more.
@@ -339,16 +345,24 @@ def open_reviewer(browser: Browser, site: Site, user: str, on: AppServer | None 
     )  # fmt: skip
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
+
+    def document_only(route) -> None:  # noqa: ANN001  (playwright Route)
+        route.continue_() if route.request.resource_type in ("document", "fetch") else route.abort()
+
+    page.route("**/*", document_only)  # placing the browser needs the page's cookie, not the app
     for _ in range(30):
-        resp = page.goto(f"{site.base}/_stcore/health", timeout=TIMEOUT_MS)
-        assert resp is not None and resp.status == 200, resp and resp.status
-        upstream = resp.headers[DEBUG_HEADER.lower()]
+        first = page.goto(f"{site.base}/review", timeout=TIMEOUT_MS)
+        assert first is not None and first.status == 200, first and first.status
+        assert len([c for c in context.cookies() if c["name"] == COOKIE]) == 1, context.cookies()
+        # The browser's next request (with the cookie it now holds) reaches the same process.
+        upstream = page.evaluate(f"fetch('/_stcore/health').then(r => r.headers.get('{DEBUG_HEADER}'))")
+        assert upstream == first.headers[DEBUG_HEADER.lower()], "the cookie did not keep the browser on its process"
         if on is None or upstream == site.upstream(on):
             break
         context.clear_cookies()
     else:
         raise AssertionError(f"30 fresh visits never reached {site.upstream(on)}")
-    assert [c["value"] for c in context.cookies() if c["name"] == COOKIE], context.cookies()
+    page.unroute("**/*", document_only)
     person = Reviewer(user, context, page, upstream)
 
     def on_response(response) -> None:  # noqa: ANN001  (playwright Response)
