@@ -10,7 +10,10 @@ browser's own clock:
 
 * ``sent``: the file's bytes are on the server (the upload request answered);
 * ``saved``: the Overview's heading shows (the upload saved, scored and the page switched);
-* ``chart``: the Overview's accuracy chart is drawn (a Plotly SVG with its bars).
+* ``chart``: the Overview's accuracy chart is drawn (a Plotly SVG with its bars: the metrics'
+  accuracy per domain, drawn first);
+* ``full``: the chart redrawn with the adjudicated and estimated figures (its legend names
+  "Adjudicated"), when every figure of the page is there.
 
 The server's peak resident memory is its ``VmHWM`` (``/proc/PID/status``) after the chart shows.
 Goals: chart / CLI at most 3x and peak under 2 GiB (moonshot 2x and 1 GiB).
@@ -35,6 +38,7 @@ from browser import NAV_LINK, UPLOAD_INPUT, launch_chromium, settle, start_app  
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 CHART = "[data-testid='stPlotlyChart'] .main-svg .bars path"
+FULL = "[data-testid='stPlotlyChart'] .legendtext"
 TIMEOUT_MS = 300_000
 
 
@@ -67,12 +71,14 @@ def one_upload(responses: Path, folder: Path, index: int) -> dict[str, float]:
             saved = time.perf_counter()
             page.locator(CHART).first.wait_for(state="attached", timeout=TIMEOUT_MS)
             chart = time.perf_counter()
+            page.locator(FULL, has_text="Adjudicated").first.wait_for(state="attached", timeout=TIMEOUT_MS)
+            full = time.perf_counter()
             peak = peak_rss(server.process.pid)
             browser.close()
     finally:
         server.stop()
     return {"sent": (sent[0] if sent else start) - start, "saved": saved - start, "chart": chart - start,
-            "peak": float(peak)}  # fmt: skip
+            "full": full - start, "peak": float(peak)}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,8 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
     print(f"  browser, file chosen -> bytes on the server: {med['sent']:.2f} s; -> Overview heading: "
           f"{med['saved']:.2f} s; -> chart drawn: {med['chart']:.2f} s "
-          f"({', '.join(format(r['chart'], '.2f') for r in runs)}); server peak {gib(max(r['peak'] for r in runs))}")
+          f"({', '.join(format(r['chart'], '.2f') for r in runs)}); -> every figure: {med['full']:.2f} s; "
+          f"server peak {gib(max(r['peak'] for r in runs))}")
     ratio = med["chart"] / cli_wall
+    print(f"  every figure drawn / CLI: {med['full'] / cli_wall:.2f}x")
     peak = max(r["peak"] for r in runs) / 1024**3
     ok = [
         goal(f"browser upload until chart {args.rows:,} rows / CLI", ratio, "<=", 3.0, "x", stretch=2.0),

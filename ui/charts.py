@@ -24,6 +24,14 @@ SERIES_COLOURS = {
 BUCKET_COLOURS = {"both_pass": "#16a34a", "exact_only": "#2563eb", "overlap_only": "#f97316", "both_fail": "#9ca3af"}
 
 
+def metric_series(run_id: int) -> dict[str, list[AccuracyRow]]:
+    """The two metrics' accuracy rows alone: read from the run's summary, ready while the verdicts,
+    the adjudicated figures and the estimate of a large run are still being computed."""
+    summary = state.summary(run_id)
+    return {"Exact substring": summary["accuracy"]["exact_substring"],
+            "Word overlap": summary["accuracy"]["word_overlap"]}  # fmt: skip
+
+
 def accuracy_series(run_id: int, humans: bool = True) -> tuple[dict[str, list[AccuracyRow]], list[AdjudicatedRow]]:
     """Accuracy rows per series (domains sorted, combined last) and the adjudicated pending ranges.
 

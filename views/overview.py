@@ -17,6 +17,12 @@ st.caption(md_escape(f"Run #{run.id} · {run.n_rows} rows · model {run.model or
 for _kind, text in st.session_state.get("upload_notes", {}).get(run.id, []):
     alert("warning", text)
 
+chart = st.empty()
+if st.session_state.get("overview_drawn") != run.id:
+    # The first view of a run draws the metrics' chart at once, then redraws it with the
+    # adjudicated and estimated figures, which take seconds on a million rows.
+    chart.plotly_chart(charts.accuracy_figure(charts.metric_series(run.id), []))
+    st.session_state["overview_drawn"] = run.id
 # During double-blind review a reviewer sees no figure built on other reviewers' verdicts.
 humans = not state.others_hidden(run.id)
 series, adjudicated = charts.accuracy_series(run.id, humans=humans)
@@ -32,7 +38,7 @@ if comparison is not None:
     estimate_view.add_estimate(figure, comparison)
 if judged_table is not None:
     estimate_view.add_judged(figure, judged_table)
-st.plotly_chart(figure, key="accuracy_chart")
+chart.plotly_chart(figure, key="accuracy_chart")
 combined = {name: rows[-1] for name, rows in series.items()}
 cols = st.columns(len(combined) + (comparison is not None) + (judged_table is not None))
 for col, (name, row) in zip(cols, combined.items()):
