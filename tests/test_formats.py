@@ -14,6 +14,7 @@ import pandas as pd
 import polars as pl
 import pytest
 
+from scoring.compare import shared_id_column
 from scoring.core.errors import InputError
 from scoring.core.loader import MissingColumns, load_bytes, load_path, parse_columns
 
@@ -143,3 +144,12 @@ def test_every_cli_takes_columns_and_compare_names_the_file(tmp_path: Path) -> N
     assert compared.returncode == 2 and f"error: {harness}: Missing required columns" in compared.stderr
     assert f"warning: {good}: No 'Domain' column" in compared.stderr
     assert load_path(harness, parse_columns(spec)).table["Domain"].to_list() == ["Geo"]
+
+
+def test_a_harness_logs_sample_id_is_offered_as_the_compare_id_column() -> None:
+    """Issue 19: two runs imported from lm-evaluation-harness logs share ``sample_id`` (its doc_id),
+    which Compare offers as the id column to match on."""
+    harness = ROOT / "tests" / "harness_files" / "lm_eval_samples_indic_qa.jsonl"
+    table = load_path(harness).table
+    assert "sample_id" in table.columns and table["sample_id"].n_unique() == table.height
+    assert shared_id_column([table.columns, ["question", "answer", "response", "sample_id"]]) == "sample_id"

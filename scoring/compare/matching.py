@@ -28,8 +28,9 @@ from scoring.core.columnar import OUTPUT_COLUMNS
 from scoring.core.errors import InputError
 
 TEXT_KEY: tuple[str, ...] = ("question", "answer")
-#: Column names taken for a question id (compared ignoring case), most specific first.
-ID_CANDIDATES: tuple[str, ...] = ("question_id", "qid", "item_id", "id")
+#: Column names taken for a question id (compared ignoring case), most specific first
+#: (``sample_id``: the id a harness log's import carries, :mod:`scoring.core.harness`).
+ID_CANDIDATES: tuple[str, ...] = ("question_id", "qid", "item_id", "sample_id", "doc_id", "id")
 DUPLICATE, NOT_EVERYWHERE, EMPTY_KEY = "duplicate key", "not in every run", "empty key"
 REASONS: tuple[str, ...] = (DUPLICATE, NOT_EVERYWHERE, EMPTY_KEY)
 ROW = "row"  #: 1-based data row of the run's file (1 = the first row after the header)
