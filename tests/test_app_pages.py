@@ -22,7 +22,7 @@ from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
 from scoring import review, store
-from scoring.core.loader import load_bytes
+from scoring.core.loader import load_bytes, load_path
 from scoring.core.report import score_frame
 from scoring.store import ENV_VAR, make_engine
 
@@ -695,3 +695,30 @@ def test_harness_logs_upload_as_runs_with_their_model(db_url: str, engine: Engin
     lm = next(r for r in store.list_runs(engine) if r.filename == samples.name)
     expected = json.loads(results.read_text(encoding="utf-8"))["model_name"]
     assert lm.model == expected
+
+
+def test_the_domain_can_be_another_metadata_field_of_a_harness_log(db_url: str, engine: Engine) -> None:
+    """Issue 19: with "Choose which field is which" on, an Inspect AI log whose names all match
+    still asks, preselecting its own fields, and the user makes a metadata field the domain."""
+    at = open_app()
+    at.switch_page(UPLOAD_PAGE)
+    at.run()
+    at.toggle(key="map_always").set_value(True)
+    at.run()
+    data = (HARNESS / "inspect_indic_qa.eval").read_bytes()
+    at.file_uploader(key="uploads").set_value(("inspect_indic_qa.eval", data, "application/zip"))
+    at.run()
+    assert not at.exception, at.exception
+    boxes = {b.label: b for b in at.selectbox if b.key and b.key.startswith("map_")}
+    assert (boxes["Golden answer"].value, boxes["Response"].value, boxes["Domain"].value) == (
+        "answer", "response", "Domain")  # fmt: skip
+    assert "Bharhut" in boxes["Domain"].format_func("metadata_source")
+    boxes["Domain"].set_value("metadata_source")
+    next(b for b in at.button if b.label == "Save with this mapping").click()
+    at.run()
+    assert not at.exception, at.exception
+    run = next(r for r in store.list_runs(engine) if r.filename == "inspect_indic_qa.eval")
+    scored = store.load_scored(engine, run.id)
+    source = load_path(HARNESS / "inspect_indic_qa.eval").table["metadata_source"].to_list()
+    assert scored["Domain"].tolist() == [v or "(no domain)" for v in source] and "Bharhut" in source
+    assert "Domain_original" in scored.columns  # the log's own domain kept

@@ -8,7 +8,13 @@ from scoring import store
 from scoring.core.errors import InputError
 from scoring.core.formats import UPLOAD_TYPES
 from scoring.core.formatting import phase_progress
-from scoring.core.loader import MissingColumns, is_results_companion, mapping_text, suggest_columns
+from scoring.core.loader import (
+    MissingColumns,
+    field_examples,
+    is_results_companion,
+    mapping_text,
+    suggest_columns,
+)
 from ui import state
 from ui.display import alert, md_escape
 
@@ -21,6 +27,8 @@ st.write(
 )
 
 engine = state.engine()
+choose = st.toggle("Choose which field is which, even when the names match (another metadata field as the domain, "
+                   "say)", key="map_always")  # fmt: skip
 files = st.file_uploader("Responses files", type=UPLOAD_TYPES, accept_multiple_files=True, key="uploads")
 #: What the mapping form asks for: (canonical name, label, required).
 MAPPED = (("answer", "Golden answer", True), ("response", "Response", True), ("question", "Question", False),
@@ -37,6 +45,13 @@ def save(upload, columns: dict[str, str] | None = None) -> dict:
 
 def _save(upload, columns: dict[str, str] | None = None) -> dict:
     """Save one upload with its progress shown; the outcome as messages (and the run, or a mapping to ask for)."""
+    if choose and columns is None:  # the user names the fields: ask first, whatever the names
+        try:
+            examples = field_examples(upload.getvalue(), upload.name, companions)
+        except InputError as exc:
+            return {"messages": [("error", f"{upload.name}: {exc}")], "run_id": None, "ask": None}
+        return {"messages": [("info", f"{upload.name}: choose which field is which, then save.")], "run_id": None,
+                "ask": {"fields": list(examples), "examples": examples}}  # fmt: skip
     messages: list[tuple[str, str]] = []
     shown = md_escape(upload.name)  # a file name is untrusted text; labels render Markdown
     asked = None

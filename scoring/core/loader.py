@@ -297,6 +297,20 @@ def load_bytes(data: bytes, filename: str | None = None, columns: Mapping[str, s
     ``companions``: files given with it, such as lm-eval's ``results_*.json``). ``columns`` maps
     canonical names to the file's fields (``{"answer": "target"}``). Raises :class:`InputError` on
     bad input (:class:`MissingColumns` when required fields are not found)."""
+    table, fmt, model = read_table(data, filename, companions)
+    return _finish(table, columns, fmt, model)
+
+
+def field_examples(data: bytes, filename: str | None = None,
+                   companions: Mapping[str, bytes] | None = None) -> dict[str, list[str]]:  # fmt: skip
+    """The file's own fields with a few values of each (a mapping's select boxes, when the user
+    chooses the fields themselves although the names matched: another metadata field as the domain)."""
+    return _examples(read_table(data, filename, companions)[0])
+
+
+def read_table(data: bytes, filename: str | None = None,
+               companions: Mapping[str, bytes] | None = None) -> tuple[pl.DataFrame, str, str | None]:  # fmt: skip
+    """(the file's table as read, its format, the model a harness's log names): see :func:`load_bytes`."""
     if not data:
         raise InputError("The file is empty: expected a header row and at least one data row.")
     data, filename = ungzip(data, filename)
@@ -307,25 +321,27 @@ def load_bytes(data: bytes, filename: str | None = None, columns: Mapping[str, s
     if harness is not None:
         table = read_harness(harness, body, filename, companions=dict(companions or {}))
         models = table["model"].unique().to_list() if "model" in table.columns else []
-        return _finish(table, columns, harness, models[0] if len(models) == 1 and models[0] else None)
+        return table, harness, models[0] if len(models) == 1 and models[0] else None
     kind = sniff(body, filename)
     if kind == "parquet":
-        return _finish(read_parquet(body), columns, "parquet")
+        return read_parquet(body), "parquet", None
     if kind == "zip":
         raise InputError("The file is a zip archive (binary data), not a responses table or an Inspect AI .eval "
                          "log.")  # fmt: skip
     if kind in ("jsonl", "json"):
         text = decode(data)
-        return _finish(read_jsonl(text) if kind == "jsonl" else read_json(text), columns, kind)
+        return (read_jsonl(text) if kind == "jsonl" else read_json(text)), kind, None
     if b"\x00" in body or not body or body.isspace():
-        return load_text(decode(data), filename, columns)  # decode() refuses NUL bytes with their place
+        text = _nonempty(decode(data))  # decode() refuses NUL bytes with their place
+        sep = _delimiter(text, filename)
+        return _reference_table(text, sep), "tsv" if sep == "\t" else "csv", None
     line_end = body.find(b"\n")
     sep = _delimiter(body[: line_end if line_end >= 0 else len(body)].decode("utf-8", "replace"), filename)
     fmt = "tsv" if sep == "\t" else "csv"
     table = read_polars(body, sep)
     if table is None:
-        return _finish(_reference_table(_nonempty(decode(data)), sep), columns, fmt)
-    return _finish(table, columns, fmt)
+        return _reference_table(_nonempty(decode(data)), sep), fmt, None
+    return table, fmt, None
 
 
 def _nonempty(text: str) -> str:
