@@ -143,6 +143,23 @@ def test_two_runs_have_no_holm_column(runs) -> None:
     assert not any("Holm" in t for t in texts(at))
 
 
+def test_the_pair_reads_in_the_order_chosen_and_can_be_reversed_as_the_cli_reads_it(runs, tmp_path) -> None:
+    """Issue 20: one rule on the page and the command line (the order chosen or given); the page's
+    "Reverse the order" button swaps the pair, its b and c and the sign of the difference."""
+    at = open_compare(runs, "AB")
+    first = frame_with(at, "b (A right, B wrong)")
+    exact = first[first["source"] == "Exact substring"].iloc[0]
+    assert (exact["run A"], exact["run B"]) == (f"#{runs['A'].id} gpt_hindi", f"#{runs['B'].id} llama_hindi")
+    click(at, "cmp_swap")
+    assert list(at.multiselect(key="cmp_runs").value) == [runs["B"].id, runs["A"].id]
+    swapped = frame_with(at, "b (A right, B wrong)")
+    back = swapped[swapped["source"] == "Exact substring"].iloc[0]
+    assert (back["run A"], back["run B"]) == (exact["run B"], exact["run A"])
+    assert (back["b (A right, B wrong)"], back["c (A wrong, B right)"]) == (
+        exact["c (A wrong, B right)"], exact["b (A right, B wrong)"])  # fmt: skip
+    assert back["difference A − B"] == pytest.approx(-exact["difference A − B"])
+
+
 def test_heatmap_has_n_in_every_cell_and_an_empty_cell_for_a_missing_pair(runs) -> None:
     at = open_compare(runs)
     spec = plotly_spec(at, "cmp_heatmap")["data"][0]

@@ -63,9 +63,17 @@ if st.session_state.get("cmp_base") != run.id or "cmp_runs" not in st.session_st
     st.session_state["cmp_base"] = run.id
 else:
     st.session_state["cmp_runs"] = [i for i in st.session_state["cmp_runs"] if i in runs]
+def _swap() -> None:
+    st.session_state["cmp_runs"] = list(reversed(st.session_state["cmp_runs"]))
+
+
 chosen = st.multiselect("Runs to compare", list(runs), key="cmp_runs", format_func=lambda i: _run_label(runs[i]))
 st.caption("By default, the run chosen in the sidebar and every run that shares questions with it (the same id, "
-           "or the same question and golden answer).")  # fmt: skip
+           "or the same question and golden answer). Pairs read in the order chosen here, first vs second (b and "
+           "c, the signs of differences), as `python -m scoring compare` reads its runs in the order "
+           "given.")  # fmt: skip
+if len(chosen) >= 2:
+    st.button("Reverse the order", key="cmp_swap", on_click=_swap, help="Read every pair the other way round.")
 if len(chosen) < 2:
     st.info("Pick at least two runs to compare.")
     st.stop()
