@@ -6,7 +6,7 @@ import streamlit as st
 
 from scoring import store
 from scoring.store import database_url, read_secrets
-from ui import state
+from ui import identity, queue_state, run_choice, state
 
 st.set_page_config(page_title="Answer review", page_icon=":material/fact_check:", layout="wide")
 
@@ -31,28 +31,28 @@ def _run_label(run: store.RunInfo) -> str:
 
 
 def _on_pick() -> None:
-    state.select_run(st.session_state["run_picker"])
+    run_choice.select_run(st.session_state["run_picker"])
 
 
 def _sidebar() -> None:
     """Run picker, who is reviewing, and the database (its password masked)."""
     with st.sidebar:
-        run_id, warning = state.resolve_run()
+        run_id, warning = run_choice.resolve_run()
         if warning:
             st.warning(warning)
         if run_id is not None:
-            runs = state.known_runs()
+            runs = run_choice.known_runs()
             labels = {r.id: _run_label(r) for r in runs}
             st.session_state["run_picker"] = run_id
             st.selectbox("Run", list(labels), key="run_picker", format_func=labels.__getitem__, on_change=_on_pick)
-        user = state.signed_in_user()
+        user = identity.signed_in_user()
         if user:
             st.text(f"Signed in as {user}")
             st.button("Log out", on_click=st.logout, key="logout")
         elif "auth" in read_secrets():
             st.button("Log in to review", on_click=st.login, key="login", type="primary")
-        state.identity_panel()
-        state.keep_reviewer_in_url()
+        identity.identity_panel()
+        identity.keep_reviewer_in_url()
         url = database_url()
         st.caption("Database")
         st.code(store.display_url(url), language=None, wrap_lines=True)  # host and database in full, wrapped
@@ -62,7 +62,7 @@ st.session_state["script_runs"] = st.session_state.get("script_runs", 0) + 1
 try:
     _sidebar()
     if nav.title != "Review queue":
-        state.leave_queue()
+        queue_state.leave_queue()
     nav.run()
 except Exception as exc:  # a database failure is a message that names it, never a traceback
     found = store.describe_failure(exc)

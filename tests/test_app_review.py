@@ -455,9 +455,9 @@ def test_with_sign_in_configured_a_typed_name_is_not_enough(
     engine: Engine, order: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``[auth]`` in secrets: marks need a signed-in user; ``?reviewer=`` alone cannot mark."""
-    import ui.state
+    import ui.identity
 
-    monkeypatch.setattr(ui.state, "read_secrets", lambda *a, **k: {"auth": {"redirect_uri": "x"}})
+    monkeypatch.setattr(ui.identity, "read_secrets", lambda *a, **k: {"auth": {"redirect_uri": "x"}})
     at = open_page("review", reviewer="mallory")
     for key in ("q_yes", "q_no", "q_skip", "q_undo"):
         assert at.button(key=key).disabled, key

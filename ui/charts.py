@@ -13,7 +13,7 @@ from scoring.core.formatting import interval, percent
 from scoring.core.report import AccuracyRow
 from scoring.core.stats import wilson_interval
 from scoring.review import AdjudicatedRow
-from ui import state
+from ui import state, verdicts
 
 SERIES_COLOURS = {
     "Exact substring": "#2563eb",
@@ -42,7 +42,7 @@ def accuracy_series(run_id: int, humans: bool = True) -> tuple[dict[str, list[Ac
     interval of that figure; the pending range (counted wrong .. counted right) is its own bar.
     """
     summary = state.summary(run_id)
-    decided = state.verdict_summary(run_id)
+    decided = verdicts.verdict_summary(run_id)
     series: dict[str, list[AccuracyRow]] = {
         "Exact substring": summary["accuracy"]["exact_substring"],
         "Word overlap": summary["accuracy"]["word_overlap"],

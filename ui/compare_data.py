@@ -40,7 +40,7 @@ from scoring.compare import (
 )
 from scoring.compare.stored import stored_run
 from scoring.store import database_url
-from ui import state
+from ui import judge_state, state
 
 T = TypeVar("T")
 TEXT_COLUMNS = ("question", "answer", "Domain", "response")  #: what matching reads and lists besides a key
@@ -53,7 +53,7 @@ def _cached(key: tuple[Hashable, ...], compute: Callable[[], T]) -> T:
 
 def revisions() -> tuple[int, int]:
     """(verdict revision, judge revision): they change with every mark, decision or judge batch."""
-    return review.revision(state.engine()), state.judge_revision()
+    return review.revision(state.engine()), judge_state.judge_revision()
 
 
 def loaded_run(run_id: int, revs: tuple[int, int]) -> Run:

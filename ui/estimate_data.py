@@ -4,7 +4,7 @@ would put in the audit scope, the what-if rules, and the reasons analytics acros
 
 Everything is computed by ``scoring.estimate``; this module only decides what is kept and under
 which key. A run's figures change only through its verdicts (reviewers' marks, adjudications:
-:func:`scoring.review.revision`) and its judge labels (:func:`ui.state.judge_revision`), so they
+:func:`scoring.review.revision`) and its judge labels (:func:`ui.judge_state.judge_revision`), so they
 are kept per (database, run, verdict revision, judge revision): a rerun of either page then costs
 the same for 1,000 or 100,000 rows. The values live in the server's per-run cache
 (:func:`ui.state.run_cache`, bounded by ``REVIEW_CACHE_MB``); an old revision's figures are
@@ -39,7 +39,7 @@ from scoring.estimate.judged import JudgeFigures, judge_figures
 from scoring.estimate.ppi import judge_inputs
 from scoring.estimate.stored import StoredRun, stored_estimate, stored_runs
 from scoring.store import database_url
-from ui import state
+from ui import identity, judge_state, run_choice, state
 
 T = TypeVar("T")
 
@@ -51,7 +51,7 @@ def _cached(key: tuple[Hashable, ...], compute: Callable[[], T]) -> T:
 
 def revisions() -> tuple[int, int]:
     """(verdict revision, judge revision): they change with every mark, decision or judge batch."""
-    return review.revision(state.engine()), state.judge_revision()
+    return review.revision(state.engine()), judge_state.judge_revision()
 
 
 @dataclass(frozen=True)
@@ -211,6 +211,6 @@ def audit_blind(run_id: int) -> tuple[bool, bool]:
 def visible_runs() -> tuple[list[int], int]:
     """Every run whose reviewers' verdicts this reviewer may see, and how many others were left
     out because they are under double-blind review."""
-    ids = [r.id for r in state.known_runs()]
-    shown = [i for i in ids if not state.others_hidden(i)]
+    ids = [r.id for r in run_choice.known_runs()]
+    shown = [i for i in ids if not identity.others_hidden(i)]
     return shown, len(ids) - len(shown)

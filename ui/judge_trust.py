@@ -31,7 +31,7 @@ from scoring.estimate.judge_trust import (
 )
 from scoring.estimate.stored_trust import TrustData
 from scoring.store import database_url, judge_cache, judge_choice
-from ui import estimate_data, state
+from ui import estimate_data, judge_state, state
 
 T = TypeVar("T")
 DEFAULT_OPTION = judge_choice.ANY_CONFIG  #: the choice that puts the default back
@@ -61,7 +61,7 @@ def unjudged_items(run_id: int, model: str, prompt_version: str = judge.PROMPT_V
         keep = [k not in replied and not blank for k, blank in zip(keys, frame["is_blank"].astype(bool))]
         return judge.items_from_frame(frame[keep])
 
-    return _cached(("unjudged", run_id, model, prompt_version, state.judge_revision()), compute)
+    return _cached(("unjudged", run_id, model, prompt_version, judge_state.judge_revision()), compute)
 
 
 def unjudged_preflight(run_id: int, settings: judge.JudgeSettings) -> judge.Preflight:
@@ -69,13 +69,13 @@ def unjudged_preflight(run_id: int, settings: judge.JudgeSettings) -> judge.Pref
     key = json.dumps({"model": settings.model, **settings.output_settings(),
                       "prices": [settings.price_in_per_m, settings.price_out_per_m]}, sort_keys=True)  # fmt: skip
     items = unjudged_items(run_id, settings.model)
-    return _cached(("unjudged_preflight", run_id, key, state.judge_revision()),
+    return _cached(("unjudged_preflight", run_id, key, judge_state.judge_revision()),
                    lambda: judge.preflight(state.engine(), settings, items))  # fmt: skip
 
 
 def configs(run_id: int) -> dict[judge_choice.JudgeConfig, int]:
     """The configurations with a reply on some row of the run, and on how many rows."""
-    return _cached(("configs", run_id, state.judge_revision()),
+    return _cached(("configs", run_id, judge_state.judge_revision()),
                    lambda: judge_choice.configs_of(state.engine(), state.scored(run_id)["item_key"]))  # fmt: skip
 
 

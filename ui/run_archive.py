@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 
 from scoring import store
 from scoring.core.errors import InputError
-from ui import state
+from ui import run_choice
 
 NOTICE = "archive_notice"
 
@@ -32,12 +32,12 @@ def archive_controls(engine: Engine, run: store.RunInfo) -> None:
             except InputError as exc:
                 st.error(str(exc))  # names an id only
                 return
-            others = [r.id for r in state.known_runs() if r.id != run.id]
+            others = [r.id for r in run_choice.known_runs() if r.id != run.id]
             if others:
-                state.select_run(others[0])
+                run_choice.select_run(others[0])
             else:
                 st.session_state.pop("run_id", None)
-                st.query_params.pop(state.RUN_PARAM, None)
+                st.query_params.pop(run_choice.RUN_PARAM, None)
             _done(f"Run #{run.id} archived: it is in the archived runs below, its verdicts kept.")
 
 
@@ -62,7 +62,7 @@ def archived_runs(engine: Engine) -> None:
                 except InputError as exc:
                     st.error(str(exc))
                     continue
-                state.select_run(info.id)
+                run_choice.select_run(info.id)
                 _done(f"Run #{info.id} restored to the run list.")
             if st.checkbox("Delete for good…", key=f"delete_open_{info.id}"):
                 _delete_form(engine, info)

@@ -11,15 +11,15 @@ import streamlit as st
 
 from scoring import review, store
 from scoring.core.errors import NotSaved
-from ui import state
+from ui import identity, run_choice, state
 from ui.display import alert, md_escape, show_row
 
-run = state.require_run()
+run = run_choice.require_run()
 engine = state.engine()
 frame = state.scored(run.id)
 st.title(md_escape(f"Adjudication: {run.name}"))
-name = state.reviewer()
-config = state.identity_config()
+name = identity.reviewer()
+config = identity.identity_config()
 if not name:
     st.warning("Say who you are in the sidebar to adjudicate: every decision is saved under your name.")
     st.stop()

@@ -10,7 +10,7 @@ from scoring.core.formatting import p_value, percent, share
 from scoring.core.protocols import BUCKETS, missing_golden_words
 from scoring.core.search import search_rows
 from scoring.store import database_url
-from ui import charts, state
+from ui import charts, identity, queue_state, run_choice, state, verdicts
 from ui.display import agreement_block, md_escape, show_row, verdict_caption
 
 PAGE_SIZE = 10
@@ -36,7 +36,7 @@ def _first_page() -> None:
     st.session_state["agree_page"] = 1
 
 
-run = state.require_run()
+run = run_choice.require_run()
 
 summary = state.summary(run.id)
 combined = summary["buckets"]["combined"]
@@ -61,12 +61,12 @@ st.text(
 st.plotly_chart(charts.bucket_figure(summary["buckets"]), key="bucket_chart")
 st.dataframe(pd.DataFrame(summary["buckets"]).T.rename_axis("domain"), key="bucket_table")
 
-if state.others_hidden(run.id):  # double-blind: nothing built on reviewers' verdicts, no row's verdicts
-    st.info(state.BLIND_NOTE + " The precision on reviewed rows and the rows themselves are hidden until then.")
+if identity.others_hidden(run.id):  # double-blind: nothing built on reviewers' verdicts, no row's verdicts
+    st.info(identity.BLIND_NOTE + " The precision on reviewed rows and the rows themselves are hidden until then.")
     st.stop()
 
 st.subheader("Precision of each metric on reviewed rows")
-decided = state.verdict_summary(run.id)
+decided = verdicts.verdict_summary(run.id)
 precision = decided["precision"]
 st.caption("Precision: the share of a metric's passes that a reviewer confirmed correct (— when none was reviewed).")
 st.dataframe(
@@ -102,8 +102,8 @@ query = right.text_input(
 ).strip()
 
 frame = state.scored(run.id)
-scope = state.queue_scope(run.id, None if bucket == ALL_BUCKETS else bucket, None if domain == ALL_DOMAINS else domain,
-                          None).row_idx  # fmt: skip
+scope = queue_state.queue_scope(run.id, None if bucket == ALL_BUCKETS else bucket,
+                                None if domain == ALL_DOMAINS else domain, None).row_idx  # fmt: skip
 scope = np.sort(scope)  # browsing follows the file's order (the queue's is a random permutation)
 positions = scope
 if query:

@@ -27,7 +27,7 @@ from scoring.compare import (
     SourceAccuracy,
 )
 from scoring.core.errors import InputError
-from ui import compare_charts, compare_data, state
+from ui import compare_charts, compare_data, identity, run_choice
 from ui.display import alert, show_row
 
 REVIEW_PAGE = "views/review.py"
@@ -50,8 +50,8 @@ def _page_number(label: str, total: int, per_page: int, key: str) -> int:
     return int(st.number_input(f"{label} (of {pages}; {total} rows)", 1, pages, key=key))
 
 
-run = state.require_run()
-runs = {r.id: r for r in state.known_runs()}
+run = run_choice.require_run()
+runs = {r.id: r for r in run_choice.known_runs()}
 st.title("Compare runs")
 
 # The default choice: the sidebar's run and every run sharing questions with it, worked out again
@@ -80,7 +80,7 @@ if len(chosen) < 2:
 
 several = len(chosen) > 2
 # During double-blind review a reviewer sees no figure built on reviewers' verdicts, and no row's verdicts.
-blind = any(state.others_hidden(i) for i in chosen)
+blind = any(identity.others_hidden(i) for i in chosen)
 try:
     with st.spinner("Loading and matching the runs..."):
         cmp = compare_data.comparison([runs[i] for i in chosen], bool(st.session_state.get("cmp_by_id", True)),
@@ -113,7 +113,7 @@ st.caption("All rows of each run, per domain and combined, with 95% Wilson inter
            "(adjudicated rows still pending, rows the judge did not decide) the bar is drawn with them counted "
            "wrong and the hatched bar above it reaches the accuracy with them counted right.")  # fmt: skip
 if blind:
-    st.info(state.BLIND_NOTE + " The adjudicated accuracy is hidden until then.")
+    st.info(identity.BLIND_NOTE + " The adjudicated accuracy is hidden until then.")
 for source in cmp.sources:
     rows = [SourceAccuracy(**r) for r in cmp.accuracy.filter(pl.col("source") == source).to_dicts()]
     if rows:
@@ -176,7 +176,7 @@ else:
 # --- discordant questions ---------------------------------------------------------------------------
 st.subheader("Questions one run got right and the other wrong")
 if blind:
-    st.info(state.BLIND_NOTE + " The questions and their verdicts are hidden until then.")
+    st.info(identity.BLIND_NOTE + " The questions and their verdicts are hidden until then.")
     st.stop()
 if match.no_shared_rows:
     st.text("No matched questions: nothing to set side by side.")

@@ -18,7 +18,7 @@ from scoring.estimate import (
     golden_wrong_jsonl,
 )
 from scoring.estimate.ppi import PPI_METHOD
-from ui import estimate_data, estimate_view, state
+from ui import estimate_data, estimate_view, identity, run_choice
 from ui.charts import percent_style
 from ui.display import alert, md_escape
 
@@ -26,11 +26,11 @@ REVIEW_PAGE = "views/review.py"
 DEFAULT_POINTS = 2.0
 RUN_CHOICES = ("This run", "Every run")
 
-run = state.require_run()
+run = run_choice.require_run()
 st.title(md_escape(f"True accuracy: {run.name}"))
 st.caption(md_escape(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run.language or '?'}"))
-state.hide_if_blind(run.id)  # everything below is built on reviewers' verdicts
-reviewer = state.reviewer()
+identity.hide_if_blind(run.id)  # everything below is built on reviewers' verdicts
+reviewer = identity.reviewer()
 
 try:
     figs = estimate_data.figures(run.id)
@@ -130,7 +130,7 @@ rows = estimate_data.planned_rows(figs, half_width)
 in_conflict = int(rows["conflict"].sum())
 if in_conflict:
     st.text(f"{in_conflict} of the rows to review have reviewers in conflict: they need an adjudicator.")
-may_adjudicate = bool(reviewer) and state.identity_config().may_adjudicate(reviewer)
+may_adjudicate = bool(reviewer) and identity.identity_config().may_adjudicate(reviewer)
 any_blind, audit_blind = estimate_data.audit_blind(run.id)
 blind = None
 if may_adjudicate:

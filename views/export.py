@@ -13,13 +13,13 @@ import streamlit as st
 
 from scoring import export
 from scoring.core.formatting import phase_progress
-from ui import state
+from ui import identity, judge_state, run_choice, state, verdicts
 from ui.display import md_escape
 
-run = state.require_run()
+run = run_choice.require_run()
 
 engine = state.engine()
-state.hide_if_blind(run.id)
+identity.hide_if_blind(run.id)
 url_run = run.id
 st.title(md_escape(f"Export: {run.name}"))
 st.write(
@@ -32,9 +32,9 @@ st.write(
     "every reviewer's verdict; uploading it again adds nothing."
 )
 bom = st.checkbox("UTF-8 BOM (for Excel)", key="export_bom")
-judge_settles = state.judge_settles()
+judge_settles = judge_state.judge_settles()
 # Captured here, in the script thread: the download callbacks run where session state is absent.
-judge_args = {"judge_labels": state.judge_labels(run.id) or None, "judge_settles": judge_settles}
+judge_args = {"judge_labels": judge_state.judge_labels(run.id) or None, "judge_settles": judge_settles}
 stem = f"run{run.id}_adjudicated"
 
 
@@ -110,7 +110,7 @@ else:
                            mime="application/json", key="dl_prepared_manifest", on_click="ignore")
     else:
         st.caption("Verdicts given after preparing are not in the file: prepare again to include them.")
-final = state.final_frame(run.id)
+final = verdicts.final_frame(run.id)
 st.subheader("Final verdicts")
 st.dataframe(final["final_source"].value_counts().rename_axis("final source").reset_index(), hide_index=True,
              key="final_counts")

@@ -7,16 +7,16 @@ import streamlit as st
 from scoring import judge, store
 from scoring.core.errors import InputError
 from scoring.core.protocols import BUCKETS
-from ui import charts, jobs, judge_trust, state
+from ui import charts, identity, jobs, judge_data, judge_trust, run_choice, state
 from ui.display import alert, md_escape
 
 REVIEW_PAGE = "views/review.py"
 
-run = state.require_run()
+run = run_choice.require_run()
 
 engine = state.engine()
 st.title(md_escape(f"Judge: {run.name}"))
-state.hide_if_blind(run.id)  # the judge's label of a row is hidden from reviewers during double-blind
+identity.hide_if_blind(run.id)  # the judge's label of a row is hidden from reviewers during double-blind
 
 defaults = judge.JudgeSettings.from_env()
 overrides: dict = st.session_state.setdefault("judge_overrides", {})
@@ -87,13 +87,13 @@ def judge_run_section() -> None:
                "this sends only the rows that have none yet (rows judged before with other settings are kept).")
 
     with st.expander("Another scope (the whole run again, one bucket, the rows still pending review)"):
-        scope = st.radio("Scope", state.JUDGE_SCOPES, horizontal=True, key="judge_scope")
+        scope = st.radio("Scope", judge_data.JUDGE_SCOPES, horizontal=True, key="judge_scope")
         bucket = "overlap_only"
         if scope == "One bucket":
             bucket = st.selectbox("Bucket", list(BUCKETS), index=list(BUCKETS).index("overlap_only"),
                                   key="judge_bucket")
-        items = state.judge_items(run.id, scope, bucket)
-        pf = state.judge_preflight(run.id, scope, bucket, settings)
+        items = judge_data.judge_items(run.id, scope, bucket)
+        pf = judge_data.judge_preflight(run.id, scope, bucket, settings)
         cost = "no price set" if pf.est_cost is None else f"about {pf.est_cost:.4f}"
         st.text(
             f"Rows in scope: {pf.rows}   to send: {pf.to_send}   already judged (cached): {pf.cached}   "
@@ -137,7 +137,7 @@ def judge_run_section() -> None:
         st.text(st.session_state["judge_last"])
 
     st.subheader("Judge accuracy per domain (this model and prompt)")
-    judge_table = state.judge_table(run.id, settings.model)
+    judge_table = judge_data.judge_table(run.id, settings.model)
     st.dataframe(charts.percent_style(judge_table, ["accuracy", "ci_low", "ci_high"]), hide_index=True,
                  key="judge_accuracy")
 
@@ -170,7 +170,7 @@ for title, table in judge_trust.group_tables(data, shown).items():
     st.subheader(title)
     st.dataframe(judge_trust.styled(table), hide_index=True, key=f"judge_trust_{title.split()[-1].lower()}")
 
-with_language = [(r.id, r.language) for r in state.known_runs() if r.language.strip()]
+with_language = [(r.id, r.language) for r in run_choice.known_runs() if r.language.strip()]
 if with_language:
     st.subheader("Per language")
     if st.toggle(f"Across the {len(with_language)} runs that carry a language, each with the judge its estimate uses",
@@ -212,7 +212,7 @@ if not pairs.is_empty():
 options = [judge_trust.DEFAULT_OPTION, *table["configuration"].to_list()]
 current = options.index(data.in_use) if data.in_use in options else 0
 picked_name = st.selectbox("Use this judge for the estimate", options, index=current, key="judge_choice")
-reviewer = state.reviewer()
+reviewer = identity.reviewer()
 if st.button("Use this judge for the estimate", key="judge_choose", type="primary",
              disabled=not reviewer or options[current] == picked_name):  # fmt: skip
     try:

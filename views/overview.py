@@ -7,10 +7,10 @@ import streamlit as st
 from scoring.core.formatting import interval, percent
 from scoring.estimate import ACCURACY_METHOD
 from scoring.estimate.ppi import PPI_METHOD
-from ui import charts, estimate_data, estimate_view, state
+from ui import charts, estimate_data, estimate_view, identity, run_choice
 from ui.display import alert, md_escape
 
-run = state.require_run()
+run = run_choice.require_run()
 
 st.title(md_escape(f"Overview: {run.name}"))
 st.caption(md_escape(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run.language or '?'}"))
@@ -24,7 +24,7 @@ if st.session_state.get("overview_drawn") != run.id:
     chart.plotly_chart(charts.accuracy_figure(charts.metric_series(run.id), []))
     st.session_state["overview_drawn"] = run.id
 # During double-blind review a reviewer sees no figure built on other reviewers' verdicts.
-humans = not state.others_hidden(run.id)
+humans = not identity.others_hidden(run.id)
 series, adjudicated = charts.accuracy_series(run.id, humans=humans)
 # Raw metrics, adjudicated and the estimated true accuracy side by side (the estimate is kept per
 # verdict revision: python -m scoring estimate's figures).
@@ -75,7 +75,7 @@ if adjudicated:
     table["Adjudicated if pending right"] = [round(r.accuracy_high, 4) for r in adjudicated]
     columns.append("Adjudicated if pending right")
 else:
-    st.info(state.BLIND_NOTE + " The adjudicated accuracy and the estimated true accuracy are hidden until then.")
+    st.info(identity.BLIND_NOTE + " The adjudicated accuracy and the estimated true accuracy are hidden until then.")
 if comparison is not None:  # one table: raw metrics, adjudicated and the estimate side by side
     table, added = estimate_view.with_estimate(table, comparison)
     columns += added

@@ -14,7 +14,7 @@ from scoring.core import search
 from scoring.core.errors import NotSaved
 from scoring.core.protocols import BUCKETS
 from scoring.review import DOUBLE_BLIND, SECOND_OPINION, SPLIT, my_verdicts
-from ui import keys, state
+from ui import identity, judge_state, keys, queue_state, run_choice, state
 from ui.display import alert, md_escape, show_row, verdict_caption
 
 ALL_DOMAINS = "All domains"
@@ -22,15 +22,15 @@ VIEWS = ("Queue", "My verdicts")
 ALERTS = {"saved": "success", "info": "info", "dropped": "warning", "error": "error"}
 MY_LABELS = {"reviewed_at": "marked at (UTC)", "marked_in_run": "marked in run", "answer": "golden answer"}
 
-run = state.require_run()
+run = run_choice.require_run()
 engine = state.engine()
 frame = state.scored(run.id)
 summary = state.summary(run.id)
-reviewer = state.reviewer()
-loop = state.review_loop(run.id)
+reviewer = identity.reviewer()
+loop = queue_state.review_loop(run.id)
 
 st.title(md_escape(f"Review queue: {run.name}"))
-loop.cannot_mark = "" if reviewer else state.why_cannot_mark()
+loop.cannot_mark = "" if reviewer else identity.why_cannot_mark()
 if not reviewer:
     st.warning(md_escape(loop.cannot_mark))
 
@@ -87,7 +87,7 @@ st.session_state[blind_key] = scopes
 outer = [s for s in scopes if review.covers(s, blind_scope)]
 double_blind = bool(outer)
 mode = c5.popover("Review mode", use_container_width=True)
-if reviewer and state.identity_config().may_adjudicate(reviewer):
+if reviewer and identity.identity_config().may_adjudicate(reviewer):
     wider = [s.label() for s in outer if s != blind_scope]
     wanted = mode.toggle(md_escape(f"Double-blind for this scope ({blind_scope.label()}): each item to two reviewers, "
                                  "claimed in turn"), value=double_blind, disabled=bool(wider),
@@ -130,7 +130,7 @@ scope_domain = None if domain == ALL_DOMAINS else domain
 
 
 def _scope() -> review.QueueScope:
-    return state.queue_scope(run.id, bucket, scope_domain, sample or None)
+    return queue_state.queue_scope(run.id, bucket, scope_domain, sample or None)
 
 
 def _row_of(item_key: str) -> int | None:
@@ -195,7 +195,7 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
     place = f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}"
     st.text(place if blind else f"{place}   {verdict_caption(row, with_domain=False)}")
     if not blind:
-        suggestion = None if offline else state.judge_suggestion(row["item_key"])
+        suggestion = None if offline else judge_state.judge_suggestion(row["item_key"])
         if suggestion:
             st.text(f"Judge suggests: {suggestion}")
     if reviewer and not offline:

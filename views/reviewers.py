@@ -11,16 +11,16 @@ import pandas as pd
 import streamlit as st
 
 from scoring import review
-from ui import state
+from ui import identity, run_choice, state, verdicts
 from ui.display import agreement_block, md_escape
 
-run = state.require_run()
+run = run_choice.require_run()
 
 frame = state.scored(run.id)
-state.hide_if_blind(run.id)
+identity.hide_if_blind(run.id)
 st.title(md_escape(f"Reviewers: {run.name}"))
 
-current = state.current_verdicts(run.id)
+current = verdicts.current_verdicts(run.id)
 if current.empty:
     st.info("No human verdicts on this run yet: mark rows in the Review queue.")
     st.stop()
@@ -113,6 +113,6 @@ for i, pair in enumerate(pairs):
     agreement_block(pair, pair.a, pair.b, key=f"pair_{i}")
 
 st.subheader("Human verdict vs each metric")
-human_vs_metric = state.verdict_summary(run.id)["human_vs_metric"]
+human_vs_metric = verdicts.verdict_summary(run.id)["human_vs_metric"]
 for col, name in (("exact_correct", "exact substring"), ("overlap_correct", "word overlap")):
     agreement_block(human_vs_metric[col], "human", name, key=f"hm_{col}")

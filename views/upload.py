@@ -15,7 +15,7 @@ from scoring.core.loader import (
     mapping_text,
     suggest_columns,
 )
-from ui import state
+from ui import run_choice, state
 from ui.display import alert, md_escape
 
 st.title("Upload a model run")
@@ -159,13 +159,13 @@ for upload in files or []:
                 st.rerun()
 
 if newest is not None:
-    state.select_run(newest)
+    run_choice.select_run(newest)
     current = [processed[f.file_id] for f in files or []]
     if any(kind == "error" for item in current for kind, _ in item["messages"] if item["run_id"] is None):
         st.rerun()
     st.switch_page("views/overview.py")
 
-run = state.selected_run()
+run = run_choice.selected_run()
 if run is not None:
     st.subheader(f"Run #{run.id}")
     with st.form("run_meta"):

@@ -1,0 +1,163 @@
+"""Who is reviewing: the way reviewers are known here (sign-in, a proxy's header, a typed name),
+the name marks are saved under, why a session cannot mark, the sidebar's identity panel, and what
+double-blind review hides from this reviewer.
+
+Apart from :mod:`ui.state` (the engine, read only for double-blind) because it is about the
+person, not the data: every page asks it who marks, the sidebar draws it. Named ``identity``, not
+``reviewer``, so that the pages' own ``reviewer`` (the name in force) does not hide it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from scoring import review
+from scoring.review import identity
+from scoring.store import read_secrets
+from ui import state
+from ui.display import md_escape
+
+REVIEWER_PARAM = "reviewer"
+REVIEWER_KEY = "reviewer"  # session key (not a widget): the name in force
+REVIEWER_FIELD = "reviewer_name"  # the sidebar text field
+REVIEWER_ERROR = "reviewer_error"
+
+
+def identity_config() -> identity.Identity:
+    """How reviewers are known here (sign-in, a proxy's header, a typed name) and the roles."""
+    return identity.identity(read_secrets())
+
+
+def _typed_mode() -> bool:
+    return identity_config().mode == "typed"
+
+
+def reviewer() -> str:
+    """Who marks are saved under: the signed-in user when sign-in is configured (``[auth]`` in
+    secrets; no typed name is accepted then), else the name typed in the sidebar.
+
+    The typed name lives in the session (kept across page switches, uploads and
+    ``st.switch_page``) and is put back into the URL on every page (:func:`keep_reviewer_in_url`),
+    so a refresh or a shared link restores it. A page run on its own still finds it there.
+    """
+    config = identity_config()
+    if config.mode != "typed":
+        if config.mode == "signin":
+            name, problem = (signed_in_user() or "").strip(), None
+        else:
+            name, problem = identity.from_header(dict(st.context.headers), config)
+        problem = problem or identity.refusal(config, name)
+        if problem:
+            st.session_state[REVIEWER_ERROR] = problem
+            return ""
+        return name
+    if REVIEWER_KEY not in st.session_state:
+        raw = str(st.query_params.get(REVIEWER_PARAM, "")).strip()
+        try:
+            st.session_state[REVIEWER_KEY] = review.check_reviewer(raw) if raw else ""
+        except ValueError as exc:
+            st.session_state[REVIEWER_KEY] = ""
+            st.session_state[REVIEWER_ERROR] = str(exc)
+    name = str(st.session_state[REVIEWER_KEY])
+    problem = identity.refusal(config, name)
+    if problem:
+        st.session_state[REVIEWER_ERROR] = problem
+        return ""
+    return name
+
+
+def why_cannot_mark() -> str:
+    """Why this session has no reviewer (:func:`scoring.review.identity.cannot_mark`)."""
+    config = identity_config()
+    if config.mode == "signin":
+        return identity.cannot_mark(config, (signed_in_user() or "").strip())
+    if config.mode == "header":
+        name, problem = identity.from_header(dict(st.context.headers), config)
+        return identity.cannot_mark(config, name, problem)
+    return identity.cannot_mark(config, str(st.session_state.get(REVIEWER_KEY, "")))
+
+
+def others_hidden(run_id: int) -> bool:
+    """Whether this reviewer may not see other reviewers' verdicts on this run: some of it is
+    under double-blind review and they are not an adjudicator (with no adjudicators configured,
+    everyone is one, as on one machine)."""
+    config = identity_config()
+    if config.adjudicators is None or not review.blind_buckets(state.engine(), run_id):
+        return False
+    return not config.may_adjudicate(reviewer())
+
+
+BLIND_NOTE = ("Double-blind review is on for this run: other reviewers' verdicts (and, row by row, the "
+              "metrics' and the judge's) are shown to adjudicators only, so that no reviewer is swayed.")
+
+
+def hide_if_blind(run_id: int) -> None:
+    """Stop a page that shows other reviewers' verdicts when :func:`others_hidden`."""
+    if others_hidden(run_id):
+        st.info(BLIND_NOTE)
+        st.stop()
+
+
+def identity_panel() -> None:
+    """The sidebar's "who is reviewing": the way in force, the name, and any problem with it."""
+    config = identity_config()
+    if config.mode == "typed":
+        reviewer_field()
+    else:
+        name = reviewer()
+        st.text(f"Reviewer: {name or '(none)'}")
+        error = st.session_state.pop(REVIEWER_ERROR, None)
+        if error:
+            st.error(md_escape(error))
+    name = reviewer()
+    role = " · adjudicator" if name and config.adjudicators is not None and config.may_adjudicate(name) else ""
+    st.caption(f"Identity: {config.label}{role}")
+
+
+def keep_reviewer_in_url() -> None:
+    """Put the session's typed reviewer back into the URL (page switches drop query params)."""
+    if not _typed_mode():
+        return
+    name = reviewer()
+    if name and st.query_params.get(REVIEWER_PARAM) != name:
+        st.query_params[REVIEWER_PARAM] = name
+    elif not name and REVIEWER_PARAM in st.query_params:
+        del st.query_params[REVIEWER_PARAM]
+
+
+def on_reviewer_typed() -> None:
+    """Sidebar field callback: a valid name becomes the reviewer; an invalid one is refused with
+    the reason and the field goes back to the name in force, so the field always shows it."""
+    typed = str(st.session_state.get(REVIEWER_FIELD, "")).strip()
+    try:
+        name = review.check_reviewer(typed) if typed else ""
+    except ValueError as exc:
+        st.session_state[REVIEWER_ERROR] = f"{exc} Marks stay saved under the previous name."
+        st.session_state[REVIEWER_FIELD] = reviewer()
+        return
+    st.session_state.pop(REVIEWER_ERROR, None)
+    st.session_state[REVIEWER_KEY] = name
+    st.session_state[REVIEWER_FIELD] = name
+    keep_reviewer_in_url()
+
+
+def reviewer_field() -> None:
+    """The sidebar's name field, always showing the name marks are saved under."""
+    st.session_state[REVIEWER_FIELD] = reviewer()
+    st.text_input(
+        "Reviewer name", key=REVIEWER_FIELD, on_change=on_reviewer_typed,
+        help="Marks in the review queue are saved under this name (kept for the whole session and in the URL).",
+    )  # fmt: skip
+    error = st.session_state.pop(REVIEWER_ERROR, None)
+    if error:
+        st.error(md_escape(error))
+
+
+def signed_in_user() -> str | None:
+    """The signed-in user's name or email when sign-in (``[auth]`` in secrets) is configured."""
+    try:
+        if not st.user.is_logged_in:
+            return None
+    except (AttributeError, KeyError):
+        return None
+    return str(st.user.get("email") or st.user.get("name") or "") or None

@@ -1,0 +1,43 @@
+"""What the pages know of the judge: the revision of its stored labels and choices, the latest
+label per item of a run, one item's suggestion, and whether judge labels may settle rows.
+
+Apart from :mod:`ui.state` because the verdicts (:mod:`ui.verdicts`), the estimate, compare and
+trust caches are all keyed by :func:`judge_revision`; below them, so none of them import each
+other to read it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from scoring import judge
+from scoring.store import database_url, judge_cache, judge_choice
+from ui import state
+
+
+@state.per_run("judge_labels")
+def judge_labels_at(url: str, run_id: int, judge_rev: int) -> dict[str, str]:
+    """:func:`judge_labels` of the database at ``url`` at judge revision ``judge_rev``."""
+    return judge.stored_labels(state.engine_at(url), state.scored_at(url, run_id)["item_key"], prompt_version=None)
+
+
+def judge_revision() -> int:
+    """Changes after every judge batch and every judge choice (the sum of two ids that only grow,
+    so it grows whenever either does); 0 only while nothing was ever judged."""
+    eng = state.engine()
+    return judge_cache.revision(eng) + judge_choice.revision(eng)
+
+
+def judge_labels(run_id: int) -> dict[str, str]:
+    """Latest judge label per item of the run (any model); recomputed only after a judge run."""
+    return judge_labels_at(database_url(), run_id, judge_revision())
+
+
+def judge_suggestion(key: str) -> str | None:
+    """The judge's latest label for one item, shown as a suggestion in the review queue."""
+    return judge.stored_labels(state.engine(), [key], prompt_version=None).get(key)
+
+
+def judge_settles() -> bool:
+    """Whether judge labels may settle overlap_only rows (a switch on the Judge page)."""
+    return bool(st.session_state.get("judge_settles", False))

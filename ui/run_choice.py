@@ -1,0 +1,93 @@
+"""Which run the pages show: the runs to choose from, the one selected (kept in the URL as
+``?run=``, a link to an archived or missing run said so), and the stop on an empty database.
+
+Apart from :mod:`ui.state` (which it reads the engine from) because every page and the sidebar's
+picker share this choice, while the cached data below it knows nothing of a selection.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from scoring import store
+from ui import state
+
+RUN_PARAM = "run"
+
+
+def select_run(run_id: int) -> None:
+    """Make ``run_id`` the selected run and put it in the URL so a refresh lands on it."""
+    st.session_state["run_id"] = run_id
+    st.query_params[RUN_PARAM] = str(run_id)
+
+
+def resolve_run() -> tuple[int | None, str | None]:
+    """The run to show: ``?run=`` if it exists, else the session's, else the newest.
+
+    Returns the id and a warning when the URL named a run that does not exist. Every page calls
+    this (through :func:`selected_run`), so a page works even when run on its own.
+    """
+    runs = known_runs()
+    ids = [r.id for r in runs]
+    warning = None
+    wanted: int | None = None
+    raw = st.query_params.get(RUN_PARAM)
+    if raw is not None:
+        try:
+            wanted = int(raw)
+        except ValueError:
+            wanted = None
+        if wanted not in ids:
+            archived = wanted is not None and store.archived_at(state.engine(), wanted) is not None
+            warning = (f"Run {raw} is archived (restore it on the Upload page); showing the newest run." if archived
+                       else f"Run {raw} does not exist; showing the newest run.")  # fmt: skip
+            wanted = None
+    if wanted is None and st.session_state.get("run_id") in ids and raw is None:
+        wanted = st.session_state["run_id"]
+    if wanted is None and ids:
+        wanted = ids[0]
+    if wanted is not None:
+        select_run(wanted)
+    return wanted, warning
+
+
+def selected_run() -> store.RunInfo | None:
+    run_id, _ = resolve_run()
+    if run_id is None:
+        return None
+    return next((r for r in known_runs() if r.id == run_id), None)
+
+
+def known_runs() -> list[store.RunInfo]:
+    """The complete runs not archived (every page's choices), read once per script run; while the
+    database cannot be reached, the list read last (so the page still shows what it showed) and
+    :func:`ui.state.unreachable` says so."""
+    cached = st.session_state.get("_runs_this_run")
+    if cached is not None and cached[0] == _run_counter():
+        return cached[1]
+    try:
+        runs = store.listed_runs(state.engine())
+    except store.DatabaseError as exc:
+        found = store.describe_failure(exc)
+        if "known_runs" not in st.session_state or (found is not None and not found.outage):
+            raise  # app.py names it (a damaged file is not an outage to wait out)
+        st.session_state["db_unreachable"] = True
+        return st.session_state["known_runs"]
+    st.session_state["known_runs"] = runs
+    st.session_state["db_unreachable"] = False
+    st.session_state["_runs_this_run"] = (_run_counter(), runs)
+    return runs
+
+
+def _run_counter() -> int:
+    """A number that changes on every script run of this session (set in app.py)."""
+    return int(st.session_state.get("script_runs", 0))
+
+
+def require_run() -> store.RunInfo:
+    """The selected run; on an empty database the page says where to start and stops."""
+    run = selected_run()
+    if run is None:
+        st.info("No run yet: upload a responses file on the Upload page.")
+        st.stop()
+    return run

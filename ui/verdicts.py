@@ -1,0 +1,65 @@
+"""The reviewers' verdicts as the pages read them: every reviewer's current verdict on a run, the
+final verdict per row (human, judge, pending), and the whole-run summaries built on them.
+
+Keyed by the verdicts' revision (:func:`scoring.review.revision`) and the judge's
+(:func:`ui.judge_state.judge_revision`), so each is recomputed only after a new mark or judge
+batch; above :mod:`ui.judge_state`, whose labels the final verdicts use.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from scoring import judge, review
+from scoring.judge import judge_comparisons
+from scoring.store import database_url
+from ui import judge_state, state
+
+
+@state.per_run("current")
+def current_at(url: str, run_id: int, verdict_rev: int) -> pd.DataFrame:
+    """:func:`current_verdicts` of the database at ``url`` at verdict revision ``verdict_rev``."""
+    return review.current_verdicts(state.engine_at(url), state.scored_at(url, run_id)["item_key"])
+
+
+def current_verdicts(run_id: int) -> pd.DataFrame:
+    """Every reviewer's current verdict on the run's items; re-read only after a new mark."""
+    return current_at(database_url(), run_id, review.revision(state.engine()))
+
+
+@state.per_run("final")
+def final_at(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: bool) -> pd.DataFrame:
+    """:func:`final_frame` of the database at ``url`` at the given revisions and judge switch."""
+    frame = state.scored_at(url, run_id)
+    current = current_at(url, run_id, verdict_rev)
+    labels = judge_state.judge_labels_at(url, run_id, judge_rev) if judge_rev else None
+    decisions = review.adjudications(state.engine_at(url))  # every decision (few); only this run's rows match
+    return review.final_verdicts(frame, review.human_summary(current), labels, settles, decisions=decisions)
+
+
+def final_frame(run_id: int) -> pd.DataFrame:
+    """Scored rows with human, judge and final verdicts; recomputed only when verdicts change."""
+    eng = state.engine()
+    return final_at(database_url(), run_id, review.revision(eng), judge_state.judge_revision(),
+                    judge_state.judge_settles())  # fmt: skip
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _verdict_summary(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: bool) -> dict:
+    final = final_at(url, run_id, verdict_rev, judge_rev, settles)
+    return {
+        "adjudicated": review.adjudicated_accuracy(final),
+        "judge": judge.judge_accuracy(final) if "judge_label" in final.columns else None,
+        "precision": review.metric_precision(final),
+        "human_vs_metric": {col: review.human_vs_metric(final, col) for col in ("exact_correct", "overlap_correct")},
+        "judge_comparisons": judge_comparisons(final),
+    }
+
+
+def verdict_summary(run_id: int) -> dict:
+    """Adjudicated accuracy, judge accuracy, metric precision and agreement with the human and
+    judge verdicts: whole-run work, recomputed only when verdicts change."""
+    eng = state.engine()
+    return _verdict_summary(database_url(), run_id, review.revision(eng), judge_state.judge_revision(),
+                            judge_state.judge_settles())  # fmt: skip
