@@ -109,6 +109,9 @@ def test_two_dashboard_processes_share_one_postgresql_split_the_rows_and_double_
         _switch_mode(ana, "Double-blind for this scope")
         settle(ana)
         expect(ana.locator(MAIN)).to_contain_text("Mode: double-blind", timeout=TIMEOUT_MS)
+        assert "ana" not in review.live_claims(engine).values()  # switching the mode holds nothing (issue 20)
+        ana.get_by_role("button", name="Start reviewing").click()
+        settle(ana)
         for page in (alice, bob):
             open_nav(page, "Review queue", "Review queue")
         rows = {_row_shown(ana), _row_shown(alice), _row_shown(bob)}
