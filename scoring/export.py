@@ -40,7 +40,17 @@ from scoring.core.export_format import (
     verdicts_text,
 )
 from scoring.core.export_parquet import MANIFEST_KEY, parquet_manifest, table_parquet_bytes
-from scoring.store import ROW_COLUMNS, RunInfo, display_url, get_run, judge_cache, load_scored, load_table, make_engine
+from scoring.store import (
+    ROW_COLUMNS,
+    RunInfo,
+    describe_failure,
+    display_url,
+    get_run,
+    judge_cache,
+    load_scored,
+    load_table,
+    make_engine,
+)
 from scoring.store.restore import restore_verdicts
 from scoring.store.run_table import EXTRA_PREFIX
 
@@ -277,7 +287,9 @@ def open_existing(url: str) -> Engine:
         return make_engine(url)
     except SQLAlchemyError as exc:
         reason = _driver_reason(exc, parsed.password)
-        raise InputError(f"Cannot open the database {display_url(url)!r}: {reason}") from None
+        found = describe_failure(exc)  # what the driver's reason means, and what to do
+        said = f" ({reason}): {found.message}" if found is not None else f": {reason}"
+        raise InputError(f"Cannot open the database {display_url(url)!r}{said}") from None
 
 
 def _driver_reason(exc: SQLAlchemyError, password: str | None) -> str:

@@ -6,9 +6,11 @@ database migrated by newer code, a folder that does not exist, a read-only file.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from apptest_support import APP, TIMEOUT
 from sqlalchemy import create_engine, text
 from streamlit.testing.v1 import AppTest
 
-from scoring.store import ENV_VAR, describe_failure, make_engine
+from scoring.store import ENV_VAR, describe_failure, listed_runs, make_engine, save_run
 from scoring.store.migrations import SchemaTooNew
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,3 +82,40 @@ def test_the_dashboard_names_the_failure_instead_of_an_outage(tmp_path: Path, mo
     assert any(expected[kind] in e for e in errors), errors
     if kind == "damaged":
         assert path.read_text(encoding="utf-8").startswith("these are not")  # nothing written over it
+
+
+def _cli(args: list[str], cwd: Path, prefix: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*(prefix or []), sys.executable, "-m", "scoring", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+
+
+def test_a_read_only_database_for_a_non_root_user_is_named_and_nothing_is_lost() -> None:
+    """The database file and its folder belong to root, read-only for everyone else: the user
+    ``nobody`` archiving a run is told the file cannot be written (one line, exit 2), the run is
+    untouched, and the same command works for the file's owner."""
+    folder = Path(tempfile.mkdtemp(prefix="ro_db_", dir="/tmp"))
+    try:
+        folder.chmod(0o755)
+        path = folder / "review.db"
+        engine = make_engine(f"sqlite:///{path}")
+        run = save_run(engine, b"answer,response\nDelhi,It is Delhi\n", "one.csv").run
+        engine.dispose()
+        path.chmod(0o644)
+        nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        done = _cli(["runs", "archive", str(run.id), "--db", f"sqlite:///{path}"], ROOT, nobody)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2 and len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+        assert "read-only" in lines[0] or "cannot be opened" in lines[0], lines
+        assert [r.id for r in listed_runs(make_engine(f"sqlite:///{path}"))] == [run.id]  # nothing changed
+        assert _cli(["runs", "archive", str(run.id), "--db", f"sqlite:///{path}"], ROOT).returncode == 0
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_once_the_damaged_file_is_moved_aside_the_next_command_works(tmp_path: Path) -> None:
+    path = _damaged(tmp_path)
+    assert _cli(["runs", "list", "--db", f"sqlite:///{path}"], tmp_path).returncode == 2
+    path.rename(tmp_path / "damaged.db")
+    make_engine(f"sqlite:///{path}").dispose()  # what the dashboard does on its next start
+    again = _cli(["runs", "list", "--db", f"sqlite:///{path}"], tmp_path)
+    assert again.returncode == 0 and "error" not in again.stderr, again.stderr
