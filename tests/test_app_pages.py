@@ -641,6 +641,18 @@ def test_a_run_named_with_payloads_never_reaches_markdown(db_url: str, engine: E
     _assert_no_raw_payload(at, page)
 
 
+def mapping_boxes(at: AppTest) -> dict:
+    """The Upload page's column-mapping select boxes, by label."""
+    return {b.label: b for b in at.selectbox if b.key and b.key.startswith("map_")}
+
+
+def save_mapping(at: AppTest) -> None:
+    """Press "Save with this mapping", as a person does."""
+    next(b for b in at.button if b.label == "Save with this mapping").click()
+    at.run()
+    assert not at.exception, at.exception
+
+
 def test_upload_with_other_field_names_asks_which_is_which_and_remembers(db_url: str, engine: Engine) -> None:
     """Issue 19: a file whose fields are target/prediction/category is not refused: the page asks
     (select boxes with a few values of each, guessed from the names), saves with the mapping, shows it
@@ -648,16 +660,14 @@ def test_upload_with_other_field_names_asks_which_is_which_and_remembers(db_url:
     data = b"id,target,prediction,category\n1,Delhi,It is Delhi,Geo\n2,Agra,Mumbai,Geo\n"
     at = upload(open_app(), "harness_out.csv", data)
     assert not at.exception, at.exception
-    boxes = {b.label: b for b in at.selectbox if b.key and b.key.startswith("map_")}
+    boxes = mapping_boxes(at)
     assert set(boxes) == {"Golden answer", "Response", "Question", "Domain"}
     assert (boxes["Golden answer"].value, boxes["Response"].value, boxes["Domain"].value) == (
         "target", "prediction", "category")  # fmt: skip
     assert boxes["Question"].value is None
     assert "Delhi | Agra" in boxes["Golden answer"].format_func("target")
     boxes["Question"].set_value("id")
-    next(b for b in at.button if b.label == "Save with this mapping").click()
-    at.run()
-    assert not at.exception, at.exception
+    save_mapping(at)
     run = next(r for r in store.list_runs(engine) if r.filename == "harness_out.csv")
     assert run.n_rows == 2 and titles(at) == [f"Overview: {run.name}"]
     assert store.load_scored(engine, run.id)["answer"].tolist() == ["Delhi", "Agra"]
@@ -709,14 +719,12 @@ def test_the_domain_can_be_another_metadata_field_of_a_harness_log(db_url: str, 
     at.file_uploader(key="uploads").set_value(("inspect_indic_qa.eval", data, "application/zip"))
     at.run()
     assert not at.exception, at.exception
-    boxes = {b.label: b for b in at.selectbox if b.key and b.key.startswith("map_")}
+    boxes = mapping_boxes(at)
     assert (boxes["Golden answer"].value, boxes["Response"].value, boxes["Domain"].value) == (
         "answer", "response", "Domain")  # fmt: skip
     assert "Bharhut" in boxes["Domain"].format_func("metadata_source")
     boxes["Domain"].set_value("metadata_source")
-    next(b for b in at.button if b.label == "Save with this mapping").click()
-    at.run()
-    assert not at.exception, at.exception
+    save_mapping(at)
     run = next(r for r in store.list_runs(engine) if r.filename == "inspect_indic_qa.eval")
     scored = store.load_scored(engine, run.id)
     source = load_path(HARNESS / "inspect_indic_qa.eval").table["metadata_source"].to_list()

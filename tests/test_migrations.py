@@ -7,9 +7,12 @@ fixtures in tests/fixtures/), real processes.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing as mp
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -115,25 +118,36 @@ def test_a_database_from_newer_code_is_refused_and_left_untouched(tmp_path: Path
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
 
 
-def _open(url: str, start, results) -> None:
-    start.wait(60)
-    try:
-        make_engine(url).dispose()
-        results.put("ok")
-    except BaseException as exc:  # noqa: BLE001  (reported to the parent)
-        results.put(repr(exc))
+#: A child process that waits for the go file, then opens (and so migrates) the database. Run as a
+#: plain interpreter, not through multiprocessing: a spawned child re-runs the parent's __main__,
+#: which an earlier test in the same pytest worker (an AppTest page) may have left pointing at a
+#: Streamlit script.
+_OPEN = """
+import sys, time
+from pathlib import Path
+from scoring.store import make_engine
+go = Path(sys.argv[2])
+Path(sys.argv[3]).touch()  # imported and ready
+while not go.exists():
+    time.sleep(0.005)
+make_engine(sys.argv[1]).dispose()
+print("ok")
+"""
 
 
 def test_two_processes_opening_an_old_database_at_once_migrate_it_once(tmp_path: Path) -> None:
     path = _copy(OLDER, tmp_path)
-    ctx = mp.get_context("spawn")
-    start, results = ctx.Barrier(2), ctx.Queue()
-    procs = [ctx.Process(target=_open, args=(_url(path), start, results)) for _ in range(2)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(120)
-    assert sorted(results.get(timeout=5) for _ in procs) == ["ok", "ok"]
+    go = tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    ready = [tmp_path / f"ready_{i}" for i in range(2)]
+    procs = [subprocess.Popen([sys.executable, "-c", _OPEN, _url(path), str(go), str(r)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for r in ready]  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not all(r.exists() for r in ready) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    go.touch()  # both interpreters are up and waiting: they open it at once
+    outcomes = [p.communicate(timeout=120) for p in procs]
+    assert [(p.returncode, out.strip()) for p, (out, _) in zip(procs, outcomes)] == [(0, "ok"), (0, "ok")], outcomes
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT version_num FROM alembic_version").fetchall() == [(migrations.head(),)]
         assert raw.execute("SELECT count(*) FROM verdict_events").fetchone()[0] == 6
