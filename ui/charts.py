@@ -43,10 +43,7 @@ def accuracy_series(run_id: int, humans: bool = True) -> tuple[dict[str, list[Ac
     """
     summary = state.summary(run_id)
     decided = verdicts.verdict_summary(run_id)
-    series: dict[str, list[AccuracyRow]] = {
-        "Exact substring": summary["accuracy"]["exact_substring"],
-        "Word overlap": summary["accuracy"]["word_overlap"],
-    }
+    series = metric_series(run_id)
     if decided["judge"] is not None:
         series["Judge"] = decided["judge"]
     if not humans:

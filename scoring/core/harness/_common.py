@@ -10,19 +10,16 @@ from typing import Any
 import polars as pl
 
 from scoring.core.errors import InputError
+from scoring.core.formats import cell_text
 
 CORE = ("question", "answer", "response", "Domain", "model", "task", "sample_id")
 DOMAIN_KEYS = ("Domain", "domain", "category")
 
 
 def cell(value: Any) -> str:
-    """Every cell is text: a string as is, null as "", numbers and booleans as their JSON literal
-    (``1``, ``0.5``, ``true``), lists and objects as compact JSON."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """Every cell is text, as the loader makes it of any JSON value (:func:`scoring.core.formats.cell_text`):
+    a string as is, null as "", numbers and booleans as their JSON literal, lists and objects as compact JSON."""
+    return cell_text(value)
 
 
 def frame(rows: list[dict[str, str]], what: str) -> pl.DataFrame:
