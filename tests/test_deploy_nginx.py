@@ -390,12 +390,18 @@ def open_queue(page: Page, site: Site, user: str) -> None:
     no_exception(page, f"{user}'s review queue")
 
 
-def mark(person: Reviewer) -> None:
-    """Press Correct on the row on screen and see it saved."""
+def mark(person: Reviewer, site: Site) -> None:
+    """Press Correct on the row on screen and see it saved: on the page and in the database (the
+    page may still show the previous press's "Saved: row", so the count is what proves this one)."""
     main = person.page.locator("[data-testid='stMain']")
+    before = len(person.marks(site))
     try:
         person.page.locator(".st-key-q_yes button").click()
         expect(main).to_contain_text("Saved: row", timeout=TIMEOUT_MS)
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while len(person.marks(site)) == before and time.monotonic() < deadline:
+            person.page.wait_for_timeout(200)
+        assert len(person.marks(site)) == before + 1
     except (AssertionError, PlaywrightTimeout):
         raise AssertionError(f"{person.user} could not mark; the page says:\n{main.inner_text()[:1500]}") from None
     no_exception(person.page, f"{person.user}'s review queue")
@@ -428,8 +434,8 @@ def test_two_reviewers_on_two_processes_named_by_the_proxy(site: Site, browser: 
     bob = open_reviewer(browser, site, "bob@example.org", on=two)
     try:
         stage("browsers open")
-        mark(alice)
-        mark(bob)
+        mark(alice, site)
+        mark(bob, site)
         # Each mark is in the one database under the name nginx set from the login.
         assert len(alice.marks(site)) == 1 and len(bob.marks(site)) == 1
         # Sticky: every response each page got (page, scripts, health, the websocket's own
@@ -449,7 +455,7 @@ def test_two_reviewers_on_two_processes_named_by_the_proxy(site: Site, browser: 
             upload_file(carol.page, "big_run.csv", BIG_RUN)
             stage("carol uploaded")
             open_nav(carol.page, "Review queue", "Review queue")
-            mark(carol)
+            mark(carol, site)
         finally:
             carol.context.close()
         assert len(carol.marks(site)) == 1 and len(alice.marks(site)) == 1
@@ -473,7 +479,7 @@ def test_two_reviewers_on_two_processes_named_by_the_proxy(site: Site, browser: 
             alice.page.wait_for_timeout(200)
         assert alice.closed, "alice's websocket did not close when her process was killed"
         stage("alice's process killed")
-        mark(bob)
+        mark(bob, site)
         assert len(bob.marks(site)) == 2
         assert not bob.closed and len(bob.sockets) == 1, "bob's session was interrupted"
         assert set(bob.upstreams) == {site.upstream(two)}
@@ -481,7 +487,7 @@ def test_two_reviewers_on_two_processes_named_by_the_proxy(site: Site, browser: 
         stage("bob marked again")
         # nginx moves alice to the surviving process: a fresh page there, and she marks on.
         open_queue(alice.page, site, alice.user)
-        mark(alice)
+        mark(alice, site)
         assert len(alice.marks(site)) == 2
         # (nginx tried the dead process first, then the other: "dead:port, other:port")
         assert alice.upstreams[-1].endswith(site.upstream(two)), alice.upstreams[-1]
