@@ -25,11 +25,6 @@ PAGES = [
 nav = st.navigation(PAGES)
 
 
-def _run_label(run: store.RunInfo) -> str:
-    parts = [run.name, run.model, run.language]
-    return f"#{run.id} " + " · ".join(p for p in parts if p) + f" ({run.n_rows} rows)"
-
-
 def _on_pick() -> None:
     run_choice.select_run(st.session_state["run_picker"])
 
@@ -42,7 +37,7 @@ def _sidebar() -> None:
             st.warning(warning)
         if run_id is not None:
             runs = run_choice.known_runs()
-            labels = {r.id: _run_label(r) for r in runs}
+            labels = {r.id: store.run_label(r) for r in runs}
             st.session_state["run_picker"] = run_id
             st.selectbox("Run", list(labels), key="run_picker", format_func=labels.__getitem__, on_change=_on_pick)
         user = identity.signed_in_user()

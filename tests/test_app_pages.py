@@ -183,7 +183,7 @@ def test_page_opens_on_the_sample_run(db_url: str, engine: Engine, page: str) ->
     """First start on an empty database: the sample run is loaded and every page renders."""
     at = open_app()
     runs = store.list_runs(engine)
-    assert [r.name for r in runs] == ["Sample run"]
+    assert [r.name for r in runs] == [s.name for s in reversed(store.SAMPLE_SET)]  # newest first
     assert titles(at) == ["Overview: Sample run"]
     goto(at, page)
     assert not at.exception, at.exception

@@ -102,3 +102,27 @@ def test_overview_percentages_and_agreement_search(server: AppServer, page: Page
     expect(correct).to_be_enabled(timeout=TIMEOUT_MS)
     colours = correct.evaluate("e => [getComputedStyle(e).backgroundColor, getComputedStyle(e).borderColor]")
     assert any("15, 118, 110" in c for c in colours), colours
+
+
+def test_a_first_start_compares_the_sample_set(server: AppServer, page: Page) -> None:
+    """Issue 20: on the bundled sample set, Compare (opened from the sidebar) shows the four
+    samples matched by question id, the model x language heatmap and the paired table at once,
+    never "Pick at least two runs"; the sidebar's run list marks them as samples."""
+    page.goto(server.url, timeout=TIMEOUT_MS)
+    settle(page)
+    picker = page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first
+    expect(picker).to_contain_text("Sample run · sample-model-a", timeout=TIMEOUT_MS)
+    expect(picker).to_contain_text("· sample (40 rows)")
+    open_nav(page, "Compare", "Compare runs")
+    body = main(page)
+    expect(body).to_contain_text("Matched on id column 'question_id'", timeout=TIMEOUT_MS)
+    expect(body).to_contain_text("20 questions are in every run, once each.")
+    assert "Pick at least two runs" not in body.inner_text()
+    chips = page.locator(".st-key-cmp_runs [data-baseweb='tag']")  # the multiselect's chosen runs
+    expect(chips).to_have_count(4, timeout=TIMEOUT_MS)
+    heatmap = page.locator(".st-key-cmp_heatmap .js-plotly-plot")
+    expect(heatmap).to_be_visible(timeout=TIMEOUT_MS)
+    assert "sample-model-b" in heatmap.inner_text() and "Hindi" in heatmap.inner_text()
+    paired = page.locator(".st-key-cmp_paired_box [data-testid='stDataFrame']")
+    expect(paired).to_be_visible(timeout=TIMEOUT_MS)
+    assert exception_count(page) == 0

@@ -163,7 +163,8 @@ def test_cli_runs_in_process(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 def test_upload_page_archives_restores_and_deletes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     engine = next(gen := sample_database(tmp_path, monkeypatch))
     try:
-        (sample,) = store.list_runs(engine)
+        samples = [r.id for r in store.list_runs(engine)]  # the sample set, newest first
+        sample = store.list_runs(engine)[0]
         other = store.save_run(engine, DATA, "other.csv", name="![x](http://host/i.png) other").run
         at = open_page("upload", run_id=other.id)
         assert any(t.startswith(f'Archive run #{other.id} "![x](http://host/i.png) other"') for t in texts(at))
@@ -171,10 +172,11 @@ def test_upload_page_archives_restores_and_deletes(tmp_path: Path, monkeypatch: 
         at.checkbox(key=f"archive_sure_{other.id}").check()
         at.run()
         click(at, "archive_run")
-        assert [r.id for r in store.listed_runs(engine)] == [sample.id]
+        assert [r.id for r in store.listed_runs(engine)] == samples
         assert f"Run #{other.id} archived" in at.success[0].value
         assert at.query_params["run"] == str(sample.id)  # the page moved on to a listed run
-        assert any(t.startswith(f"Run #{other.id}: ![x](http://host/i.png) other\n3 rows") for t in texts(at))
+        listed = f"#{other.id} ![x](http://host/i.png) other · other (3 rows)\nfile other.csv"
+        assert any(t.startswith(listed) for t in texts(at))
         # Gone from the run picker every page shares; a link to it says it is archived.
         fresh = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
         fresh.query_params.update(reviewer="alice", run=str(other.id))
@@ -185,7 +187,7 @@ def test_upload_page_archives_restores_and_deletes(tmp_path: Path, monkeypatch: 
             f"Run {other.id} is archived (restore it on the Upload page); showing the newest run."
         ]
         click(at, f"restore_run_{other.id}")
-        assert [r.id for r in store.listed_runs(engine)] == [other.id, sample.id]
+        assert [r.id for r in store.listed_runs(engine)] == [other.id, *samples]
         assert at.query_params["run"] == str(other.id)
 
         store.archive_run(engine, other.id)

@@ -207,26 +207,6 @@ def test_sample_verdicts_match_scoring_core(engine: Engine) -> None:
     assert stored["response"].tolist() == raw["response"].tolist()
 
 
-# --- ensure_sample -----------------------------------------------------------------------------
-
-
-def test_ensure_sample_only_on_an_empty_database(engine: Engine) -> None:
-    """The bundled sample is loaded once, and never into a database that already has runs."""
-    run = store.ensure_sample(engine)
-    assert run is not None
-    assert run.name == "Sample run"
-    assert run.n_rows == 40
-    assert store.ensure_sample(engine) is None
-    assert store.count_runs(engine) == 1
-
-
-def test_ensure_sample_skipped_when_a_run_exists(engine: Engine) -> None:
-    """A database with a user's run gets no sample."""
-    store.save_run(engine, BASE_CSV.encode(), "mine.csv")
-    assert store.ensure_sample(engine) is None
-    assert [r.name for r in store.list_runs(engine)] == ["mine"]
-
-
 # --- bad input ---------------------------------------------------------------------------------
 
 

@@ -20,24 +20,24 @@ def database(tmp_path: Path):
     labels every row (CORRECT on odd rows), config "n/v" 30 rows (UNPARSED on every third)."""
     url = f"sqlite:///{tmp_path / 'trust.db'}"
     engine = make_engine(url)
-    store.ensure_sample(engine)
-    keys = store.load_scored(engine, 1)["item_key"].tolist()
+    run = store.ensure_sample(engine).id
+    keys = store.load_scored(engine, run)["item_key"].tolist()
     for i, key in enumerate(keys[:12]):
-        review.record_mark(engine, key, 1, "ana", "correct" if i % 2 else "wrong")  # as "m" says
-    review.record_mark(engine, keys[2], 1, "ana", "correct")  # ana changes her mind on row 3: "m" disagrees
-    review.record_mark(engine, keys[20], 1, "ana", "correct", via="opened")  # by hand, "m" disagrees: left out
+        review.record_mark(engine, key, run, "ana", "correct" if i % 2 else "wrong")  # as "m" says
+    review.record_mark(engine, keys[2], run, "ana", "correct")  # ana changes her mind on row 3: "m" disagrees
+    review.record_mark(engine, keys[20], run, "ana", "correct", via="opened")  # by hand, "m" disagrees: left out
     judge_cache.save(engine, [{"cache_key": f"m{i}", "item_key": k, "model": "m", "prompt_version": "v",
                                "label": "CORRECT" if i % 2 else "INCORRECT"} for i, k in enumerate(keys)])  # fmt: skip
     judge_cache.save(engine, [{"cache_key": f"n{i}", "item_key": k, "model": "n", "prompt_version": "v",
                                "label": "UNPARSED" if i % 3 == 0 else "CORRECT"} for i, k in enumerate(keys[:30])])
-    yield url, engine, keys
+    yield url, engine, keys, run
     engine.dispose()
 
 
 def test_the_report_names_the_judge_and_counts_only_the_random_sample(database, capsys) -> None:
-    url, engine, keys = database
-    judge_choice.set_choice(engine, 1, JudgeConfig("m", "v"), "ana")
-    assert main(["judge-trust", "--run", "1", "--db", url, "--json"]) == 0
+    url, engine, keys, run = database
+    judge_choice.set_choice(engine, run, JudgeConfig("m", "v"), "ana")
+    assert main(["judge-trust", "--run", str(run), "--db", url, "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["judge_in_use"] == "m (prompt v)" and info["reviewed"] == 12 and info["by_hand_left_out"] == 1
     total = info["confusion"][2]
@@ -52,7 +52,7 @@ def test_the_report_names_the_judge_and_counts_only_the_random_sample(database, 
     # On the 8 rows both judged: n says CORRECT everywhere, so it agrees where ana said correct.
     assert pair["n"] == 8 and pair["p_value"] == pytest.approx(mcnemar_exact(pair["only_a"], pair["only_b"]))
 
-    assert main(["judge-trust", "--run", "1", "--db", url]) == 0
+    assert main(["judge-trust", "--run", str(run), "--db", url]) == 0
     text = capsys.readouterr().out
     assert text.startswith("The estimate uses: m (prompt v)\nOn the estimate's random sample: 12 reviewed rows")
     assert "Rows where the judge and the reviewers disagree: 1 (rows 3)" in text
@@ -60,13 +60,13 @@ def test_the_report_names_the_judge_and_counts_only_the_random_sample(database, 
 
 
 def test_without_a_choice_the_default_is_named(database, capsys) -> None:
-    url, _, _ = database
-    assert main(["judge-trust", "--run", "1", "--db", url]) == 0
+    url, _, _, run = database
+    assert main(["judge-trust", "--run", str(run), "--db", url]) == 0
     assert capsys.readouterr().out.startswith(f"The estimate uses: {ANY_CONFIG}\n")
 
 
 def test_an_unknown_run_is_one_line_and_exit_code_2(database, capsys) -> None:
-    url, _, _ = database
+    url, _, _, run = database
     assert main(["judge-trust", "--run", "99", "--db", url]) == 2
     err = capsys.readouterr().err
     assert err.strip().splitlines() == ["error: No run with id 99."]

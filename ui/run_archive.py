@@ -54,7 +54,7 @@ def archived_runs(engine: Engine) -> None:
     for item in archived:
         info = item.run
         with st.container(border=True, key=f"archived_{info.id}"):
-            st.text(f"Run #{info.id}: {info.name}\n{info.n_rows:,} rows, file {info.filename}, uploaded "
+            st.text(f"{store.run_label(info)}\nfile {info.filename}, uploaded "
                     f"{info.uploaded_at:%Y-%m-%d %H:%M}, archived {item.archived_at:%Y-%m-%d %H:%M}")  # fmt: skip
             if st.button("Restore", key=f"restore_run_{info.id}", icon=":material/unarchive:"):
                 try:

@@ -35,11 +35,6 @@ UNMATCHED_PAGE = 200  # unmatched rows listed per page
 DISCORDANT_PAGE = 50  # discordant questions per page of the table
 
 
-def _run_label(run: store.RunInfo) -> str:
-    parts = [run.name, run.model, run.language]
-    return f"#{run.id} " + " · ".join(p for p in parts if p) + f" ({run.n_rows} rows)"
-
-
 def _page_number(label: str, total: int, per_page: int, key: str) -> int:
     """A page picker (only when there is more than one page); 1 when the pages shrank under it."""
     pages = max(1, -(-total // per_page))
@@ -67,7 +62,7 @@ def _swap() -> None:
     st.session_state["cmp_runs"] = list(reversed(st.session_state["cmp_runs"]))
 
 
-chosen = st.multiselect("Runs to compare", list(runs), key="cmp_runs", format_func=lambda i: _run_label(runs[i]))
+chosen = st.multiselect("Runs to compare", list(runs), key="cmp_runs", format_func=lambda i: store.run_label(runs[i]))
 st.caption("By default, the run chosen in the sidebar and every run that shares questions with it (the same id, "
            "or the same question and golden answer). Pairs read in the order chosen here, first vs second (b and "
            "c, the signs of differences), as `python -m scoring compare` reads its runs in the order "

@@ -12,7 +12,7 @@ import argparse
 
 from scoring.cli.common import guarded, register
 from scoring.export import open_existing
-from scoring.store import all_runs, archive_run, database_url, restore_run
+from scoring.store import SAMPLE_MARK, all_runs, archive_run, database_url, is_sample, restore_run
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +38,7 @@ def _shown(text: str) -> str:
 
 
 def _line(info, archived) -> str:
-    name = _shown(info.name)
+    name = _shown(info.name) + (f" ({SAMPLE_MARK})" if is_sample(info) else "")
     when = f"  archived {archived:%Y-%m-%d %H:%M}" if archived is not None else ""
     return f"{info.id:>6}  {info.n_rows:>9,} rows  {info.uploaded_at:%Y-%m-%d %H:%M}  {name}{when}"
 

@@ -37,11 +37,9 @@ from scoring.store.failures import describe as describe_failure
 from scoring.store.runs import (
     LANGUAGES,
     ROW_COLUMNS,
-    SAMPLE_PATH,
     RunInfo,
     SaveResult,
     count_runs,
-    ensure_sample,
     find_run_by_sha,
     get_run,
     guess_model_language,
@@ -54,14 +52,15 @@ from scoring.store.runs import (
     sha256_bytes,
     update_run_meta,
 )
+from scoring.store.samples import SAMPLE_MARK, SAMPLE_PATH, SAMPLE_SET, ensure_sample, is_sample, run_label
 
 __all__ = [
     "ArchivedRun", "DeleteSummary", "UnknownRun", "all_runs", "archive_prompt", "archive_run", "archived_at",
     "archived_runs", "confirms_delete", "delete_run", "delete_summary", "delete_warning", "listed_runs", "restore_run",
     "ENV_VAR", "DatabaseError", "Failure", "describe_failure",
-    "LANGUAGES", "PROJECT_ROOT", "ROW_COLUMNS", "SAMPLE_PATH", "RunInfo", "SaveResult",
+    "LANGUAGES", "PROJECT_ROOT", "ROW_COLUMNS", "SAMPLE_MARK", "SAMPLE_PATH", "SAMPLE_SET", "RunInfo", "SaveResult",
     "count_runs", "database_url", "default_sqlite_path", "display_url", "ensure_sample", "find_run_by_sha", "get_run",
-    "guess_model_language", "list_runs", "load_scored", "load_table", "make_engine", "read_secrets",
-    "remembered_columns", "run_column_map", "save_run",
+    "guess_model_language", "is_sample", "list_runs", "load_scored", "load_table", "make_engine", "read_secrets",
+    "remembered_columns", "run_column_map", "run_label", "save_run",
     "sha256_bytes", "update_run_meta", "writer",
 ]  # fmt: skip

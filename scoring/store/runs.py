@@ -56,7 +56,6 @@ LANGUAGES = (
     "malayalam", "odia", "oriya", "punjabi", "assamese", "urdu", "sanskrit", "nepali", "konkani",
     "maithili", "sindhi", "kashmiri", "manipuri", "bodo", "dogri", "santali",
 )  # fmt: skip
-SAMPLE_PATH = Path(__file__).resolve().parents[2] / "sample_data" / "sample_run.csv"
 ROW_COLUMNS = ["question", "answer", "Domain", "response"]
 
 REMOVE_PARTS = 4  #: parts deleted per transaction when an incomplete run is removed
@@ -401,12 +400,3 @@ def load_scored(engine: Engine, run_id: int) -> pd.DataFrame:
     overlap_correct, matching_words, total_golden_words, is_blank, bucket, then extras.
     """
     return load_table(engine, run_id).to_pandas()
-
-
-def ensure_sample(engine: Engine, path: Path = SAMPLE_PATH) -> RunInfo | None:
-    """On an empty database, load the bundled sample so a first start shows real charts."""
-    if count_runs(engine):
-        return None
-    data = path.read_bytes()
-    languages = "English, Hindi, Tamil, Bengali"
-    return save_run(engine, data, path.name, name="Sample run", model="sample-model", language=languages).run
