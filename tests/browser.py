@@ -6,6 +6,7 @@ Not a test module (pytest collects only ``test_*.py``). ``tests/test_browser.py`
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -174,7 +175,9 @@ def no_exception(page: Page, where: str) -> None:
 
 def open_nav(page: Page, label: str, title_prefix: str) -> None:
     """Click a sidebar navigation link, as a person does, and wait for its page to finish."""
-    page.locator(NAV_LINK, has_text=label).first.click()
+    # The link's text ends with its label; its icon's name comes first ("compare_arrowsAgreement"),
+    # so a plain substring "Compare" would also find Agreement's link.
+    page.locator(NAV_LINK, has_text=re.compile(rf"{re.escape(label)}\s*$")).first.click()
     expect(page.locator("h1").first).to_contain_text(title_prefix, timeout=TIMEOUT_MS)
     settle(page)
 

@@ -110,15 +110,15 @@ def test_a_first_start_compares_the_sample_set(server: AppServer, page: Page) ->
     never "Pick at least two runs"; the sidebar's run list marks them as samples."""
     page.goto(server.url, timeout=TIMEOUT_MS)
     settle(page)
-    picker = page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first
-    expect(picker).to_contain_text("Sample run · sample-model-a", timeout=TIMEOUT_MS)
-    expect(picker).to_contain_text("· sample (40 rows)")
+    picker = page.locator("[data-testid='stSidebar']").get_by_role("combobox", name="Run")
+    expect(picker).to_have_value(re.compile(r"^#\d+ Sample run · sample-model-a · .* · sample \(40 rows\)$"),
+                                 timeout=TIMEOUT_MS)  # fmt: skip
     open_nav(page, "Compare", "Compare runs")
     body = main(page)
     expect(body).to_contain_text("Matched on id column 'question_id'", timeout=TIMEOUT_MS)
     expect(body).to_contain_text("20 questions are in every run, once each.")
     assert "Pick at least two runs" not in body.inner_text()
-    chips = page.locator(".st-key-cmp_runs [data-baseweb='tag']")  # the multiselect's chosen runs
+    chips = page.locator(".st-key-cmp_runs [data-testid='stMultiSelectTagsContainer'] [data-tag]")  # the chosen runs
     expect(chips).to_have_count(4, timeout=TIMEOUT_MS)
     heatmap = page.locator(".st-key-cmp_heatmap .js-plotly-plot")
     expect(heatmap).to_be_visible(timeout=TIMEOUT_MS)

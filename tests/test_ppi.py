@@ -12,7 +12,6 @@ import pytest
 from ppi_sim import DOMAINS, N_ROWS, Population
 
 from scoring.core.report import COMBINED
-from scoring.core.stats import Z95, t_quantile
 from scoring.estimate import estimate_accuracy, make_sample
 from scoring.estimate.ppi import judge_assisted, judge_assisted_arrays, power_tuned_lambda, ppi_mean_ci
 from scoring.estimate.sample import judge_stratified, random_prefix
@@ -36,32 +35,26 @@ def test_one_stratum_split_by_the_judge_label_by_hand() -> None:
     """The notes' rows, each reviewed row twice: N = 2,000, n = 200, the judge 1,436 correct over
     all rows. Label "correct": N 1,436, reviewed 140, 130 right; label "wrong": N 564, 60, 10 right.
     Estimate (1436 x 130/140 + 564 x 10/60)/2000 = 0.713714 (PPI++ at its lambda gives the same
-    here). Variances, each share shrunk one pseudo-row toward its bucket x label's (130.5/141 and
-    10.5/61): 0.928550 x 0.071450/139 x (1 - 140/1436) = 0.00043077 and 0.166756 x 0.833244/59 x
-    (1 - 60/564) = 0.0021045; with W² 0.515524 and 0.079524 the total is 0.00038943 (se 0.019734).
-    Degrees of freedom per part 2 n p'(1-p'): 18.58 and 16.67 (fewer than n - 1: the parts' errors
-    are few), Satterthwaite 34.99, t 2.0301; Wilson on n_eff = 0.713724 x 0.286276/0.00038943 =
-    524.67: 0.672105 to 0.751987. Human-only on the same 200 rows: se 0.030818."""
+    here). Variances, each share shrunk 3 pseudo-rows (``JUDGE_SHRINK``) toward its bucket x label's
+    Jeffreys-smoothed pooled share (130.5/141 = 0.925532 and 10.5/61 = 0.172131; one stratum, so its
+    own): p' = (130 + 3 x 0.925532)/143 = 0.928508 and (10 + 3 x 0.172131)/63 = 0.166927, so
+    0.928508 x 0.071492/139 x (1 - 140/1436) = 0.00043100 and 0.166927 x 0.833073/59 x
+    (1 - 60/564) = 0.0021062; with W² 0.515524 and 0.079524 the total is 0.00038969 (se 0.019741).
+    Wilson at z on n_eff = 0.713742 x 0.286258/0.00038969 = 524.30: 0.673578 to 0.750742.
+    Human-only on the same 200 rows: se 0.030818."""
     truth = [bool(v) for v in np.repeat(Y, 2)] + [None] * 1800
     judge = [bool(v) for v in np.repeat(YHAT, 2)] + [bool(v) for v in np.repeat(YHAT_U, 2)]
     est = judge_assisted(make_sample(["both_pass"] * 2000, ["Art"] * 2000, truth, judge_correct=judge))
     assert est is not None
     c = est.combined
     assert c.estimate == pytest.approx(0.713714, abs=2e-6)
-    assert (c.ci_low, c.ci_high) == pytest.approx((0.672105, 0.751987), abs=2e-5)
-    assert c.standard_error == pytest.approx(0.019734, abs=5e-6)
+    assert (c.ci_low, c.ci_high) == pytest.approx((0.673578, 0.750742), abs=2e-5)
+    assert c.standard_error == pytest.approx(0.019741, abs=5e-6)
     assert c.human_standard_error == pytest.approx(0.030818, abs=5e-6)
     assert (c.rows, c.reviewed, c.judged, c.missing) == (2000, 200, 2000, 0)
     parts = est.strata.select("judge", "size", "reviewed", "correct").rows()
     assert parts == [("correct", 1436, 140, 130), ("wrong", 564, 60, 10)]
     assert c.effective_reviews > 400  # the same interval from human verdicts alone needs over twice the reviews
-
-
-def test_t_quantile_against_the_table() -> None:
-    assert t_quantile(Z95, 5) == pytest.approx(2.5706, abs=0.005)
-    assert t_quantile(Z95, 10) == pytest.approx(2.2281, abs=0.001)
-    assert t_quantile(Z95, 30) == pytest.approx(2.0423, abs=0.0005)
-    assert t_quantile(Z95, float("inf")) == pytest.approx(Z95)
 
 
 def test_no_judge_label_means_no_judge_assisted_estimate() -> None:

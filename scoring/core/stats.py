@@ -9,8 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import numpy as np
-
 Z95 = 1.959963984540054
 
 
@@ -184,23 +182,3 @@ def rogan_gladen(raw: float, sensitivity: float, specificity: float) -> float | 
     if youden <= 0:
         return None
     return min(1.0, max(0.0, (raw + specificity - 1) / youden))
-
-
-def t_quantile(z: float, df: float) -> float:
-    """Student's t quantile at the normal quantile ``z`` for ``df`` degrees of freedom
-    (Cornish-Fisher, within 0.5% of the exact value from 5 df on; df below 2 counts as 2)."""
-    if math.isinf(df):
-        return z
-    v = max(float(df), 2.0)
-    return z + (z**3 + z) / (4 * v) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v**2) + (
-        3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3)  # fmt: skip
-
-
-def satterthwaite_df(total: float, parts: np.ndarray, df: np.ndarray) -> float:
-    """Welch-Satterthwaite degrees of freedom of a variance ``total`` whose estimated ``parts``
-    rest on ``df`` degrees of freedom each (at least 1): an interval whose width rests on a few
-    small strata uses t with these df instead of z. Variance in ``total`` but not in ``parts``
-    (modelled) counts as known. Infinite when nothing varies."""
-    parts = np.asarray(parts, dtype=float)
-    spread = float(np.sum(parts**2 / np.maximum(np.asarray(df, dtype=float), 1.0)))
-    return total**2 / spread if spread > 0 else math.inf

@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from scoring.core.report import COMBINED
-from scoring.core.stats import Z95, satterthwaite_df, t_quantile, wilson_from_share
+from scoring.core.stats import Z95, wilson_from_share
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import (
     BUCKET,
@@ -142,8 +142,6 @@ def _interval(strata: Strata, k: np.ndarray, target: np.ndarray | None, z: float
     cell_var = w.a**2 * shrunk_variances(strata, k)
     var = float(cell_var.sum()) + model_variances(strata, k, target)
     se = float(np.sqrt(max(var, 0.0)))
-    if strata.by_judge:  # many near-pure parts (see cell_df)
-        z = t_quantile(z, satterthwaite_df(var, cell_var, cell_df(strata, k)))
     mass = float(w.a.sum())  # 1 less the unknown weight
     if se == 0 or mass <= 0:
         low = high = known
@@ -152,18 +150,6 @@ def _interval(strata: Strata, k: np.ndarray, target: np.ndarray | None, z: float
         share_low, share_high = wilson_from_share(known / mass, spread * (1 - spread) * mass**2 / var, z)
         low, high = mass * share_low, mass * share_high
     return known, se, max(0.0, min(low, known)), min(1.0, max(high, known) + w.unknown)
-
-
-def cell_df(strata: Strata, k: np.ndarray) -> np.ndarray:
-    """Per cell, the degrees of freedom its variance rests on: ``n - 1``, but no more than twice
-    the errors (or right rows, whichever is fewer) it is expected to hold, ``2 n p'(1-p')``: a cell
-    of 480 reviewed rows with one error knows its variance about as well as a count of one does.
-    Used for strata split by the judge's label only: without it their interval covered 0.920 with a
-    90% judge (many near-pure parts), with it 0.935 (``tests/test_ppi.py``). The bucket x domain
-    strata keep z, as their coverage was calibrated (``tests/test_estimate_coverage.py``)."""
-    n = strata.reviewed
-    p = shrunk_shares(strata, k)
-    return np.maximum(np.minimum(n - 1, 2 * n * p * (1 - p)), 1.0)
 
 
 def share_estimate(strata: Strata, k: np.ndarray, target: np.ndarray | None = None, scope: str = COMBINED,

@@ -43,8 +43,9 @@ from scoring.estimate.strata import Strata, build_strata, split_by_judge, thin_s
 PPI_METHOD = (
     "Stratified by the judge's label (PPI with a lambda per part): each bucket x domain stratum split into the rows "
     "the judge called correct, called wrong and did not label, the parts' sizes known from its labels on every row; "
-    "the human-only stratified estimate over the parts (their reviewed random sample, shrunk variances, thin parts "
-    "pooled per bucket x label, Wilson interval with t on the Satterthwaite degrees of freedom); a stratum with "
+    "the human-only stratified estimate over the parts (their reviewed random sample, each part's variance at its "
+    "share shrunk toward its bucket x label's pooled share by 3 pseudo-rows, thin parts pooled per bucket x label, "
+    "Wilson interval on the effective sample size); a stratum with "
     "enough reviewed rows of its own but a part with fewer than 2 is kept whole; rows without a settled verdict "
     "are spanned from all wrong to all right."
 )
