@@ -171,7 +171,7 @@ def test_no_secret_on_any_page_log_line_export_or_cli_output(
         assert code != 0 and store.display_url(wrong_url) in stderr, stderr  # refused, named masked
         assert "password authentication failed" in stderr, stderr  # the driver's reason, not a bare class name
         engine = store.make_engine(url)
-        (run,) = [info.id for info in store.list_runs(engine)]  # the bundled sample, loaded on first start
+        run = store.list_runs(engine)[0].id  # the bundled sample shown first, loaded on first start
         engine.dispose()
 
         _visit(page, seen, "Upload", "Upload a model run", masked)

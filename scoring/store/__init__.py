@@ -24,6 +24,7 @@ from scoring.store.archive import (
 from scoring.store.database import make_engine
 from scoring.store.engine import (
     ENV_VAR,
+    LOCK_WAIT_SETTING,
     PROJECT_ROOT,
     DatabaseError,
     database_url,
@@ -57,7 +58,7 @@ from scoring.store.samples import SAMPLE_MARK, SAMPLE_PATH, SAMPLE_SET, ensure_s
 __all__ = [
     "ArchivedRun", "DeleteSummary", "UnknownRun", "all_runs", "archive_prompt", "archive_run", "archived_at",
     "archived_runs", "confirms_delete", "delete_run", "delete_summary", "delete_warning", "listed_runs", "restore_run",
-    "ENV_VAR", "DatabaseError", "Failure", "describe_failure",
+    "ENV_VAR", "LOCK_WAIT_SETTING", "DatabaseError", "Failure", "describe_failure",
     "LANGUAGES", "PROJECT_ROOT", "ROW_COLUMNS", "SAMPLE_MARK", "SAMPLE_PATH", "SAMPLE_SET", "RunInfo", "SaveResult",
     "count_runs", "database_url", "default_sqlite_path", "display_url", "ensure_sample", "find_run_by_sha", "get_run",
     "guess_model_language", "is_sample", "list_runs", "load_scored", "load_table", "make_engine", "read_secrets",

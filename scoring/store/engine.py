@@ -77,7 +77,7 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=FULL")
-    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute(f"PRAGMA busy_timeout={lock_wait_ms()}")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
 
@@ -89,15 +89,26 @@ def _sqlite_autocommit_driver(dbapi_conn, _record) -> None:
 
 #: How long a writer waits for SQLite's write lock unless it asks for less (see :func:`writer`).
 BUSY_TIMEOUT_MS = 30_000
+#: Environment variable that sets that wait in milliseconds (a script that would rather fail fast
+#: than wait behind a long upload; the tests of a lock held beyond the wait).
+LOCK_WAIT_SETTING = "REVIEW_DB_LOCK_WAIT_MS"
+
+
+def lock_wait_ms() -> int:
+    """The wait for SQLite's write lock: :data:`LOCK_WAIT_SETTING` if set to a number, else
+    :data:`BUSY_TIMEOUT_MS`."""
+    raw = os.environ.get(LOCK_WAIT_SETTING, "").strip()
+    return int(raw) if raw.isdigit() else BUSY_TIMEOUT_MS
 
 
 def _sqlite_begin(conn) -> None:
     options = conn.get_execution_options()
     # The pool hands a connection on, so a short wait one writer asked for is put back for the
     # next; the setting is remembered per connection so other transactions send nothing extra.
-    busy_ms = int(options.get("lock_wait_ms", BUSY_TIMEOUT_MS))
+    default = lock_wait_ms()
+    busy_ms = int(options.get("lock_wait_ms", default))
     info = conn.connection.info
-    if info.get("busy_ms", BUSY_TIMEOUT_MS) != busy_ms:
+    if info.get("busy_ms", default) != busy_ms:
         conn.exec_driver_sql(f"PRAGMA busy_timeout={busy_ms}")
         info["busy_ms"] = busy_ms
     conn.exec_driver_sql(f"BEGIN {options.get('sqlite_begin', '')}".strip())
