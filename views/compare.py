@@ -45,6 +45,11 @@ def _page_number(label: str, total: int, per_page: int, key: str) -> int:
     return int(st.number_input(f"{label} (of {pages}; {total} rows)", 1, pages, key=key))
 
 
+def _swap() -> None:
+    """Read every pair the other way round (the multiselect's order is the pairs' order)."""
+    st.session_state["cmp_runs"] = list(reversed(st.session_state["cmp_runs"]))
+
+
 run = run_choice.require_run()
 runs = {r.id: r for r in run_choice.known_runs()}
 st.title("Compare runs")
@@ -58,10 +63,6 @@ if st.session_state.get("cmp_base") != run.id or "cmp_runs" not in st.session_st
     st.session_state["cmp_base"] = run.id
 else:
     st.session_state["cmp_runs"] = [i for i in st.session_state["cmp_runs"] if i in runs]
-def _swap() -> None:
-    st.session_state["cmp_runs"] = list(reversed(st.session_state["cmp_runs"]))
-
-
 chosen = st.multiselect("Runs to compare", list(runs), key="cmp_runs", format_func=lambda i: store.run_label(runs[i]))
 st.caption("By default, the run chosen in the sidebar and every run that shares questions with it (the same id, "
            "or the same question and golden answer). Pairs read in the order chosen here, first vs second (b and "

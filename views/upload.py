@@ -169,8 +169,8 @@ run = run_choice.selected_run()
 if run is not None:
     st.subheader(f"Run #{run.id}")
     if store.is_sample(run):
-        st.caption(f"A bundled sample ({store.SAMPLE_PATH.parent.name}/{run.filename}), loaded on first start: archive "
-                   "it below once your own runs are in.")  # fmt: skip
+        st.caption(md_escape(f"A bundled sample ({store.SAMPLE_PATH.parent.name}/{run.filename}), loaded on first "
+                             "start: archive it below once your own runs are in."))  # fmt: skip
     with st.form("run_meta"):
         name = st.text_input("Name", value=run.name)
         model = st.text_input("Model", value=run.model)

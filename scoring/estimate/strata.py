@@ -289,23 +289,21 @@ def shrink_of(strata: Strata) -> float:
     return JUDGE_SHRINK if strata.by_judge else SHRINK
 
 
-def shrunk_shares(strata: Strata, k: np.ndarray, shrink: float | None = None,
-                  n: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+def shrunk_shares(strata: Strata, k: np.ndarray, n: np.ndarray | None = None) -> np.ndarray:
     """Per cell, ``(k + shrink p_B)/(n + shrink)``: the share ``k/n`` (``n`` the reviewed rows by
-    default) moved toward its bucket's, as every variance here takes it (``shrink`` by default
-    :func:`shrink_of`)."""
+    default) moved toward its bucket's by :func:`shrink_of` pseudo-rows, as every variance here
+    takes it."""
     n = strata.reviewed if n is None else n
-    shrink = shrink_of(strata) if shrink is None else shrink
+    shrink = shrink_of(strata)
     return (k + shrink * pooled_shares(strata, k, n)) / (n + shrink)
 
 
-def shrunk_variances(strata: Strata, k: np.ndarray, shrink: float | None = None) -> np.ndarray:
+def shrunk_variances(strata: Strata, k: np.ndarray) -> np.ndarray:
     """Per cell, the variance of the share ``k/n`` of its reviewed rows: ``p'(1-p')/(n-1)`` times
-    ``1 - n/N``, with ``p' = (k + shrink p_B)/(n + shrink)`` (``p_B``: :func:`pooled_shares`;
-    ``shrink`` by default :func:`shrink_of`).
+    ``1 - n/N``, with ``p'`` the share shrunk by :func:`shrunk_shares` (``p_B``: :func:`pooled_shares`).
     0 for a census; cells with fewer than 2 reviewed rows use ``n`` (they enter only pooled)."""
     n = strata.reviewed
-    centre = shrunk_shares(strata, k, shrink)
+    centre = shrunk_shares(strata, k)
     return np.divide(centre * (1 - centre), np.maximum(n - 1, 1.0), out=np.zeros(len(n)), where=n > 0) * fpc(strata)
 
 

@@ -71,15 +71,17 @@ def display_url(url: str) -> str:
         return "(an unreadable database URL)"
 
 
-def _sqlite_pragmas(dbapi_conn, _record) -> None:
+def _sqlite_pragmas(dbapi_conn, record) -> None:
     # WAL lets readers (the dashboard) run beside a writer (a marking reviewer, a judge run);
     # busy_timeout makes concurrent writers wait instead of failing with "database is locked".
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=FULL")
-    cur.execute(f"PRAGMA busy_timeout={lock_wait_ms()}")
+    wait = lock_wait_ms()
+    cur.execute(f"PRAGMA busy_timeout={wait}")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
+    record.info["base_ms"] = record.info["busy_ms"] = wait  # what _sqlite_begin puts back
 
 
 def _sqlite_autocommit_driver(dbapi_conn, _record) -> None:
@@ -105,10 +107,9 @@ def _sqlite_begin(conn) -> None:
     options = conn.get_execution_options()
     # The pool hands a connection on, so a short wait one writer asked for is put back for the
     # next; the setting is remembered per connection so other transactions send nothing extra.
-    default = lock_wait_ms()
-    busy_ms = int(options.get("lock_wait_ms", default))
     info = conn.connection.info
-    if info.get("busy_ms", default) != busy_ms:
+    busy_ms = int(options.get("lock_wait_ms", info.get("base_ms", BUSY_TIMEOUT_MS)))
+    if info.get("busy_ms") != busy_ms:
         conn.exec_driver_sql(f"PRAGMA busy_timeout={busy_ms}")
         info["busy_ms"] = busy_ms
     conn.exec_driver_sql(f"BEGIN {options.get('sqlite_begin', '')}".strip())

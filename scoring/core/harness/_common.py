@@ -10,16 +10,10 @@ from typing import Any
 import polars as pl
 
 from scoring.core.errors import InputError
-from scoring.core.formats import cell_text
+from scoring.core.formats import cell_text as cell  # every cell is text, as the loader makes it of any JSON value
 
 CORE = ("question", "answer", "response", "Domain", "model", "task", "sample_id")
 DOMAIN_KEYS = ("Domain", "domain", "category")
-
-
-def cell(value: Any) -> str:
-    """Every cell is text, as the loader makes it of any JSON value (:func:`scoring.core.formats.cell_text`):
-    a string as is, null as "", numbers and booleans as their JSON literal, lists and objects as compact JSON."""
-    return cell_text(value)
 
 
 def frame(rows: list[dict[str, str]], what: str) -> pl.DataFrame:
