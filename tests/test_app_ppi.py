@@ -17,7 +17,7 @@ from scoring import review, store
 from scoring.core.formatting import interval, percent
 from scoring.estimate import PLAN_METHOD
 from scoring.estimate.judged import judge_figures
-from scoring.estimate.ppi import PPI_METHOD
+from scoring.estimate.ppi import MIN_JUDGED_REVIEWS, PPI_METHOD
 from scoring.estimate.ppi_plan import PPI_PLAN_METHOD
 from scoring.estimate.stored import stored_estimate
 from scoring.store import judge_cache
@@ -76,6 +76,9 @@ def test_the_true_accuracy_page_shows_both_estimates_and_plans_with_the_judge(en
     assert table["human-only 95% CI"].tolist() == [interval(a, b) for a, b in zip(side["human_ci_low"],
                                                                                 side["human_ci_high"])]  # fmt: skip
     assert table["judge-assisted"].tolist() == pytest.approx(side["judge_estimate"].to_list())
+    assert table["uses the judge"].tolist() == ["yes" if u else f"no: fewer than {MIN_JUDGED_REVIEWS} reviewed"
+                                                for u in side["uses_judge"]]  # fmt: skip
+    assert table["uses the judge"].iloc[-1] == "yes"  # the combined figure always does
     shown = _captions(at)
     assert PPI_METHOD in shown and PPI_PLAN_METHOD in shown and PLAN_METHOD not in shown
     assert f"Judge labels: {ANY_CONFIG}." in shown  # no configuration chosen for the run

@@ -13,7 +13,13 @@ from ppi_sim import DOMAIN_SHARES, DOMAINS, N_ROWS, Population
 
 from scoring.core.report import COMBINED
 from scoring.estimate import estimate_accuracy, make_sample
-from scoring.estimate.ppi import judge_assisted, judge_assisted_arrays, power_tuned_lambda, ppi_mean_ci
+from scoring.estimate.ppi import (
+    MIN_JUDGED_REVIEWS,
+    judge_assisted,
+    judge_assisted_arrays,
+    power_tuned_lambda,
+    ppi_mean_ci,
+)
 from scoring.estimate.sample import judge_stratified, random_prefix
 
 # The notes' example: 100 reviewed (65 both right, 5 human right judge wrong, 5 human wrong judge
@@ -111,6 +117,37 @@ def test_a_stratum_with_a_thin_label_part_is_kept_whole() -> None:
     human = next(e for e in estimate_accuracy(sample).domains if e.scope == "Sci")
     assert sci.estimate == pytest.approx(human.estimate) == pytest.approx(27 / 30)
     assert sci.judged == 300
+
+
+def test_a_domain_with_fewer_than_30_reviewed_rows_shows_its_human_only_figures() -> None:
+    """Sci has 29 reviewed rows, split well by a 90% judge; Art 400. Sci shows its human-only
+    estimate and interval (``uses_judge`` False, worth its own reviews); at 30 it takes the judge's.
+    The combined figure uses the judge either way."""
+    rng = np.random.default_rng(8)
+    n = 3000
+    domain = np.where(np.arange(n) < 2500, "Art", "Sci")
+    truth = rng.random(n) < 0.8
+    judge = np.where(rng.random(n) < 0.9, truth, ~truth)
+
+    def figures(sci_reviewed: int):
+        reviewed = (np.arange(n) < 400) | ((np.arange(n) >= 2500) & (np.arange(n) < 2500 + sci_reviewed))
+        verdicts = [bool(t) if r else None for t, r in zip(truth, reviewed)]
+        sample = make_sample(["both_pass"] * n, domain.tolist(), verdicts, judge_correct=judge.tolist())
+        est = judge_assisted(sample)
+        assert est is not None
+        human = estimate_accuracy(sample)
+        return ({e.scope: e for e in est.domains}, est.combined, {e.scope: e for e in human.domains}, human.combined)
+
+    judged, combined, human, human_combined = figures(29)
+    assert MIN_JUDGED_REVIEWS == 30
+    sci = judged["Sci"]
+    assert not sci.uses_judge and sci.reviewed == 29 and sci.judged == 500
+    assert (sci.estimate, sci.ci_low, sci.ci_high) == (human["Sci"].estimate, human["Sci"].ci_low, human["Sci"].ci_high)
+    assert sci.effective_reviews == 29
+    assert judged["Art"].uses_judge and judged["Art"].half_width < human["Art"].half_width
+    assert combined.uses_judge and combined.half_width < human_combined.half_width
+    judged, _, human, _ = figures(30)
+    assert judged["Sci"].uses_judge and judged["Sci"].ci_low != human["Sci"].ci_low
 
 
 def test_a_stratum_kept_whole_takes_the_plain_random_sample() -> None:

@@ -10,6 +10,8 @@ from test_estimate_cli import database  # noqa: F401  (the fixture: a run with t
 
 from scoring import store
 from scoring.cli import main
+from scoring.cli.estimate_cmd import HUMAN_ONLY_NOTE
+from scoring.core.report import COMBINED
 from scoring.estimate.ppi import PPI_METHOD
 from scoring.estimate.ppi_plan import PPI_PLAN_METHOD
 from scoring.store import judge_cache, make_engine
@@ -42,6 +44,13 @@ def test_text_names_the_method_and_what_the_judge_is_worth(database, capsys) -> 
     assert f"method: {PPI_METHOD}" in out and f"method: {PPI_PLAN_METHOD}" in out
     assert "the judge is worth" in out and "reviews here" in out
     assert out.index("Judge-assisted estimate") < out.index("Metrics against the reviewers")
+    # every domain here has fewer than 30 reviewed rows: each row says it shows the human-only figures
+    domain_rows = [line for line in out.splitlines() if line.endswith(HUMAN_ONLY_NOTE)]
+    assert domain_rows and not any(line.startswith(COMBINED) for line in domain_rows)
+    assert main(["estimate", "--run", str(run.id), "--db", url, "--json"]) == 0
+    judged = json.loads(capsys.readouterr().out)["judge_assisted"]
+    assert judged["combined"]["uses_judge"] is True
+    assert len(domain_rows) == len(judged["domains"]) and not any(d["uses_judge"] for d in judged["domains"])
 
 
 def test_judge_model_picks_one_model_s_labels(database, capsys) -> None:  # noqa: F811

@@ -15,6 +15,7 @@ import polars as pl
 from scoring.core.formatting import interval, percent
 from scoring.core.report import COMBINED
 from scoring.estimate import AccuracyEstimate, MetricQuality, ReviewPlan
+from scoring.estimate.ppi import MIN_JUDGED_REVIEWS
 from ui.charts import SERIES_COLOURS
 from ui.estimate_data import RAW_SERIES, Figures
 
@@ -76,6 +77,7 @@ def judged_frame(comparison: pl.DataFrame) -> pd.DataFrame:
         "judge-assisted 95% CI": [interval(r["judge_ci_low"], r["judge_ci_high"]) for r in t],
         "judge-assisted ± points": [f"±{(r['judge_ci_high'] - r['judge_ci_low']) * 50:.1f}" for r in t],
         "effective reviews": [round(r["effective_reviews"]) for r in t],
+        "uses the judge": ["yes" if r["uses_judge"] else f"no: fewer than {MIN_JUDGED_REVIEWS} reviewed" for r in t],
     })  # fmt: skip
 
 

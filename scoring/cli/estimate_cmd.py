@@ -21,6 +21,7 @@ from scoring.core.errors import InputError
 from scoring.core.formatting import percent
 from scoring.estimate import MetricQuality, Ratio, RunEstimate
 from scoring.estimate.judged import JudgeFigures, judge_figures, with_labels
+from scoring.estimate.ppi import MIN_JUDGED_REVIEWS
 from scoring.estimate.sample import SAMPLE_RULE
 from scoring.estimate.stored import StoredRun, stored_estimate
 from scoring.export import open_existing
@@ -77,6 +78,10 @@ def judged_figures(engine, run: StoredRun, figures: RunEstimate, model: str | No
     return judge_figures(sample, half_width, model=f"model {model}, latest label of any prompt version")
 
 
+#: After a domain's row whose judge-assisted figures are its human-only ones.
+HUMAN_ONLY_NOTE = f"  (human-only: fewer than {MIN_JUDGED_REVIEWS} reviewed)"
+
+
 def _judged_lines(figures: RunEstimate, judged: JudgeFigures) -> list[str]:
     table = judged.comparison(figures.accuracy.table())
     width = max(len("domain"), *(len(s) for s in table["scope"]))
@@ -86,8 +91,9 @@ def _judged_lines(figures: RunEstimate, judged: JudgeFigures) -> list[str]:
     for r in table.to_dicts():
         human = f"{percent(r['human_estimate'])} [{percent(r['human_ci_low'])}, {percent(r['human_ci_high'])}]"
         ppi = f"{percent(r['judge_estimate'])} [{percent(r['judge_ci_low'])}, {percent(r['judge_ci_high'])}]"
+        note = "" if r["uses_judge"] else HUMAN_ONLY_NOTE
         lines.append(f"{r['scope']:<{width}} {r['rows']:>8} {r['judged']:>8} {r['reviewed']:>8}  {human:<24} "
-                     f"{ppi:<24} {r['effective_reviews']:,.0f}")  # fmt: skip
+                     f"{ppi:<24} {r['effective_reviews']:,.0f}{note}")  # fmt: skip
     lines.append(f"method: {judged.method}")
     plan = judged.plan
     points = f"+-{plan.plan.half_width * 100:g} points"

@@ -23,7 +23,7 @@ from scoring.estimate.ppi_plan import JudgePlan, plan_arrays
 PLANS_FROM = 0.5
 #: Columns of :meth:`JudgeFigures.comparison`.
 JUDGED_COLUMNS = ("scope", "rows", "reviewed", "judged", "human_estimate", "human_ci_low", "human_ci_high",
-                  "judge_estimate", "judge_ci_low", "judge_ci_high", "effective_reviews")  # fmt: skip
+                  "judge_estimate", "judge_ci_low", "judge_ci_high", "effective_reviews", "uses_judge")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class JudgeFigures:
         :meth:`scoring.estimate.AccuracyEstimate.table`) beside the judge-assisted one."""
         judged = self.estimate.table().select(
             "scope", "rows", "judged", pl.col("reviewed"), judge_estimate="estimate", judge_ci_low="ci_low",
-            judge_ci_high="ci_high", effective_reviews="effective_reviews")  # fmt: skip
+            judge_ci_high="ci_high", effective_reviews="effective_reviews", uses_judge="uses_judge")  # fmt: skip
         ours = human.select("scope", human_estimate="estimate", human_ci_low="ci_low", human_ci_high="ci_high")
         return judged.join(ours, on="scope", how="left", maintain_order="left").select(JUDGED_COLUMNS)
 

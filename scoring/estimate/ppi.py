@@ -36,7 +36,7 @@ import numpy as np
 import polars as pl
 
 from scoring.core.stats import Z95
-from scoring.estimate.estimator import Estimate, estimate_accuracy
+from scoring.estimate.estimator import COMBINED, Estimate, estimate_accuracy
 from scoring.estimate.sample import check_sample, judge_stratified
 from scoring.estimate.strata import Strata, build_strata, split_by_judge, thin_splits
 
@@ -47,8 +47,15 @@ PPI_METHOD = (
     "share shrunk toward its bucket x label's pooled share by 3 pseudo-rows, thin parts pooled per bucket x label, "
     "Wilson interval on the effective sample size); a stratum with "
     "enough reviewed rows of its own but a part with fewer than 2 is kept whole; rows without a settled verdict "
-    "are spanned from all wrong to all right."
+    "are spanned from all wrong to all right; a domain with fewer than 30 reviewed rows shows its human-only "
+    "estimate (too few reviews to check the judge against there)."
 )
+#: A domain needs this many reviewed rows of the random sample for its own judge-assisted figure;
+#: below, it shows the human-only one. With 20 reviewed rows (a 2% domain) the judge-assisted interval
+#: was wider than the human-only one for every judge (+-10.3 to +-12.3 against +-9.9) and covered
+#: 0.97-0.98 over 3,000 runs; with 40 a 95% judge narrows it (+-5.9 against +-7.7) at the human-only
+#: coverage. The count is fixed by the design, not by the intervals, so choosing on it keeps both valid.
+MIN_JUDGED_REVIEWS = 30
 PPI_METHOD_SHORT = "judge-assisted (stratified by the judge's label)"
 
 
@@ -98,6 +105,8 @@ class JudgedEstimate:
     human_standard_error: float
     effective_reviews: float
     unknown_weight: float
+    #: False for a domain with fewer than :data:`MIN_JUDGED_REVIEWS` reviewed rows: the figures are its human-only ones
+    uses_judge: bool = True
     method: str = field(default=PPI_METHOD, repr=False)
 
     @property
@@ -126,9 +135,9 @@ class JudgeAssisted:
 
     def table(self) -> pl.DataFrame:
         """One row per domain and combined: scope, rows, reviewed, judged, estimate, ci_low, ci_high,
-        half_width, effective_reviews."""
+        half_width, effective_reviews, uses_judge."""
         cols = ("scope", "rows", "reviewed", "judged", "estimate", "ci_low", "ci_high", "half_width",
-                "effective_reviews")  # fmt: skip
+                "effective_reviews", "uses_judge")  # fmt: skip
         return pl.DataFrame([{c: r.as_dict()[c] for c in cols} for r in self.rows])
 
     def as_dict(self) -> dict:
@@ -160,6 +169,11 @@ def judge_assisted_arrays(strata: Strata, truth: np.ndarray, judge: np.ndarray, 
     judged_in = np.bincount(cell_domain[strata.row_cell[labelled]], minlength=len(names))
 
     def scope(j: Estimate, h: Estimate, count: int) -> JudgedEstimate:
+        if j.scope != COMBINED and j.reviewed < MIN_JUDGED_REVIEWS:
+            return JudgedEstimate(scope=h.scope, estimate=h.estimate, ci_low=h.ci_low, ci_high=h.ci_high, rows=h.rows,
+                                  reviewed=h.reviewed, missing=h.missing, judged=count, standard_error=h.standard_error,
+                                  human_standard_error=h.standard_error, effective_reviews=float(h.reviewed),
+                                  unknown_weight=h.unknown_weight, uses_judge=False)  # fmt: skip
         effective = j.reviewed * (h.half_width / j.half_width) ** 2 if j.half_width > 0 else float(j.reviewed)
         return JudgedEstimate(scope=j.scope, estimate=j.estimate, ci_low=j.ci_low, ci_high=j.ci_high, rows=j.rows,
                               reviewed=j.reviewed, missing=j.missing, judged=count, standard_error=j.standard_error,
