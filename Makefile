@@ -62,9 +62,9 @@ test: install-dev browser postgres nginx promptfoo lint
 # Every bench script in turn (a short goal or a crash does not stop the rest), then every goal
 # line together and each script's exit status; exits non-zero on a crash or a short goal.
 bench: install-dev browser postgres
-	$(PY) tests/bench_goals.py tests/bench_scoring.py tests/bench_dashboard.py tests/bench_judge.py \
-	  tests/bench_review_browser.py tests/bench_memory.py tests/bench_upload.py tests/bench_upload_browser.py tests/bench_compare.py \
-	  tests/bench_ppi.py tests/bench_ppi_coverage.py
+	$(PY) tests/bench_goals.py tests/bench_scoring.py tests/bench_formats.py tests/bench_dashboard.py \
+	  tests/bench_judge.py tests/bench_review_browser.py tests/bench_memory.py tests/bench_upload.py \
+	  tests/bench_upload_browser.py tests/bench_compare.py tests/bench_ppi.py tests/bench_ppi_coverage.py
 
 # Many reviewers at once on SQLite and PostgreSQL, one killed and restarted (tests/load_review.py).
 test-load: install-dev postgres

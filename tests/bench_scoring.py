@@ -188,22 +188,52 @@ class Child:
     stderr: str
 
 
+#: ``python -S -c LAUNCHER RESULT CMD...``: runs CMD (a fork and an exec, stdio inherited), waits
+#: for it with ``os.wait4`` and writes ``"<wall seconds> <peak RSS bytes>"`` to RESULT; exits with
+#: CMD's status (128 + the signal's number if a signal killed it). A child started straight from a
+#: bench reports the bench's own RSS as its floor: ``subprocess`` starts it with vfork (or fork),
+#: and Linux carries the memory it exec'd from into its ``ru_maxrss`` (``python -c pass`` read
+#: 969 MiB beside a 969 MiB bench). The launcher is small, so the floor is about 8 MiB.
+LAUNCHER = """
+import os, sys, time
+result, *cmd = sys.argv[1:]
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(cmd[0], cmd)
+    except OSError as exc:
+        sys.stderr.write(f"cannot run {cmd[0]}: {exc}\\n")
+    os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+with open(result, "w") as fh:
+    fh.write(f"{wall!r} {usage.ru_maxrss * 1024}")
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
 def run_child(cmd: list[str], stdout: Path, cwd: Path = ROOT, env: dict[str, str] | None = None) -> Child:
     """Run ``cmd`` to completion; stdout goes to the file ``stdout``.
 
-    The peak RSS is the child's own ``ru_maxrss`` from ``os.wait4`` (per child, unlike
-    ``RUSAGE_CHILDREN`` which is the largest over all children so far; a grandchild it reaped
-    counts if larger). Wall time is from just before the fork to the reap.
+    Wall time and peak RSS are the child's own, from ``os.wait4`` in :data:`LAUNCHER` (per child,
+    unlike ``RUSAGE_CHILDREN``, the largest over all children so far; a grandchild it reaped counts
+    if larger), wall time from just before the fork to the reap.
     """
-    with stdout.open("wb") as out, tempfile.TemporaryFile() as err:
+    with stdout.open("wb") as out, tempfile.TemporaryFile() as err, tempfile.TemporaryDirectory() as tmp:
+        result = Path(tmp) / "wait4.txt"
         start = time.perf_counter()
-        process = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        process = subprocess.Popen([sys.executable, "-S", "-c", LAUNCHER, str(result), *cmd], cwd=cwd, env=env,
+                                   stdout=out, stderr=err)  # fmt: skip
+        process.wait()
+        wall, peak = time.perf_counter() - start, 0
+        if result.exists():  # else the launcher itself failed: its exit code and stderr say why
+            wall_text, peak_text = result.read_text().split()
+            wall, peak = float(wall_text), int(peak_text)
         err.seek(0)
         tail = err.read()[-4000:].decode("utf-8", errors="replace")
-    return Child(wall, usage.ru_maxrss * 1024, process.returncode, tail)
+    return Child(wall, peak, process.returncode, tail)
 
 
 def check_child(child: Child, what: str) -> None:

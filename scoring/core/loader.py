@@ -23,7 +23,17 @@ import polars as pl
 from scoring.core.columnar import patterns
 from scoring.core.errors import InputError
 from scoring.core.fast_csv import read_polars
-from scoring.core.formats import read_json, read_jsonl, read_parquet, sniff, ungzip
+from scoring.core.formats import (
+    PARQUET_MAGIC,
+    ZIP_MAGIC,
+    check_line_lengths,
+    read_json,
+    read_jsonl,
+    read_jsonl_fast,
+    read_parquet,
+    sniff,
+    ungzip,
+)
 from scoring.core.harness import read_harness
 from scoring.core.harness import sniff as harness_kind
 
@@ -151,13 +161,22 @@ def suggest_columns(fields: list[str]) -> dict[str, str]:
     return out
 
 
+#: How many of a file's field names a message lists, each cut to :data:`_NAME_CHARS` (a header
+#: line of 50 MB must not come back as a 50 MB message).
+_NAMES_SHOWN, _NAME_CHARS = 30, 80
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _NAME_CHARS else text[: _NAME_CHARS - 1] + "…"
+
+
 def _examples(table: pl.DataFrame, count: int = 3) -> dict[str, list[str]]:
     """Per field, its first few non-empty values (shortened), for a mapping's select boxes."""
     out: dict[str, list[str]] = {}
     for col in table.columns:
         values = table[col].cast(pl.String).drop_nulls()
         values = values.filter(values.str.strip_chars() != "").head(count).to_list()
-        out[str(col)] = [v if len(v) <= 80 else v[:79] + "…" for v in values]
+        out[str(col)] = [_short(v) for v in values]
     return out
 
 
@@ -232,7 +251,9 @@ def _finish(table: pl.DataFrame, columns: Mapping[str, str] | None = None, fmt: 
     if columns:
         table = apply_columns(table, columns)
     table = table.rename(_canonical_names(table.columns))
-    found = ", ".join(repr(c) for c in table.columns) or "none"
+    found = ", ".join(repr(_short(c)) for c in table.columns[:_NAMES_SHOWN]) or "none"
+    if table.width > _NAMES_SHOWN:
+        found += f" and {table.width - _NAMES_SHOWN} more"
     missing = [c for c in REQUIRED if c not in table.columns]
     if missing:
         names = " and ".join(repr(m) for m in missing)
@@ -317,6 +338,8 @@ def read_table(data: bytes, filename: str | None = None,
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         data = decode(data).encode("utf-8")  # one path for the text formats below
     body = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
+    if not body.startswith((PARQUET_MAGIC, ZIP_MAGIC)):
+        check_line_lengths(body)
     harness = harness_kind(body, filename)
     if harness is not None:
         table = read_harness(harness, body, filename, companions=dict(companions or {}))
@@ -328,9 +351,11 @@ def read_table(data: bytes, filename: str | None = None,
     if kind == "zip":
         raise InputError("The file is a zip archive (binary data), not a responses table or an Inspect AI .eval "
                          "log.")  # fmt: skip
-    if kind in ("jsonl", "json"):
-        text = decode(data)
-        return (read_jsonl(text) if kind == "jsonl" else read_json(text)), kind, None
+    if kind == "jsonl":
+        fast = read_jsonl_fast(body)  # None unless every value is a string: then decoding is polars' too
+        return (read_jsonl(decode(data)) if fast is None else fast), kind, None
+    if kind == "json":
+        return read_json(decode(data)), kind, None
     if b"\x00" in body or not body or body.isspace():
         text = _nonempty(decode(data))  # decode() refuses NUL bytes with their place
         sep = _delimiter(text, filename)
