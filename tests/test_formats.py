@@ -13,9 +13,12 @@ from pathlib import Path
 import pandas as pd
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from scoring.compare import shared_id_column
 from scoring.core.errors import InputError
+from scoring.core.formats import read_jsonl, read_jsonl_fast
 from scoring.core.loader import MissingColumns, load_bytes, load_path, parse_columns
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +38,48 @@ def test_jsonl_cells_are_text_as_the_csv_reader_keeps_them() -> None:
     run = load_bytes(data, "run.jsonl")
     assert run.format == "jsonl"
     assert run.table.to_dicts() == load_bytes(CSV.encode(), "run.csv").table.to_dicts()  # 1.50 stays 1.50
+
+
+_TEXT = hs.text(hs.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12)
+_FIELDS = ("answer", "response", "Domain", "x:y", 'q"uote')
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=hs.lists(hs.dictionaries(hs.sampled_from(_FIELDS), hs.one_of(_TEXT, hs.none()), min_size=0), min_size=1,
+                     max_size=6), ascii_only=hs.booleans(), spaced=hs.booleans())  # fmt: skip
+def test_the_fast_json_lines_reader_reads_what_the_line_reader_reads(rows, ascii_only, spaced) -> None:
+    """Whatever pyarrow's strict reader accepts reads exactly as the line-by-line reader does
+    (every field, every cell, the field order), and every file of strings whose fields are all in
+    its first line is taken by it. Text with quotes, colons, backslashes and any character."""
+    rows[0] = {f: rows[0].get(f, "") or "" for f in _FIELDS} if not rows[0] else rows[0]
+    separators = (", ", ": ") if spaced else (",", ":")
+    body = "\n".join(json.dumps(r, ensure_ascii=ascii_only, separators=separators) for r in rows).encode()
+    fast = read_jsonl_fast(body)
+    slow = read_jsonl(body.decode())
+    strings_only = all(v is not None for v in rows[0].values()) and all(set(r) <= set(rows[0]) for r in rows)
+    if strings_only:
+        assert fast is not None
+    if fast is not None:
+        assert fast.columns == slow.columns and fast.to_dicts() == slow.to_dicts()
+
+
+@pytest.mark.parametrize("body", [
+    b'{"answer": "a", "response": "b"}\n{"answer": 1.50, "response": "b"}\n',  # a number later
+    b'{"answer": "a", "response": "b"}\n{"answer": "a", "response": "b", "extra": "c"}\n',  # a field not in line 1
+    b'{"answer": "a", "response": "b"}\n{"answer": "a", "answer": "c", "response": "b"}\n',  # a repeated field
+    b'{"answer": "a", "response": "b"}\n{"answer": "\\ud800", "response": "b"}\n',  # a lone surrogate
+    b'{"answer": "a", "response": "b"}\n{"answer": {"k": "v"}, "response": "b"}\n',  # nested
+    b'{"answer": "a", "response": "b"}\nnot json\n',
+], ids=["number", "new field", "repeated", "surrogate", "nested", "not json"])  # fmt: skip
+def test_anything_but_declared_strings_goes_to_the_line_reader(body: bytes) -> None:
+    assert read_jsonl_fast(body) is None
+
+
+def test_a_line_longer_than_the_fast_readers_block_reads_whole() -> None:
+    body = b'{"answer": "a", "response": "b"}\n{"answer": "' + "क".encode() * (3 << 20) + b'", "response": "b"}\n'
+    fast = read_jsonl_fast(body)
+    assert fast is not None and fast.to_dicts() == read_jsonl(body.decode()).to_dicts()
+    assert len(fast["answer"][1]) == 3 << 20
 
 
 def test_json_values_become_their_literal_or_compact_json_text() -> None:

@@ -36,10 +36,9 @@ MAX_INFLATED = 2 << 30
 MAX_LINE = 64 << 20
 #: How much of a gzip file is unpacked at a time.
 _PIECE = 16 << 20
-#: A JSON value that is not a string (number, boolean, null, object, array) or a lone surrogate
-#: escape: a JSON-lines file without one is read by polars, whose text is then exactly ours.
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_NOT_ONLY_STRINGS = re.compile(rb'"\s*:\s*[^"\s]|\\u[dD][89a-fA-F]')
+#: pyarrow's JSON block (:func:`read_jsonl_fast`): rows are parsed a block at a time, on both cores.
+_JSON_BLOCK = 8 << 20  # pyarrow reads a longer line whole too, in one block
 
 
 class _Number(str):
@@ -222,24 +221,38 @@ def read_jsonl(text: str) -> pl.DataFrame:
 
 
 def read_jsonl_fast(body: bytes) -> pl.DataFrame | None:
-    """The table polars reads from JSON lines whose every value is a string and whose every line
-    has the first line's fields, in its order; None for any other file (the line-by-line reader
-    then keeps numbers' literal text, first-seen field order and names a bad line). polars is
-    about 10x faster here, but it writes ``1.50`` as ``1.5``, sorts the fields, reads a lone surrogate
-    as NUL: each case is kept off this path (a repeated field keeps its first value on both)."""
-    if b"\x00" in body or _NOT_ONLY_STRINGS.search(body):
+    """The table of JSON lines whose every value is a string (or null) and whose every field is
+    in the first line, in its order, read by pyarrow's JSON reader on the first line's fields as
+    strings, strictly: it refuses a number, boolean or nested value where a string is declared, a
+    field not declared, a repeated field and a broken surrogate pair, and any of those sends the file to the
+    line-by-line reader, which keeps numbers' literal
+    text and names a bad line. About 7x faster on a million rows; a missing field or a null is
+    empty, as there."""
+    if b"\x00" in body:
         return None
     first = body.lstrip(b"\xef\xbb\xbf \t\r\n").partition(b"\n")[0]
     try:
         pairs = json.loads(first, object_pairs_hook=list)
-        table = pl.read_ndjson(body, infer_schema_length=None)
-    except Exception:  # noqa: BLE001 - polars raises several kinds; the slow reader names the problem
+    except ValueError:
         return None
-    fields = [key for key, _ in pairs] if isinstance(pairs, list) else []
-    if (len(set(fields)) != len(fields) or sorted(fields) != sorted(table.columns)
-            or any(dtype != pl.String for dtype in table.dtypes) or any(table.null_count().row(0))):  # fmt: skip
+    if not isinstance(pairs, list) or not pairs or not all(isinstance(v, str) for _, v in pairs):
         return None
-    return table.select(fields)
+    fields = [key for key, _ in pairs]
+    if len(set(fields)) != len(fields):
+        return None
+    import pyarrow as pa  # here, not at the top: CSV files never need it
+    import pyarrow.json as pa_json
+
+    options = pa_json.ParseOptions(explicit_schema=pa.schema([(f, pa.string()) for f in fields]),
+                                   unexpected_field_behavior="error")  # fmt: skip
+    try:
+        table = pa_json.read_json(io.BytesIO(body), read_options=pa_json.ReadOptions(block_size=_JSON_BLOCK),
+                                  parse_options=options)  # fmt: skip
+    except pa.ArrowException:
+        return None
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return frame.with_columns(pl.all().fill_null(""))
 
 
 def read_json(text: str) -> pl.DataFrame:
