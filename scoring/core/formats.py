@@ -17,6 +17,8 @@ import zlib
 from pathlib import PurePath
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.json as pa_json
 
 from scoring.core.errors import InputError
 
@@ -240,9 +242,6 @@ def read_jsonl_fast(body: bytes) -> pl.DataFrame | None:
     fields = [key for key, _ in pairs]
     if len(set(fields)) != len(fields):
         return None
-    import pyarrow as pa  # here, not at the top: CSV files never need it
-    import pyarrow.json as pa_json
-
     options = pa_json.ParseOptions(explicit_schema=pa.schema([(f, pa.string()) for f in fields]),
                                    unexpected_field_behavior="error")  # fmt: skip
     try:
