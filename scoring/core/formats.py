@@ -71,11 +71,13 @@ def ungzip(data: bytes, filename: str | None) -> tuple[bytes, str | None]:
                     text = not piece.startswith((PARQUET_MAGIC, ZIP_MAGIC))
                 if total + len(piece) > MAX_INFLATED:
                     raise InputError(f"The gzip file unpacks to more than {MAX_INFLATED >> 30} GiB; split it first.")
-                if text:
-                    last = piece.rfind(b"\n")
-                    if last >= 0:
+                if text:  # a line inside one piece is shorter than it: only the first and the open one can be long
+                    first = piece.find(b"\n")
+                    if first >= 0:
+                        if total + first - line_start > MAX_LINE:
+                            raise InputError(_long_line(lines + 1))
                         lines += piece.count(b"\n")
-                        line_start = total + last + 1
+                        line_start = total + piece.rfind(b"\n") + 1
                     if total + len(piece) - line_start > MAX_LINE:
                         raise InputError(_long_line(lines + 1))
                 pieces.append(piece)
@@ -173,7 +175,8 @@ def cell_text(value: object) -> str:
 
 
 def _first_wins(pairs: list[tuple[str, object]]) -> dict:
-    """An object's fields, a repeated one keeping its first value (as polars reads it)."""
+    """An object's fields, a repeated one keeping its first value (the one a reader of the line sees
+    first; pyarrow's reader refuses such a file and leaves it to this one)."""
     out: dict = {}
     for key, value in pairs:
         out.setdefault(key, value)
@@ -194,11 +197,11 @@ def records_table(records: list[dict], where: str = "row") -> pl.DataFrame:
     try:
         return pl.DataFrame({f: pl.Series(f, v, dtype=pl.String) for f, v in columns.items()})
     except UnicodeEncodeError:  # a lone surrogate escape such as \ud800: no character at all
-        field, number = next((f, i) for f, v in columns.items() for i, text in enumerate(v, start=1)
-                             if _SURROGATE.search(text))  # fmt: skip
+        field, number, found = next((f, i, m) for f, v in columns.items() for i, text in enumerate(v, start=1)
+                                    if (m := _SURROGATE.search(text)))  # fmt: skip
         raise InputError(f"{where.capitalize()} {number}, field {field!r}: a lone surrogate escape (\\u"
-                         f"{ord(_SURROGATE.search(columns[field][number - 1]).group()):04x}) that is no character; "
-                         "the file was written from broken UTF-16 text.") from None  # fmt: skip
+                         f"{ord(found.group()):04x}) that is no character; the file was written from broken UTF-16 "
+                         "text.") from None  # fmt: skip
 
 
 def read_jsonl(text: str) -> pl.DataFrame:
@@ -223,13 +226,12 @@ def read_jsonl(text: str) -> pl.DataFrame:
 
 
 def read_jsonl_fast(body: bytes) -> pl.DataFrame | None:
-    """The table of JSON lines whose every value is a string (or null) and whose every field is
-    in the first line, in its order, read by pyarrow's JSON reader on the first line's fields as
-    strings, strictly: it refuses a number, boolean or nested value where a string is declared, a
-    field not declared, a repeated field and a broken surrogate pair, and any of those sends the file to the
-    line-by-line reader, which keeps numbers' literal
-    text and names a bad line. About 7x faster on a million rows; a missing field or a null is
-    empty, as there."""
+    """The table of JSON lines whose every value is a string (or null) and whose every field is in
+    the first line, in its order; None for any other file, which the line-by-line reader then reads
+    (keeping numbers' literal text, naming a bad line). pyarrow's JSON reader, told that the first
+    line's fields are strings, refuses a number, boolean or nested value, a field not declared, a
+    repeated field and a broken surrogate pair. About 7x faster on a million rows; a missing field
+    or a null is empty, as there."""
     if b"\x00" in body:
         return None
     first = body.lstrip(b"\xef\xbb\xbf \t\r\n").partition(b"\n")[0]

@@ -24,6 +24,7 @@ from scoring.core.columnar import patterns
 from scoring.core.errors import InputError
 from scoring.core.fast_csv import read_polars
 from scoring.core.formats import (
+    GZIP_MAGIC,
     PARQUET_MAGIC,
     ZIP_MAGIC,
     check_line_lengths,
@@ -334,12 +335,13 @@ def read_table(data: bytes, filename: str | None = None,
     """(the file's table as read, its format, the model a harness's log names): see :func:`load_bytes`."""
     if not data:
         raise InputError("The file is empty: expected a header row and at least one data row.")
+    measured = data.startswith(GZIP_MAGIC)  # ungzip measures the lines as it unpacks them
     data, filename = ungzip(data, filename)
+    if not measured and not data.startswith((PARQUET_MAGIC, ZIP_MAGIC)):
+        check_line_lengths(data)
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         data = decode(data).encode("utf-8")  # one path for the text formats below
     body = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
-    if not body.startswith((PARQUET_MAGIC, ZIP_MAGIC)):
-        check_line_lengths(body)
     harness = harness_kind(body, filename)
     if harness is not None:
         table = read_harness(harness, body, filename, companions=dict(companions or {}))
@@ -352,7 +354,7 @@ def read_table(data: bytes, filename: str | None = None,
         raise InputError("The file is a zip archive (binary data), not a responses table or an Inspect AI .eval "
                          "log.")  # fmt: skip
     if kind == "jsonl":
-        fast = read_jsonl_fast(body)  # None unless every value is a string: then decoding is polars' too
+        fast = read_jsonl_fast(body)  # None unless every value is a string (pyarrow checks the UTF-8 too)
         return (read_jsonl(decode(data)) if fast is None else fast), kind, None
     if kind == "json":
         return read_json(decode(data)), kind, None

@@ -169,16 +169,14 @@ def judge_assisted_arrays(strata: Strata, truth: np.ndarray, judge: np.ndarray, 
     judged_in = np.bincount(cell_domain[strata.row_cell[labelled]], minlength=len(names))
 
     def scope(j: Estimate, h: Estimate, count: int) -> JudgedEstimate:
-        if j.scope != COMBINED and j.reviewed < MIN_JUDGED_REVIEWS:
-            return JudgedEstimate(scope=h.scope, estimate=h.estimate, ci_low=h.ci_low, ci_high=h.ci_high, rows=h.rows,
-                                  reviewed=h.reviewed, missing=h.missing, judged=count, standard_error=h.standard_error,
-                                  human_standard_error=h.standard_error, effective_reviews=float(h.reviewed),
-                                  unknown_weight=h.unknown_weight, uses_judge=False)  # fmt: skip
-        effective = j.reviewed * (h.half_width / j.half_width) ** 2 if j.half_width > 0 else float(j.reviewed)
-        return JudgedEstimate(scope=j.scope, estimate=j.estimate, ci_low=j.ci_low, ci_high=j.ci_high, rows=j.rows,
-                              reviewed=j.reviewed, missing=j.missing, judged=count, standard_error=j.standard_error,
-                              human_standard_error=h.standard_error, effective_reviews=effective,
-                              unknown_weight=j.unknown_weight)  # fmt: skip
+        uses_judge = j.scope == COMBINED or j.reviewed >= MIN_JUDGED_REVIEWS
+        shown = j if uses_judge else h
+        worth = shown.reviewed * (h.half_width / shown.half_width) ** 2 if shown.half_width > 0 else shown.reviewed
+        return JudgedEstimate(scope=shown.scope, estimate=shown.estimate, ci_low=shown.ci_low, ci_high=shown.ci_high,
+                              rows=shown.rows, reviewed=shown.reviewed, missing=shown.missing, judged=count,
+                              standard_error=shown.standard_error, human_standard_error=h.standard_error,
+                              effective_reviews=float(worth), unknown_weight=shown.unknown_weight,
+                              uses_judge=uses_judge)  # fmt: skip
 
     per_domain = [scope(j, h, int(judged_in[i])) for i, (j, h) in enumerate(zip(judged.domains, human.domains))]
     table = judged.strata.with_columns(
