@@ -31,7 +31,6 @@ from ppi_sim import N_ROWS, Population, flipping  # noqa: E402
 from scoring.estimate import estimate_accuracy, plan_review  # noqa: E402
 from scoring.estimate.ppi import judge_assisted_arrays  # noqa: E402
 from scoring.estimate.ppi_plan import plan_arrays  # noqa: E402
-from scoring.estimate.strata import split_by_judge  # noqa: E402
 
 TARGET = 0.02
 PILOT = 200
@@ -59,8 +58,7 @@ def one_run(pop: Population, judge, rng: np.random.Generator) -> dict[str, float
     for half_width in STEPS:
         strata = pop.with_reviewed(done, truth)
         planned = plan_arrays(strata, truth.astype(float), labels, None, half_width)
-        parts = split_by_judge(strata, labels, done & truth)  # the plan's strata: bucket x label x domain
-        take_next(parts.row_cell, rank, done, planned.plan.strata["planned"].to_numpy())
+        take_next(strata.row_cell, rank, done, planned.plan.strata["planned"].to_numpy())
     est = judge_assisted_arrays(pop.with_reviewed(done, truth), truth.astype(float), labels).combined
     out.update(ppi_rows=float(done.sum()), ppi_cover=float(est.ci_low <= truth.mean() <= est.ci_high),
                ppi_width=est.half_width)  # fmt: skip

@@ -17,7 +17,7 @@ from scoring import review, store
 from scoring.core.formatting import interval, percent
 from scoring.estimate import PLAN_METHOD
 from scoring.estimate.judged import judge_figures
-from scoring.estimate.ppi import MIN_JUDGED_REVIEWS, PPI_METHOD
+from scoring.estimate.ppi import PPI_METHOD
 from scoring.estimate.ppi_plan import PPI_PLAN_METHOD
 from scoring.estimate.stored import stored_estimate
 from scoring.store import judge_cache
@@ -69,26 +69,31 @@ def test_the_true_accuracy_page_shows_both_estimates_and_plans_with_the_judge(en
     metric = {m.label: m for m in at.metric}["Judge-assisted (combined)"]
     assert metric.value == percent(combined["judge_estimate"])
     assert interval(combined["judge_ci_low"], combined["judge_ci_high"]) in metric.help
-    effective = {m.label: m for m in at.metric}["Effective reviews"]
-    assert effective.value == f"{combined['effective_reviews']:,.0f}"
+    worth = {m.label: m for m in at.metric}["The judge is worth"]
+    assert worth.value == f"{max(0.0, combined['effective_reviews'] - combined['reviewed']):,.0f} reviews"
     table = frame_with(at, "judge-assisted 95% CI")
     assert table["domain"].tolist() == side["scope"].to_list()
     assert table["human-only 95% CI"].tolist() == [interval(a, b) for a, b in zip(side["human_ci_low"],
                                                                                 side["human_ci_high"])]  # fmt: skip
     assert table["judge-assisted"].tolist() == pytest.approx(side["judge_estimate"].to_list())
-    assert table["uses the judge"].tolist() == ["yes" if u else f"no: fewer than {MIN_JUDGED_REVIEWS} reviewed"
-                                                for u in side["uses_judge"]]  # fmt: skip
-    assert table["uses the judge"].iloc[-1] == "yes"  # the combined figure always does
+    assert table["the judge narrows it"].tolist() == ["yes" if u else "no: human-only figure"
+                                                      for u in side["uses_judge"]]  # fmt: skip
+    # this judge says what the buckets say: it narrows nothing, and the page leads with the human-only
+    # figure and says so in plain words
+    assert not combined["uses_judge"]
+    lead = {m.label: m for m in at.metric}["Estimated true accuracy (combined)"]
+    assert lead.value == percent(figures.accuracy.combined.estimate)
+    assert any(t.startswith("The judge's labels do not narrow the interval here") for t in texts(at))
     shown = _captions(at)
     assert PPI_METHOD in shown and PPI_PLAN_METHOD in shown and PLAN_METHOD not in shown
     assert f"Judge labels: {ANY_CONFIG}." in shown  # no configuration chosen for the run
     # The chart carries the judge-assisted series beside the human-only estimate.
     traces = {t["name"]: t for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]}
     assert traces["Judge-assisted estimate"]["y"] == pytest.approx(side["judge_estimate"].to_list())
-    # The planner plans with the judge and says what it is worth.
+    # The planner plans with the judge and says what the same interval needs without it.
     plan = judged.plan
-    worth = next(t for t in texts(at) if "the judge is worth" in t)
-    assert f"the judge is worth {plan.saved:,} reviews here" in worth and f"{plan.human_planned:,} rows" in worth
+    line = next(t for t in texts(at) if t.startswith("Planned with the judge's labels"))
+    assert f"{plan.plan.planned:,} rows in all" in line and f"without its labels needs {plan.human_planned:,}" in line
     planned = frame_with(at, "planned")
     assert planned["planned"].tolist() == plan.plan.strata["planned"].to_list()
     assert not at.exception
@@ -109,7 +114,7 @@ def test_the_overview_shows_the_judge_assisted_estimate_beside_the_estimate(engi
     metric = {m.label: m for m in at.metric}["Judge-assisted (combined)"]
     assert metric.value == percent(side[-1]["judge_estimate"])
     assert PPI_METHOD in _captions(at)
-    assert any(t.startswith("With the judge's labels on 40 of 40 rows") for t in texts(at))
+    assert any(t.startswith("The judge's labels do not narrow the interval here") for t in texts(at))
     assert not at.exception
 
 
@@ -119,6 +124,6 @@ def test_a_run_without_judge_labels_shows_no_judge_assisted_part(engine: Engine,
         at = open_page(page, run_id=run_id)
         assert not [m for m in at.metric if m.label.startswith("Judge-assisted")]
         assert PPI_METHOD not in _captions(at)
-        assert not any("judge is worth" in t for t in texts(at))
+        assert not any("judge" in t.lower() for t in texts(at))
         assert not at.exception
     assert PLAN_METHOD in _captions(open_page("estimate", run_id=run_id))

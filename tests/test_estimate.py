@@ -254,8 +254,12 @@ def test_precision_recall_specificity_and_rogan_gladen_worked_numbers() -> None:
     assert estimate_accuracy(sample).combined.estimate == pytest.approx(0.67)
     assert exact.agreement == [[14, 6], [7, 13]]
     assert (exact.precision.reviewed, exact.recall.reviewed, exact.specificity.reviewed) == (20, 21, 19)
-    for ratio in (exact.precision, exact.recall, exact.specificity, exact.corrected):
+    for ratio in (exact.precision, exact.recall, exact.specificity):
         assert 0 <= ratio.ci_low < ratio.value < ratio.ci_high <= 1
+    # 21 reviewed rows right and 19 wrong: too few for Rogan-Gladen's interval (30 of each), which says
+    # how many more would do instead of printing one (its delta-method interval covered 0.67-0.80 there)
+    assert exact.corrected.ci_low is None and exact.corrected.ci_high is None
+    assert exact.corrected.needed == (30 - 21) + (30 - 19)
     # overlap: TP = 0.54 + 0.06 = 0.60, FP = 0.06 + 0.04 = 0.10 -> precision 0.857143
     assert overlap.precision.value == pytest.approx(0.857143, abs=1e-6)
     assert "judge" not in [m.metric for m in (exact, overlap)]

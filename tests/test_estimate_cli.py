@@ -85,7 +85,8 @@ def test_text_report_prints_raw_adjudicated_estimated_metrics_and_plan(database,
     # no reviewed row: the prior), (4 + 1 + 1)/8 = 75.0%.
     # (judge column: share of judged rows labelled CORRECT, rows 0 and 5 of 0, 5, 6)
     assert lines["Art"].split()[1:7] == ["8", "4", "50.0%", "75.0%", "66.7%", "62.5%"]
-    assert "75.0% [" in lines["Art"]
+    # both_fail has no reviewed row: every figure of the run is a bound, not a 95% interval, and says so
+    assert "75.0% (too few reviewed rows in Art for an interval: review 2 more)" in lines["Art"]
     # The random sample: the marks were given through the queue, so each stratum's sample runs up to
     # its last marked row in the run's review order (ranks by the file's seed, fixed): in Art
     # both_pass row 2 (rank 6) comes before row 1 (rank 11) and is missing; in Sci both_pass row 10
@@ -95,9 +96,9 @@ def test_text_report_prints_raw_adjudicated_estimated_metrics_and_plan(database,
     # (rows 0, 1 right, 8 wrong): 4/9; exact_only 1/1; overlap_only falls back likewise: row 13 right
     # and one row at the pooled 2/3 (4, 13 right, 5 wrong): 5/6. (3 x 4/9 + 1 + 2 x 5/6)/6 = 66.7%.
     assert lines["Sci"].split()[1:7] == ["6", "3", "66.7%", "83.3%", "—", "66.7%–83.3%"]
-    assert "66.7% [" in lines["Sci"]
+    assert "66.7% (too few reviewed rows in Sci for an interval" in lines["Sci"]
     # combined (6 + 4)/14 = 71.4%
-    assert "71.4% [" in lines["combined"]
+    assert "71.4% (too few reviewed rows in combined for an interval: review 2 more)" in lines["combined"]
     assert "missing from the random sample (skipped, in conflict or waiting): 3 rows" in out
     assert "random sample: Only a random sample counts" in out
     assert f"method: {ACCURACY_METHOD}" in out

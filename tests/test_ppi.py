@@ -1,7 +1,8 @@
-"""The judge-assisted estimate (stratified by the judge's label, :mod:`scoring.estimate.ppi`): the
-notes' worked numbers, one stratum split by the label by hand, unlabelled and unsettled rows, the
-random sample per part, and the simulation of issue 18 section 4 (200 runs of 20,000 rows per judge
-regime) beside the human-only estimate."""
+"""The judge-assisted estimate (PPI++ per bucket x domain stratum, lambda per bucket,
+:mod:`scoring.estimate.ppi`): the notes' worked numbers, one stratum by hand, the judge that can only
+narrow the interval, a judge that follows the buckets giving the human-only estimate exactly, the
+combined figure as its domains' row-weighted mean, unlabelled and unsettled rows, and the simulation
+of issue 18 section 4 (200 runs of 20,000 rows per judge regime) beside the human-only estimate."""
 
 from __future__ import annotations
 
@@ -11,16 +12,10 @@ import numpy as np
 import pytest
 from ppi_sim import DOMAIN_SHARES, DOMAINS, N_ROWS, Population
 
+from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
 from scoring.estimate import estimate_accuracy, make_sample
-from scoring.estimate.ppi import (
-    MIN_JUDGED_REVIEWS,
-    judge_assisted,
-    judge_assisted_arrays,
-    power_tuned_lambda,
-    ppi_mean_ci,
-)
-from scoring.estimate.sample import judge_stratified, random_prefix
+from scoring.estimate.ppi import judge_assisted, judge_assisted_arrays, power_tuned_lambda, ppi_mean_ci, worth_reviews
 
 # The notes' example: 100 reviewed (65 both right, 5 human right judge wrong, 5 human wrong judge
 # right, 25 both wrong) and 900 with the judge only, 648 of them judged correct.
@@ -38,30 +33,37 @@ def test_the_notes_worked_numbers_as_ppi_py_gives_them() -> None:
     assert ppi_mean_ci(Y, YHAT, YHAT_U, lam=1)[:3] == pytest.approx((0.72, 0.65143, 0.78857), abs=5e-6)
 
 
-def test_one_stratum_split_by_the_judge_label_by_hand() -> None:
-    """The notes' rows, each reviewed row twice: N = 2,000, n = 200, the judge 1,436 correct over
-    all rows. Label "correct": N 1,436, reviewed 140, 130 right; label "wrong": N 564, 60, 10 right.
-    Estimate (1436 x 130/140 + 564 x 10/60)/2000 = 0.713714 (PPI++ at its lambda gives the same
-    here). Variances, each share shrunk 3 pseudo-rows (``JUDGE_SHRINK``) toward its bucket x label's
-    Jeffreys-smoothed pooled share (130.5/141 = 0.925532 and 10.5/61 = 0.172131; one stratum, so its
-    own): p' = (130 + 3 x 0.925532)/143 = 0.928508 and (10 + 3 x 0.172131)/63 = 0.166927, so
-    0.928508 x 0.071492/139 x (1 - 140/1436) = 0.00043100 and 0.166927 x 0.833073/59 x
-    (1 - 60/564) = 0.0021062; with W² 0.515524 and 0.079524 the total is 0.00038969 (se 0.019741).
-    Wilson at z on n_eff = 0.713742 x 0.286258/0.00038969 = 524.30: 0.673578 to 0.750742.
-    Human-only on the same 200 rows: se 0.030818."""
+def test_one_stratum_by_hand() -> None:
+    """The notes' rows, each reviewed row twice: N = 2,000, n = 200 (140 right), the judge calls
+    140 of the reviewed rows and 1,436 of all rows correct, 130 of the reviewed rows right both ways.
+    Moments over the reviewed rows: B = 130/200 - 0.7 x 0.7 = 0.16, C = 0.7 - 0.49 = 0.21; A at the
+    share shrunk one pseudo-row toward the Jeffreys 140.5/201: p' = (140 + 0.699005)/201 = 0.699995,
+    A = 0.210002. lambda = B/C = 0.761905 (one stratum). Estimate 0.7 + 0.761905 x (0.718 - 0.7) =
+    0.713714. With g = (1 - 200/2000)/199: human-only variance g A = 0.00094976 (se 0.030818);
+    judge-assisted g (A - 2 lambda B + lambda² C) x 199/198 (one degree of freedom for lambda) =
+    0.00040044 (se 0.020011). Wilson at z on n_eff = 0.210002/0.00040044 = 524.43: 0.673583 to
+    0.750738. Worth: 200 x 0.00094976/0.00040044 = 474.35 reviews."""
     truth = [bool(v) for v in np.repeat(Y, 2)] + [None] * 1800
     judge = [bool(v) for v in np.repeat(YHAT, 2)] + [bool(v) for v in np.repeat(YHAT_U, 2)]
     est = judge_assisted(make_sample(["both_pass"] * 2000, ["Art"] * 2000, truth, judge_correct=judge))
     assert est is not None
     c = est.combined
+    assert est.lambdas["both_pass"] == pytest.approx(0.761905, abs=1e-6)
     assert c.estimate == pytest.approx(0.713714, abs=2e-6)
-    assert (c.ci_low, c.ci_high) == pytest.approx((0.673578, 0.750742), abs=2e-5)
-    assert c.standard_error == pytest.approx(0.019741, abs=5e-6)
+    assert (c.ci_low, c.ci_high) == pytest.approx((0.673583, 0.750738), abs=2e-6)
+    assert c.standard_error == pytest.approx(0.020011, abs=5e-6)
     assert c.human_standard_error == pytest.approx(0.030818, abs=5e-6)
-    assert (c.rows, c.reviewed, c.judged, c.missing) == (2000, 200, 2000, 0)
-    parts = est.strata.select("judge", "size", "reviewed", "correct").rows()
-    assert parts == [("correct", 1436, 140, 130), ("wrong", 564, 60, 10)]
-    assert c.effective_reviews > 400  # the same interval from human verdicts alone needs over twice the reviews
+    assert c.effective_reviews == pytest.approx(474.35, abs=0.01) and c.worth == pytest.approx(274.35, abs=0.01)
+    assert (c.rows, c.reviewed, c.judged, c.missing, c.uses_judge) == (2000, 200, 2000, 0, True)
+    assert est.strata.select("bucket", "Domain", "size", "reviewed", "correct", "judged").rows() == [
+        ("both_pass", "Art", 2000, 200, 140, 2000)]  # fmt: skip
+    assert est.strata["judge_share"].to_list() == [pytest.approx(0.718)]
+
+
+def test_worth_is_one_figure_from_the_variances() -> None:
+    assert worth_reviews(100, 0.03, 0.015) == pytest.approx(400.0)
+    assert worth_reviews(100, 0.03, 0.03) == 100.0 == worth_reviews(100, 0.03, 0.04)  # never below the reviews
+    assert worth_reviews(0, 0.0, 0.0) == 0.0
 
 
 def test_no_judge_label_means_no_judge_assisted_estimate() -> None:
@@ -69,23 +71,79 @@ def test_no_judge_label_means_no_judge_assisted_estimate() -> None:
     assert judge_assisted(sample) is None
 
 
-def test_rows_the_judge_did_not_label_are_their_own_part() -> None:
-    """Labels on half the rows: the unlabelled rows are a part of their own (estimated from their
-    own reviewed rows), so a partial judge run never lends its labels to rows it did not see."""
+def _random_run(rng: np.random.Generator, n: int, reviewed: int, judge_accuracy: float):
+    """A run of ``n`` rows in four buckets and five domains, ``reviewed`` of them a random sample."""
+    bucket = rng.choice(len(BUCKETS), n, p=[0.5, 0.25, 0.1, 0.15])
+    domain = rng.choice(5, n, p=[0.4, 0.3, 0.15, 0.1, 0.05])
+    truth = rng.random(n) < np.array([0.95, 0.08, 0.8, 0.55])[bucket]
+    judge = np.where(rng.random(n) < judge_accuracy, truth, ~truth)
+    seen = np.zeros(n, dtype=bool)
+    seen[rng.choice(n, reviewed, replace=False)] = True
+    return bucket, domain, truth, judge, seen
+
+
+def _sample(bucket, domain, truth, judge, seen):
+    return make_sample(np.array(BUCKETS)[bucket].tolist(), [f"d{d}" for d in domain],
+                       [bool(t) if s else None for t, s in zip(truth, seen)],
+                       judge_correct=None if judge is None else [None if j is None else bool(j) for j in judge])  # fmt: skip
+
+
+def test_a_judge_that_follows_the_buckets_gives_the_human_only_estimate_exactly() -> None:
+    """A judge whose label is the exact-substring verdict (a function of the bucket) is constant in
+    every stratum: it cannot tell the reviewed rows from the rest, and every figure is the
+    human-only one to the last digit, per domain and combined."""
+    rng = np.random.default_rng(4)
+    bucket, domain, truth, _, seen = _random_run(rng, 700, 72, 0.9)
+    exact = np.isin(np.array(BUCKETS)[bucket], ["both_pass", "exact_only"])
+    sample = _sample(bucket, domain, truth, exact, seen)
+    est, human = judge_assisted(sample), estimate_accuracy(sample)
+    assert est is not None
+    for j, h in zip(est.rows, human.rows):
+        assert (j.scope, j.estimate, j.ci_low, j.ci_high, j.shown) == (h.scope, h.estimate, h.ci_low, h.ci_high,
+                                                                       h.shown)  # fmt: skip
+        assert not j.uses_judge and j.effective_reviews == j.reviewed and j.worth == 0
+    assert set(est.lambdas.values()) == {0.0}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_judge_never_widens_the_combined_interval_and_the_domains_make_the_combined(seed: int) -> None:
+    """Any run, any judge (useless to good), 20 to 300 reviews: the combined judge-assisted standard
+    error is at most the human-only one on the same rows, and the combined estimate is the domains'
+    row-weighted mean (the same lambdas everywhere), which the reader can check on the page."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([300, 700, 2000]))
+    bucket, domain, truth, judge, seen = _random_run(rng, n, int(rng.choice([20, 40, 72, 111, 300])),
+                                                     float(rng.choice([0.5, 0.75, 0.9, 0.95])))  # fmt: skip
+    sample = _sample(bucket, domain, truth, judge, seen)
+    est = judge_assisted(sample)
+    assert est is not None
+    c = est.combined
+    assert c.standard_error <= c.human_standard_error + 1e-12
+    assert c.ci_low <= c.estimate <= c.ci_high
+    if c.unknown_weight == 0:
+        mean = sum(d.estimate * d.rows for d in est.domains) / sum(d.rows for d in est.domains)
+        assert c.estimate == pytest.approx(mean, abs=1e-9)
+    for d in est.domains:
+        assert d.ci_low <= d.estimate <= d.ci_high
+
+
+def test_rows_the_judge_did_not_label_neither_help_nor_bias() -> None:
+    """Labels on half the rows: the unlabelled rows count at their stratum's labelled share, a
+    constant, so the estimate is unbiased whatever they are and only the labelled half informs."""
     truth = [True] * 8 + [False] * 2 + [None] * 40 + [True] * 5 + [False] * 5 + [None] * 40
     judge = [True] * 50 + [None] * 50
     est = judge_assisted(make_sample(["both_pass"] * 100, ["Art"] * 100, truth, judge_correct=judge))
     assert est is not None
-    assert est.strata.select("judge", "size", "reviewed", "correct", "judged").rows() == [
-        ("correct", 50, 10, 8, 50), ("not judged", 50, 10, 5, 0)]  # fmt: skip
-    assert est.combined.estimate == pytest.approx((0.8 + 0.5) / 2)
-    assert est.combined.judged == 50
+    assert est.combined.estimate == pytest.approx(13 / 20)  # every labelled row says correct: nothing to correct
+    assert est.combined.judged == 50 and est.strata["judge_share"].to_list() == [1.0]
 
 
-def test_a_thin_part_falls_back_to_its_bucket_and_label_across_domains() -> None:
+def test_a_thin_stratum_takes_its_bucket_rate_without_the_judge() -> None:
+    """Sci has one reviewed row of 50: it falls back to its bucket's pooled rate as the human-only
+    estimate does, and the judge's lambda applies to Art alone."""
     rng = np.random.default_rng(5)
     n = 3000
-    domain = np.where(np.arange(n) < 2950, "Art", "Sci")  # Sci: 50 rows, one reviewed
+    domain = np.where(np.arange(n) < 2950, "Art", "Sci")
     truth = rng.random(n) < 0.9
     judge = np.where(rng.random(n) < 0.9, truth, ~truth)
     reviewed = (np.arange(n) < 400) | (np.arange(n) == 2950)
@@ -93,94 +151,12 @@ def test_a_thin_part_falls_back_to_its_bucket_and_label_across_domains() -> None
                          judge_correct=judge.tolist())  # fmt: skip
     est = judge_assisted(sample)
     assert est is not None
-    used = {(j, d): u for j, d, u in est.strata.select("judge", "Domain", "used").rows()}
-    assert used[("correct", "Art")] == "stratum" and used[("wrong", "Art")] == "stratum"
-    assert {used[("correct", "Sci")], used[("wrong", "Sci")]} == {"bucket"}
-
-
-def test_a_stratum_with_a_thin_label_part_is_kept_whole() -> None:
-    """Art has 400 reviewed rows, so it is split; Sci has 30, but only one of them where the judge
-    says wrong (of two): Sci is estimated whole (its own share, as without the judge), not from a "wrong"
-    rate pooled with Art's."""
-    n = 3000
-    domain = np.where(np.arange(n) < 2700, "Art", "Sci")
-    truth = (np.arange(n) % 10) != 0
-    judge = np.where(domain == "Art", truth, ~np.isin(np.arange(n), [2700, 2750]))  # two Sci rows called wrong
-    reviewed = (np.arange(n) < 400) | ((np.arange(n) >= 2700) & (np.arange(n) < 2730))
-    sample = make_sample(["both_pass"] * n, domain.tolist(), [bool(t) if r else None for t, r in zip(truth, reviewed)],
-                         judge_correct=judge.tolist())  # fmt: skip
-    est = judge_assisted(sample)
-    assert est is not None
-    used = {(j, d): u for j, d, u in est.strata.select("judge", "Domain", "used").rows()}
-    assert used == {("correct", "Art"): "stratum", ("wrong", "Art"): "stratum", ("any", "Sci"): "stratum"}
+    used = dict(est.strata.select("Domain", "used").rows())
+    assert used == {"Art": "stratum", "Sci": "bucket"}
     sci = next(e for e in est.domains if e.scope == "Sci")
     human = next(e for e in estimate_accuracy(sample).domains if e.scope == "Sci")
-    assert sci.estimate == pytest.approx(human.estimate) == pytest.approx(27 / 30)
-    assert sci.judged == 300
-
-
-def test_a_domain_with_fewer_than_30_reviewed_rows_shows_its_human_only_figures() -> None:
-    """Sci has 29 reviewed rows, split well by a 90% judge; Art 400. Sci shows its human-only
-    estimate and interval (``uses_judge`` False, worth its own reviews); at 30 it takes the judge's.
-    The combined figure uses the judge either way."""
-    rng = np.random.default_rng(8)
-    n = 3000
-    domain = np.where(np.arange(n) < 2500, "Art", "Sci")
-    truth = rng.random(n) < 0.8
-    judge = np.where(rng.random(n) < 0.9, truth, ~truth)
-
-    def figures(sci_reviewed: int):
-        reviewed = (np.arange(n) < 400) | ((np.arange(n) >= 2500) & (np.arange(n) < 2500 + sci_reviewed))
-        verdicts = [bool(t) if r else None for t, r in zip(truth, reviewed)]
-        sample = make_sample(["both_pass"] * n, domain.tolist(), verdicts, judge_correct=judge.tolist())
-        est = judge_assisted(sample)
-        assert est is not None
-        human = estimate_accuracy(sample)
-        return ({e.scope: e for e in est.domains}, est.combined, {e.scope: e for e in human.domains}, human.combined)
-
-    judged, combined, human, human_combined = figures(29)
-    assert MIN_JUDGED_REVIEWS == 30
-    sci = judged["Sci"]
-    assert not sci.uses_judge and sci.reviewed == 29 and sci.judged == 500
-    assert (sci.estimate, sci.ci_low, sci.ci_high) == (human["Sci"].estimate, human["Sci"].ci_low, human["Sci"].ci_high)
-    assert sci.effective_reviews == 29
-    assert judged["Art"].uses_judge and judged["Art"].half_width < human["Art"].half_width
-    assert combined.uses_judge and combined.half_width < human_combined.half_width
-    judged, _, human, _ = figures(30)
-    assert judged["Sci"].uses_judge and judged["Sci"].ci_low != human["Sci"].ci_low
-
-
-def test_a_stratum_kept_whole_takes_the_plain_random_sample() -> None:
-    """The judge's plan served the first 60 rows it called correct and only the first it called wrong:
-    the "wrong" part has one reviewed row, so the stratum is kept whole, and its random sample is the
-    plain prefix of its order (rank 0-58), in which the two "wrong" rows passed over are missing."""
-    n = 200
-    called_wrong = np.arange(n) % 20 == 0
-    served = (~called_wrong & (np.arange(n) < 60)) | (np.arange(n) == 0)
-    truth = [bool(i % 3) if s else None for i, s in enumerate(served)]
-    settled = make_sample(["both_pass"] * n, ["Art"] * n, truth, judge_correct=(~called_wrong).tolist())
-    plain = random_prefix(settled, np.arange(n), served)
-    assert int(plain["missing"].sum()) == 2
-    est = judge_assisted(plain)
-    assert est is not None and est.strata["judge"].to_list() == ["any"]
-    assert est.combined.reviewed == int(served.sum()) == 58 and est.combined.missing == 2
-
-
-def test_a_review_that_followed_the_judge_is_a_random_sample_per_part() -> None:
-    """The queue served the first 10 rows the judge called correct and the first 30 it called wrong
-    (the judge's plan): per bucket x domain that is no prefix (the plain rule counts the passed-over
-    "correct" rows as missing), per part it is, and every served row counts."""
-    n = 200
-    judge = [i % 2 == 0 for i in range(n)]
-    served = np.array([(j and i < 20) or (not j and i < 60) for i, j in enumerate(judge)])
-    truth = [bool(i % 3) if s else None for i, s in enumerate(served)]
-    settled = make_sample(["both_pass"] * n, ["Art"] * n, truth, judge_correct=judge)
-    plain = random_prefix(settled, np.arange(n), served)
-    assert int(plain["missing"].sum()) == 20  # the even rows 20-58 the judge's plan passed over
-    parts = judge_stratified(plain)
-    assert int(parts["missing"].sum()) == 0 and int(parts["reviewed"].sum()) == 40 == int(served.sum())
-    est = judge_assisted(plain)
-    assert est is not None and est.combined.reviewed == 40 and est.combined.missing == 0
+    assert sci.estimate == pytest.approx(human.estimate) and not sci.uses_judge
+    assert est.combined.uses_judge and est.lambdas["both_pass"] > 0
 
 
 def test_rows_without_a_settled_verdict_widen_to_all_wrong_and_all_right() -> None:

@@ -15,7 +15,7 @@ import polars as pl
 from scoring.core.formatting import interval, percent
 from scoring.core.report import COMBINED
 from scoring.estimate import AccuracyEstimate, MetricQuality, ReviewPlan
-from scoring.estimate.ppi import MIN_JUDGED_REVIEWS
+from scoring.estimate.wording import judge_sentence, withheld_text
 from ui.charts import SERIES_COLOURS
 from ui.estimate_data import RAW_SERIES, Figures
 
@@ -38,6 +38,7 @@ def _add_interval_bars(fig: go.Figure, rows: list[dict], name: str, colour: str,
     """One bar series with its 95% interval: ``cols`` names the value, low and high columns,
     ``extra`` the column shown with ``reviewed`` in the hover text (``hover`` formats both)."""
     value, low, high = cols
+    rows = [r for r in rows if r.get("shown", True)]  # a domain too thinly reviewed has no interval to draw
     values = [r[value] for r in rows]
     fig.add_bar(
         name=name, x=[html.escape(str(r["scope"])) for r in rows], y=values, marker_color=colour,
@@ -68,7 +69,7 @@ def judged_frame(comparison: pl.DataFrame) -> pd.DataFrame:
     """Per domain and combined: the human-only estimate and the judge-assisted one side by side,
     each with its 95% interval and half-width, and the reviews the judge-assisted one is worth."""
     t = comparison.to_dicts()
-    return pd.DataFrame({
+    frame = pd.DataFrame({
         "domain": [r["scope"] for r in t], "rows": [r["rows"] for r in t], "judged rows": [r["judged"] for r in t],
         "reviewed": [r["reviewed"] for r in t], "human-only": [r["human_estimate"] for r in t],
         "human-only 95% CI": [interval(r["human_ci_low"], r["human_ci_high"]) for r in t],
@@ -77,8 +78,22 @@ def judged_frame(comparison: pl.DataFrame) -> pd.DataFrame:
         "judge-assisted 95% CI": [interval(r["judge_ci_low"], r["judge_ci_high"]) for r in t],
         "judge-assisted ± points": [f"±{(r['judge_ci_high'] - r['judge_ci_low']) * 50:.1f}" for r in t],
         "effective reviews": [round(r["effective_reviews"]) for r in t],
-        "uses the judge": ["yes" if r["uses_judge"] else f"no: fewer than {MIN_JUDGED_REVIEWS} reviewed" for r in t],
+        "the judge narrows it": ["yes" if r["uses_judge"] else "no: human-only figure" for r in t],
     })  # fmt: skip
+    return _withheld(frame, t, ["human-only 95% CI", "judge-assisted 95% CI"])
+
+
+def _withheld(frame: pd.DataFrame, rows: list[dict], columns: list[str]) -> pd.DataFrame:
+    """``frame`` with each interval column of a domain too thinly reviewed replaced by the words
+    saying so (:func:`scoring.estimate.wording.withheld_text`), and its ± columns emptied."""
+    for i, r in enumerate(rows):
+        if r.get("shown", True):
+            continue
+        for column in columns:
+            frame.loc[i, column] = withheld_text(r["scope"], r.get("needed", 0))
+        for column in [c for c in frame.columns if c.endswith("± points")]:
+            frame.loc[i, column] = ""
+    return frame
 
 
 def with_judged(table: pd.DataFrame, comparison: pl.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -88,19 +103,27 @@ def with_judged(table: pd.DataFrame, comparison: pl.DataFrame) -> tuple[pd.DataF
     rows = [by_scope.get(d, {}) for d in table["domain"]]
     out = table.assign(**{
         JUDGED: [r.get("judge_estimate") for r in rows],
-        "Judge-assisted 95% CI": [interval(r["judge_ci_low"], r["judge_ci_high"]) if r else "" for r in rows],
+        "Judge-assisted 95% CI": [ci_text(r, "judge_ci_low", "judge_ci_high") for r in rows],
         "Effective reviews": [round(r["effective_reviews"]) if r else None for r in rows],
     })  # fmt: skip
     return out, [JUDGED]
 
 
+def ci_text(row: dict, low: str = "ci_low", high: str = "ci_high") -> str:
+    """A table cell's interval, or the words for a domain too thinly reviewed for one."""
+    if not row:
+        return ""
+    if not row.get("shown", True):
+        return withheld_text(row["scope"], row.get("needed", 0))
+    return interval(row[low], row[high])
+
+
 def judged_sentence(comparison: pl.DataFrame, human: dict) -> str:
-    """One plain sentence: the combined judge-assisted estimate beside the human-only one."""
+    """Plain sentences: whether the judge narrows the combined interval, and what it is worth
+    (:func:`scoring.estimate.wording.judge_sentence`, the CLI's words too)."""
     r = combined_row(comparison)
-    return (f"With the judge's labels on {r['judged']:,} of {r['rows']:,} rows: {percent(r['judge_estimate'])}, 95% CI "
-            f"{interval(r['judge_ci_low'], r['judge_ci_high'])} (human-only {percent(human['estimate'])}, "
-            f"{interval(human['ci_low'], human['ci_high'])}); the {r['reviewed']:,} reviewed rows are worth "
-            f"{r['effective_reviews']:,.0f} reviews without the judge.")  # fmt: skip
+    judged = {**r, "estimate": r["judge_estimate"], "ci_low": r["judge_ci_low"], "ci_high": r["judge_ci_high"]}
+    return judge_sentence(judged, human)
 
 
 def page_figure(figs: Figures, judged: pl.DataFrame | None = None) -> go.Figure:
@@ -139,7 +162,7 @@ def with_estimate(table: pd.DataFrame, comparison: pl.DataFrame) -> tuple[pd.Dat
     out = table.assign(**{
         "reviewed": [r.get("reviewed") for r in rows],
         ESTIMATE: [r.get("estimate") for r in rows],
-        "Estimate 95% CI": [interval(r["ci_low"], r["ci_high"]) if r else "" for r in rows],
+        "Estimate 95% CI": [ci_text(r, "ci_low", "ci_high") for r in rows],
     })  # fmt: skip
     return out, [ESTIMATE]
 
@@ -148,13 +171,14 @@ def estimate_frame(acc: AccuracyEstimate) -> pd.DataFrame:
     """Per domain and combined: rows, reviewed, correct, estimate, its 95% interval, the half-width
     in points, and the share of rows whose bucket has no reviewed row."""
     t = acc.table().to_dicts()
-    return pd.DataFrame({
+    frame = pd.DataFrame({
         "domain": [r["scope"] for r in t], "rows": [r["rows"] for r in t], "reviewed": [r["reviewed"] for r in t],
         "judged correct": [r["correct"] for r in t], "estimate": [r["estimate"] for r in t],
         "95% CI": [interval(r["ci_low"], r["ci_high"]) for r in t],
         "± points": [f"±{r['half_width'] * 100:.1f}" for r in t],
         "rows in unreviewed buckets": [r["unknown_weight"] for r in t],
     })  # fmt: skip
+    return _withheld(frame, t, ["95% CI"])
 
 
 def strata_notes(acc: AccuracyEstimate) -> list[str]:
@@ -190,15 +214,15 @@ def metrics_frame(metrics: list[MetricQuality]) -> tuple[pd.DataFrame, list[str]
 
 
 def plan_frame(plan: ReviewPlan) -> pd.DataFrame:
-    """The plan per stratum: bucket (and what the judge says, when the plan is split by its label),
-    domain, size, reviewed, planned, remaining, assumed rate."""
+    """The plan per stratum: bucket, domain, size, reviewed, planned, remaining, the rate the plan
+    assumed (the bucket's, toward 0.5) and the share its reviewed rows show."""
     t = plan.strata.to_dicts()
-    label = {"judge says": [r["judge"] for r in t]} if "judge" in plan.strata.columns else {}
     return pd.DataFrame({
-        "bucket": [r["bucket"] for r in t], **label, "domain": [r["Domain"] for r in t], "size": [r["size"] for r in t],
+        "bucket": [r["bucket"] for r in t], "domain": [r["Domain"] for r in t], "size": [r["size"] for r in t],
         "reviewed": [r["reviewed"] for r in t], "planned": [r["planned"] for r in t],
         "remaining": [r["remaining"] for r in t],
         "assumed rate": ["50.0% (prior)" if r["prior"] else percent(r["rate"]) for r in t],
+        "reviewed share": [percent(r["observed"]) if r["reviewed"] else "" for r in t],
     })  # fmt: skip
 
 

@@ -47,14 +47,20 @@ reviewed, conflicts = int(sample["reviewed"].sum()), int(sample["conflict"].sum(
 # --- the estimate -------------------------------------------------------------------------------
 st.subheader("Estimated true accuracy")
 total = acc.combined
+# Lead with the figure to act on: the judge-assisted one where the judge narrows the interval, else
+# the human-only one (then said in plain words below).
+lead = judged.estimate.combined if judged is not None and judged.estimate.narrows else total
 c1, c2, c3 = st.columns(3)
-c1.metric("Estimated true accuracy (combined)", percent(total.estimate),
-          help=f"95% CI {interval(total.ci_low, total.ci_high)}")  # fmt: skip
-c2.metric("95% interval, ± points", f"{total.half_width * 100:.1f}")
+c1.metric("Estimated true accuracy (combined" + (", with the judge)" if lead is not total else ")"),
+          percent(lead.estimate), help=f"95% CI {interval(lead.ci_low, lead.ci_high)}")  # fmt: skip
+c2.metric("95% interval, ± points", f"{lead.half_width * 100:.1f}")
 c3.metric("Rows reviewed", f"{reviewed:,} of {len(sample):,}")
 st.text(f"Combined: {percent(total.estimate)}, 95% CI {interval(total.ci_low, total.ci_high)}, from {reviewed:,} "
         f"reviewed rows of {len(sample):,}" + (f" ({conflicts:,} more in conflict: not counted until adjudicated)"
                                                if conflicts else "") + ".")  # fmt: skip
+if judged is not None and judged_table is not None:
+    st.text(estimate_view.judged_sentence(judged_table, {"estimate": total.estimate, "ci_low": total.ci_low,
+                                                         "ci_high": total.ci_high}))  # fmt: skip
 if not reviewed:
     st.info("No row is reviewed yet: the estimate is 50% with an interval from 0 to 100%. The planner below "
             "says which rows to review.")  # fmt: skip
@@ -86,10 +92,9 @@ if judged is not None and judged_table is not None:
     d1.metric("Judge-assisted (combined)", percent(j["judge_estimate"]),
               help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}")  # fmt: skip
     d2.metric("95% interval, ± points", f"{(j['judge_ci_high'] - j['judge_ci_low']) * 50:.1f}")
-    d3.metric("Effective reviews", f"{j['effective_reviews']:,.0f}",
-              help="Human-only reviews that would give the same interval (human-only estimate, same rows)")  # fmt: skip
-    st.text(estimate_view.judged_sentence(judged_table, {"estimate": total.estimate, "ci_low": total.ci_low,
-                                                         "ci_high": total.ci_high}))  # fmt: skip
+    d3.metric("The judge is worth", f"{max(0.0, j['effective_reviews'] - j['reviewed']):,.0f} reviews",
+              help="Reviews the judge's labels add: the human-only estimate would need "
+              f"{j['effective_reviews']:,.0f} reviewed rows for this interval")  # fmt: skip
     st.dataframe(percent_style(estimate_view.judged_frame(judged_table), ["human-only", "judge-assisted"]),
                  hide_index=True, key="est_judged")  # fmt: skip
     st.caption(md_escape(f"Judge labels: {figs.judge_config}. Method: {PPI_METHOD}"))
@@ -116,10 +121,10 @@ st.text(f"For ±{points:g} points: {plan.planned:,} rows planned in all (per str
         "assumed rates hold).")  # fmt: skip
 plan_judged = estimate_data.judged(figs, half_width) if judged is not None else None
 if plan_judged is not None and plan_judged.plans:
-    worth = plan_judged.plan
-    st.text(f"Planned with the judge's labels (each stratum split by what the judge says of its rows): the "
-            f"judge is worth {worth.saved:,} reviews here (the same plan without its labels: {worth.human_planned:,} "
-            "rows).")  # fmt: skip
+    with_judge = plan_judged.plan
+    st.text(f"Planned with the judge's labels: {with_judge.plan.planned:,} rows in all for ±{points:g} points "
+            f"({with_judge.plan.remaining:,} remaining); the same interval without its labels needs "
+            f"{with_judge.human_planned:,}.")  # fmt: skip
 elif plan_judged is not None:
     c = plan_judged.estimate.combined
     st.text(f"The judge has labelled {c.judged:,} of {c.rows:,} rows: planned without it. Judge every row not yet "

@@ -58,8 +58,8 @@ if comparison is not None:
 if judged_table is not None and comparison is not None:
     j = estimate_view.combined_row(judged_table)
     cols[-1].metric("Judge-assisted (combined)", percent(j["judge_estimate"]),
-                    help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}; the {j['reviewed']} reviewed rows "
-                    f"are worth {j['effective_reviews']:,.0f} reviews without the judge")  # fmt: skip
+                    help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}; the judge is worth "
+                    f"{max(0.0, j['effective_reviews'] - j['reviewed']):,.0f} reviews here")  # fmt: skip
     st.text(estimate_view.judged_sentence(judged_table, estimate_view.combined_row(comparison)))
     st.caption(md_escape(f"{estimate_view.JUDGED} (judge labels: {figs.judge_config if figs else ''}): {PPI_METHOD}"))
 table = charts.accuracy_frame(series)

@@ -21,9 +21,9 @@ from scoring.core.errors import InputError
 from scoring.core.formatting import percent
 from scoring.estimate import MetricQuality, Ratio, RunEstimate
 from scoring.estimate.judged import JudgeFigures, judge_figures, with_labels
-from scoring.estimate.ppi import MIN_JUDGED_REVIEWS
 from scoring.estimate.sample import SAMPLE_RULE
 from scoring.estimate.stored import StoredRun, stored_estimate
+from scoring.estimate.wording import judge_sentence, withheld_text
 from scoring.export import open_existing
 from scoring.store import database_url, judge_cache
 
@@ -78,8 +78,8 @@ def judged_figures(engine, run: StoredRun, figures: RunEstimate, model: str | No
     return judge_figures(sample, half_width, model=f"model {model}, latest label of any prompt version")
 
 
-#: After a domain's row whose judge-assisted figures are its human-only ones.
-HUMAN_ONLY_NOTE = f"  (human-only: fewer than {MIN_JUDGED_REVIEWS} reviewed)"
+#: After a domain's row where the judge does not narrow the interval.
+HUMAN_ONLY_NOTE = "  (the judge does not narrow it)"
 
 
 def _judged_lines(figures: RunEstimate, judged: JudgeFigures) -> list[str]:
@@ -91,15 +91,21 @@ def _judged_lines(figures: RunEstimate, judged: JudgeFigures) -> list[str]:
     for r in table.to_dicts():
         human = f"{percent(r['human_estimate'])} [{percent(r['human_ci_low'])}, {percent(r['human_ci_high'])}]"
         ppi = f"{percent(r['judge_estimate'])} [{percent(r['judge_ci_low'])}, {percent(r['judge_ci_high'])}]"
+        if not r["shown"]:
+            words = withheld_text(r["scope"], r["needed"])
+            human, ppi = percent(r["human_estimate"]), f"{percent(r['judge_estimate'])} ({words})"
         note = "" if r["uses_judge"] else HUMAN_ONLY_NOTE
         lines.append(f"{r['scope']:<{width}} {r['rows']:>8} {r['judged']:>8} {r['reviewed']:>8}  {human:<24} "
                      f"{ppi:<24} {r['effective_reviews']:,.0f}{note}")  # fmt: skip
+    combined = judged.estimate.combined.as_dict()
+    human = figures.accuracy.combined
+    lines.append(judge_sentence(combined, {"estimate": human.estimate, "ci_low": human.ci_low,
+                                           "ci_high": human.ci_high}))  # fmt: skip
     lines.append(f"method: {judged.method}")
     plan = judged.plan
     points = f"+-{plan.plan.half_width * 100:g} points"
     lines.append(f"Plan with the judge for {points}: {plan.plan.planned:,} rows planned, {plan.plan.remaining:,} "
-                 f"remaining (without its labels {plan.human_planned:,}): the judge is worth {plan.saved:,} reviews "
-                 "here")  # fmt: skip
+                 f"remaining (without its labels {plan.human_planned:,})")  # fmt: skip
     lines.append(f"method: {plan.plan.method}")
     return lines
 
@@ -120,10 +126,12 @@ def _comparison_lines(figures: RunEstimate) -> list[str]:
     for r in table.to_dicts():
         adjudicated = percent(r["adjudicated_low"]) if r["adjudicated_low"] == r["adjudicated_high"] else (
             f"{percent(r['adjudicated_low'])}–{percent(r['adjudicated_high'])}")  # fmt: skip
+        estimated = f"{percent(r['estimate'])} [{percent(r['ci_low'])}, {percent(r['ci_high'])}]" if r["shown"] else (
+            f"{percent(r['estimate'])} ({withheld_text(r['scope'], r['needed'])})")  # fmt: skip
         lines.append(
             f"{r['scope']:<{width}} {r['rows']:>8} {r['reviewed']:>8} {percent(r['raw_exact']):>7} "
             f"{percent(r['raw_overlap']):>7}" + (f" {percent(r['raw_judge']):>7}" if judge else "")
-            + f"  {adjudicated:<15}  {percent(r['estimate'])} [{percent(r['ci_low'])}, {percent(r['ci_high'])}]"
+            + f"  {adjudicated:<15}  {estimated}"
         )  # fmt: skip
     acc = figures.accuracy
     lines.append(f"method: {acc.method}")

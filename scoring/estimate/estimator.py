@@ -21,6 +21,7 @@ from scoring.core.stats import Z95, wilson_from_share
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import (
     BUCKET,
+    MIN_REVIEWED,
     NONE,
     OWN,
     Strata,
@@ -47,6 +48,12 @@ ACCURACY_METHOD = (
 #: The method in a few words, for a chart's caption or a table's column.
 ACCURACY_METHOD_SHORT = "stratified, shrunk-variance Wilson interval with finite-population correction"
 PRIOR = 0.5  #: the rate assumed where nothing is known (estimate of an unreviewed bucket, planner's prior)
+#: A domain shows an interval once this many of its rows are reviewed (or all of them)...
+MIN_DOMAIN_REVIEWED = 10
+#: ...and at most this share of its rows take a rate borrowed from their bucket. A small domain
+#: whose rows are all borrowed cannot show that it behaves unlike its buckets: its interval covered
+#: 0.67 on 300-row runs. Below these the page says "too few reviewed rows in D: review k more".
+MAX_BORROWED = 0.2
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,9 @@ class Estimate:
     unknown_weight: float
     missing: int = 0  #: rows of the random sample whose truth is missing (skipped, in conflict, pending)
     missing_width: float = 0.0  #: what they add to the interval's width (low to high)
+    #: False: too few reviewed rows in this domain for an interval (:func:`withheld`); the page says so
+    shown: bool = True
+    needed: int = 0  #: reviews of this domain's random sample that would let it show an interval
     method: str = field(default=ACCURACY_METHOD, repr=False)
 
     @property
@@ -116,7 +126,8 @@ class AccuracyEstimate:
     def table(self) -> pl.DataFrame:
         """One row per domain and combined: scope, rows, reviewed, correct, estimate, ci_low,
         ci_high, half_width, unknown_weight."""
-        cols = ("scope", "rows", "reviewed", "correct", "estimate", "ci_low", "ci_high", "half_width", "unknown_weight")
+        cols = ("scope", "rows", "reviewed", "correct", "estimate", "ci_low", "ci_high", "half_width", "unknown_weight",
+                "shown", "needed")  # fmt: skip
         return pl.DataFrame([{c: r.as_dict()[c] for c in cols} for r in self.rows])
 
     def as_dict(self) -> dict:
@@ -139,30 +150,41 @@ def _interval(strata: Strata, k: np.ndarray, target: np.ndarray | None, z: float
     cells' weights when the caller has them (the same strata and target)."""
     w = weights(strata, target) if w is None else w
     known = float(np.dot(w.a, shares(strata, k)))
-    cell_var = w.a**2 * shrunk_variances(strata, k)
-    var = float(cell_var.sum()) + model_variances(strata, k, target)
+    var = float(np.sum(w.a**2 * shrunk_variances(strata, k))) + model_variances(strata, k, target)
+    return wilson_interval(strata, k, w, known, var, z)
+
+
+def wilson_interval(strata: Strata, k: np.ndarray, w: Weights, known: float, var: float,
+                    z: float = Z95) -> tuple[float, float, float, float]:  # fmt: skip
+    """(known, standard error, low, high): the Wilson interval of ``known`` (the estimate of the
+    reviewed part, weight ``1 - w.unknown``) with variance ``var``, on the effective sample size
+    ``p'(1-p')/var`` at the weighted shrunk share ``p'``; the unknown weight is added to the top.
+    The judge-assisted estimate passes its own ``known`` and ``var`` on the same cells."""
     se = float(np.sqrt(max(var, 0.0)))
     mass = float(w.a.sum())  # 1 less the unknown weight
     if se == 0 or mass <= 0:
         low = high = known
     else:  # the Wilson interval of the known part's own share, scaled back to the target
         spread = float(np.dot(w.a, shrunk_shares(strata, k))) / mass
-        share_low, share_high = wilson_from_share(known / mass, spread * (1 - spread) * mass**2 / var, z)
+        share = min(1.0, max(0.0, known / mass))
+        share_low, share_high = wilson_from_share(share, spread * (1 - spread) * mass**2 / var, z)
         low, high = mass * share_low, mass * share_high
     return known, se, max(0.0, min(low, known)), min(1.0, max(high, known) + w.unknown)
 
 
 def share_estimate(strata: Strata, k: np.ndarray, target: np.ndarray | None = None, scope: str = COMBINED,
-                   z: float = Z95) -> Estimate:  # fmt: skip
+                   z: float = Z95, withhold: bool = False) -> Estimate:  # fmt: skip
     """The stratified estimate of a yes/no quantity whose per-cell reviewed counts are ``k``
     (correct rows, or rows a rule gets right), over the cells ``target`` selects. Missing rows
     of the random sample widen the interval to the union of the intervals with all of them
-    wrong and all of them right."""
+    wrong and all of them right. ``withhold``: a domain with too few reviewed rows for an interval
+    says so (:func:`withheld`) rather than print a confident one."""
     w = weights(strata, target)
     inside = np.ones(len(k), dtype=bool) if target is None else np.asarray(target, dtype=bool)
     known, se, low, high = _interval(strata, k, target, z, w)
     miss = strata.missing_counts()
     missing = int(miss[inside].sum())
+    needed = withheld(strata, inside, w) if withhold else 0
     width = high - low
     if missing:
         low = min(low, _interval(strata.imputed(False), k, target, z)[2])
@@ -171,7 +193,41 @@ def share_estimate(strata: Strata, k: np.ndarray, target: np.ndarray | None = No
         scope=scope, estimate=min(1.0, known + PRIOR * w.unknown), ci_low=min(low, high), ci_high=high,
         rows=w.rows, reviewed=int(strata.reviewed[inside].sum()), correct=int(k[inside].sum()),
         standard_error=se, unknown_weight=w.unknown, missing=missing, missing_width=(high - low) - width,
+        needed=needed, shown=needed == 0,
     )  # fmt: skip
+
+
+def withheld(strata: Strata, target: np.ndarray | None, w: Weights | None = None) -> int:
+    """0 when the rows ``target`` selects (a domain; None: the whole run) may show an interval; else
+    how many more reviews of its random sample would let it (:data:`MIN_DOMAIN_REVIEWED`,
+    :data:`MAX_BORROWED`, and a reviewed row in every bucket: :func:`unreviewed_buckets`)."""
+    w = weights(strata, target) if w is None else w
+    if w.unknown > 0:  # a bucket with no reviewed row: its rows span 0 to 1, a bound and no 95% interval
+        return max(unreviewed_buckets(strata), 1)
+    inside = np.ones(len(strata.size), dtype=bool) if target is None else np.asarray(target, dtype=bool)
+    rows, reviewed = float(strata.size[inside].sum()), float(strata.reviewed[inside].sum())
+    if rows == 0 or reviewed >= rows:
+        return 0
+    short = max(0.0, min(MIN_DOMAIN_REVIEWED, rows) - reviewed)
+    fallen = inside & (w.status != OWN)
+    left = np.where(fallen, strata.size - strata.reviewed, 0.0)
+    borrowed, extra = float(left.sum()) / rows, 0.0
+    for cell in np.argsort(-left):  # the largest borrowed cells first, each to MIN_REVIEWED rows
+        if borrowed <= MAX_BORROWED or left[cell] <= 0:
+            break
+        extra += max(0.0, min(MIN_REVIEWED, strata.size[cell]) - strata.reviewed[cell])
+        borrowed -= left[cell] / rows
+    return int(np.ceil(max(short, extra)))
+
+
+def unreviewed_buckets(strata: Strata) -> int:
+    """0 when every bucket with rows has a reviewed row; else the reviews that would give each
+    such bucket :data:`MIN_REVIEWED` (its rows count 0.5 and span 0 to 1 until then: a bound, not
+    a 95% interval, so the combined figure says so instead of printing one)."""
+    n_bucket = np.bincount(strata.bucket, weights=strata.reviewed, minlength=strata.groups)
+    size = np.bincount(strata.bucket, weights=strata.size, minlength=strata.groups)
+    empty = (n_bucket == 0) & (size > 0)
+    return int(np.sum(np.minimum(MIN_REVIEWED, size[empty])))
 
 
 def estimate_indicator(strata: Strata, values: np.ndarray, z: float = Z95) -> tuple[Estimate, list[Estimate]]:
@@ -204,6 +260,6 @@ def estimate_accuracy(sample: pl.DataFrame | Strata, z: float = Z95) -> Accuracy
     """
     strata = sample if isinstance(sample, Strata) else build_strata(check_sample(sample))
     domains = strata.cells["Domain"].to_numpy()
-    per_domain = [share_estimate(strata, strata.correct, domains == d, d, z) for d in strata.domains]
-    return AccuracyEstimate(share_estimate(strata, strata.correct, None, COMBINED, z), per_domain,
+    per_domain = [share_estimate(strata, strata.correct, domains == d, d, z, withhold=True) for d in strata.domains]
+    return AccuracyEstimate(share_estimate(strata, strata.correct, None, COMBINED, z, withhold=True), per_domain,
                             _strata_table(strata))  # fmt: skip

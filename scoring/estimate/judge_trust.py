@@ -11,10 +11,11 @@ nothing about how often the judge is right on the run (per issue 18, section 1).
 - Raw agreement with its Wilson interval, and Cohen's kappa with :data:`KAPPA_METHOD`: the
   2% and 98% quantiles of kappa under the Jeffreys posterior Dirichlet(counts + 1/2) of the 2x2
   table (the central 95% covered only 0.93-0.95 at 30-100 rows; the central 96% covers 0.94-0.97
-  from 30 rows on, more when about one row of a label is expected). Chosen over the textbook Wald
-  interval (Fleiss, Cohen and Everitt 1969, kept as :func:`kappa_se` for the worked numbers),
-  which covers 40-90% at 20-50 rows with skewed prevalence, and it stays defined when every row
-  agrees (tests/test_judge_trust.py prints the coverage table).
+  from 30 rows on, more when about one row of a label is expected), widened where needed to hold
+  the sample kappa (:func:`kappa_interval`). Chosen over the textbook Wald interval (Fleiss,
+  Cohen and Everitt 1969, kept as :func:`kappa_se` for the worked numbers), which covers 40-90%
+  at 20-50 rows with skewed prevalence, and it stays defined when every row agrees
+  (tests/test_judge_trust.py prints the coverage table).
 - Several configurations on the same reviewed rows: each one's agreement with the humans, and per
   pair the paired difference with Newcombe's interval and McNemar's exact p (Holm-adjusted with
   more than two configurations), as the Compare page pairs runs.
@@ -44,7 +45,8 @@ from scoring.core.stats import (
 
 KAPPA_METHOD = (
     "Jeffreys-Dirichlet posterior interval: the 2% and 98% quantiles of kappa under Dirichlet(counts + 1/2), "
-    "which cover 95% in simulation"
+    "which cover 95% in simulation, reaching the sample kappa where it lies beyond them (every row agreeing: "
+    "up to 1)"
 )
 AGREEMENT_METHOD = "Wilson score interval"
 #: Posterior mass left out on each side: the central 96%, which covers 95% in simulation (the
@@ -80,6 +82,14 @@ def kappa_interval(
     Deterministic: the draws are seeded by the counts, so a table always gets the same interval,
     and so do its transpose and its relabelling (kappa is the same for them). Defined even where
     the sample kappa is not (every row on one label): it is then wide.
+
+    The interval always holds the sample kappa (:func:`~scoring.core.stats.cohen_kappa`), which
+    is printed beside it. The posterior's quantiles alone can miss it at the edges: when every row
+    agrees the sample kappa is 1, but every draw of the posterior has some weight off the
+    diagonal, so its 98% quantile stays below 1 (30 + 10 agreeing rows: [0.760, 0.999] around
+    1.000). There the interval is widened to reach the point (the upper end becomes 1), never
+    narrowed: the posterior's central 96% stays inside it, so the coverage it has in simulation
+    can only grow, and every interval that already held its point is unchanged.
     """
     a, b, c, d = int(table[0][0]), int(table[0][1]), int(table[1][0]), int(table[1][1])
     if a + b + c + d <= 0:
@@ -88,8 +98,11 @@ def kappa_interval(
     rng = np.random.default_rng(cells)
     weights = rng.gamma(np.asarray(cells, dtype=float) + 0.5, size=(draws, 4))
     tail = KAPPA_TAIL if tail is None else tail
-    low, high = np.quantile(_kappa_of(weights), [tail, 1 - tail])
-    return (max(-1.0, float(low)), min(1.0, float(high)))
+    low, high = (float(q) for q in np.quantile(_kappa_of(weights), [tail, 1 - tail]))
+    point = cohen_kappa(table)
+    if point is not None:  # the point printed beside the interval lies inside it
+        low, high = min(low, point), max(high, point)
+    return (max(-1.0, low), min(1.0, high))
 
 
 def kappa_se(table: Sequence[Sequence[int]]) -> float | None:

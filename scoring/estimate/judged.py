@@ -23,7 +23,8 @@ from scoring.estimate.ppi_plan import JudgePlan, plan_arrays
 PLANS_FROM = 0.5
 #: Columns of :meth:`JudgeFigures.comparison`.
 JUDGED_COLUMNS = ("scope", "rows", "reviewed", "judged", "human_estimate", "human_ci_low", "human_ci_high",
-                  "judge_estimate", "judge_ci_low", "judge_ci_high", "effective_reviews", "uses_judge")  # fmt: skip
+                  "judge_estimate", "judge_ci_low", "judge_ci_high", "effective_reviews", "uses_judge", "shown",
+                  "needed")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,10 @@ class JudgeFigures:
         :meth:`scoring.estimate.AccuracyEstimate.table`) beside the judge-assisted one."""
         judged = self.estimate.table().select(
             "scope", "rows", "judged", pl.col("reviewed"), judge_estimate="estimate", judge_ci_low="ci_low",
-            judge_ci_high="ci_high", effective_reviews="effective_reviews", uses_judge="uses_judge")  # fmt: skip
-        ours = human.select("scope", human_estimate="estimate", human_ci_low="ci_low", human_ci_high="ci_high")
+            judge_ci_high="ci_high", effective_reviews="effective_reviews", uses_judge="uses_judge",
+            shown="shown")  # fmt: skip
+        ours = human.select("scope", "needed", human_estimate="estimate", human_ci_low="ci_low",
+                            human_ci_high="ci_high")  # fmt: skip
         return judged.join(ours, on="scope", how="left", maintain_order="left").select(JUDGED_COLUMNS)
 
     def as_dict(self) -> dict:
@@ -63,7 +66,7 @@ def judge_figures(sample: pl.DataFrame | JudgeInputs | None, half_width: float =
     if found is None:
         return None
     arrays = (found.strata, found.truth, found.judge, found.missing)
-    return JudgeFigures(judge_assisted_arrays(*arrays, z, found.whole), plan_arrays(*arrays, half_width, z), model)
+    return JudgeFigures(judge_assisted_arrays(*arrays, z), plan_arrays(*arrays, half_width, z), model)
 
 
 def with_labels(sample: pl.DataFrame, labels: Mapping[str, str]) -> pl.DataFrame:

@@ -31,6 +31,7 @@ from scoring.estimate.strata import (
     linear_variances,
     shares,
     shrunk_shares,
+    variance_centres,
     weights,
 )
 
@@ -43,10 +44,15 @@ RATIO_METHOD = (
 )
 CORRECTED_METHOD = (
     "Rogan-Gladen (raw + Sp - 1)/(Se + Sp - 1), clipped to [0, 1]; 95% interval by the delta method from Se and "
-    "Sp (their stratified variances, their covariance from the linearisation), "
+    "Sp (their stratified variances, their covariance from the linearisation), shown once 30 reviewed rows are "
+    "right and 30 wrong, "
     "clipped to [0, 1]; undefined when Se + Sp <= 1. Where some rows' bucket has no reviewed row, every interval "
     "also spans whatever those rows could be (Rogan-Gladen then from the corners of the Se and Sp intervals)"
 )
+#: The corrected accuracy shows an interval once this many reviewed rows are right, and as many
+#: wrong: its delta-method interval from Se and Sp read off fewer covered 0.67-0.80 (runs of 300-2,000
+#: rows, 20-60 reviewed), 0.95-0.975 from 30 of each.
+MIN_CORRECTED = 30
 #: Metric name -> sample column.
 METRICS: dict[str, str] = {"exact": "exact_correct", "overlap": "overlap_correct", "judge": "judge_correct"}
 
@@ -65,6 +71,8 @@ class Ratio:
     ci_high: float | None
     reviewed: int
     effective_n: float | None
+    #: > 0: too few reviewed rows for an interval (``ci_low``/``ci_high`` None); this many more would do
+    needed: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -110,7 +118,8 @@ class _Linear:
     mass: float  # the denominator's estimated share of the covered rows
 
 
-def ratio_variances(strata: Strata, num: np.ndarray, den: np.ndarray, value: float, bottom: float) -> np.ndarray:
+def ratio_variances(strata: Strata, num: np.ndarray, den: np.ndarray, value: float, bottom: float,
+                    fixed: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
     """Per cell, the variance of the mean of ``u = den (x - R)/bottom`` (``num = den x``, both
     0/1) over its reviewed rows: ``(E[u²] - E[u]²)/(n - 1)`` times ``1 - n/N``, with the share of
     ``den`` and the share of ``x`` within it each shrunk toward the bucket's (:func:`.strata.shrunk_shares`). A
@@ -118,14 +127,25 @@ def ratio_variances(strata: Strata, num: np.ndarray, den: np.ndarray, value: flo
     be below 1 (the linearised sample variance gave it 0, and 82-85% coverage)."""
     rows = strata.reviewed
     d = shrunk_shares(strata, cell_sums(strata, den), n=rows)
-    q = shrunk_shares(strata, cell_sums(strata, num), n=cell_sums(strata, den))
+    q = _centres(strata, num, den, fixed)
     mean = d * (q - value) / bottom
     square = d * (q * (1 - value) ** 2 + (1 - q) * value**2) / bottom**2
     spread = np.maximum(square - mean**2, 0.0)
     return np.divide(spread, np.maximum(rows - 1, 1.0), out=np.zeros(len(rows)), where=rows > 0) * fpc(strata)
 
 
-def _ratio(strata: Strata, w: Weights, num: np.ndarray, den: np.ndarray, z: float) -> _Linear | None:
+def _centres(strata: Strata, num: np.ndarray, den: np.ndarray, fixed: np.ndarray | None) -> np.ndarray:
+    """Per cell, the share of ``x`` within ``den`` its variance is taken at: pooled over the bucket's
+    cells whose rows all agree (:func:`.strata.variance_centres`), except in cells where ``x`` is
+    the metric's own verdict and the same on every row (``fixed``: recall of a metric that passes a
+    whole bucket is 1 there by construction, not by luck)."""
+    k, n = cell_sums(strata, num), cell_sums(strata, den)
+    pooled = variance_centres(strata, k, n=n)
+    return pooled if fixed is None else np.where(fixed, shrunk_shares(strata, k, n), pooled)
+
+
+def _ratio(strata: Strata, w: Weights, num: np.ndarray, den: np.ndarray, z: float,
+           fixed: np.ndarray | None = None) -> _Linear | None:  # fmt: skip
     top = float(np.dot(w.a, shares(strata, cell_sums(strata, num))))
     bottom = float(np.dot(w.a, shares(strata, cell_sums(strata, den))))
     reviewed = int(den[strata.reviewed_rows].sum())
@@ -133,24 +153,24 @@ def _ratio(strata: Strata, w: Weights, num: np.ndarray, den: np.ndarray, z: floa
         return None
     value = min(1.0, max(0.0, top / bottom))
     u = (num - value * den) / bottom
-    variance = float(np.dot(w.a**2, ratio_variances(strata, num, den, value, bottom)))
+    variance = float(np.dot(w.a**2, ratio_variances(strata, num, den, value, bottom, fixed)))
     used = w.a > 0
     census = bool(np.all(strata.reviewed[used] >= strata.size[used]))
     if census:
         return _Linear(Ratio(value, value, value, reviewed, None), u, 0.0, True, bottom)
     # The effective n at the shrunk ratio (never 0 or 1), so all-correct passes still give an interval
-    centre = float(np.dot(w.a, shrunk_num(strata, num, den))) / bottom
+    centre = float(np.dot(w.a, shrunk_num(strata, num, den, fixed))) / bottom
     centre = min(max(centre, 1e-9), 1 - 1e-9)
     n_eff = centre * (1 - centre) / variance if variance > 0 else float(reviewed)
     low, high = wilson_from_share(value, n_eff, z)
     return _Linear(Ratio(value, low, high, reviewed, n_eff), u, variance, False, bottom)
 
 
-def shrunk_num(strata: Strata, num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def shrunk_num(strata: Strata, num: np.ndarray, den: np.ndarray, fixed: np.ndarray | None = None) -> np.ndarray:
     """Per cell, the share of ``den`` times the shrunk share of ``x`` within it: the cell's
     shrunk numerator, whose weighted sum over the denominator is the ratio's shrunk centre."""
     d = shares(strata, cell_sums(strata, den))
-    return d * shrunk_shares(strata, cell_sums(strata, num), n=cell_sums(strata, den))
+    return d * _centres(strata, num, den, fixed)
 
 
 def _widen(part: _Linear | None, pessimistic: float, optimistic: float) -> Ratio:
@@ -216,8 +236,11 @@ def _quality(metric: str, sample: pl.DataFrame, z: float) -> MetricQuality:
     t = rows["truth"].fill_null(False).to_numpy().astype(float)
     reviewed = strata.reviewed_rows
     precision = _ratio(strata, w, m * t, m, z)
-    recall = _ratio(strata, w, m * t, t, z)
-    specificity = _ratio(strata, w, (1 - m) * (1 - t), 1 - t, z)
+    cells = len(strata.size)
+    passes = np.bincount(strata.row_cell, weights=m, minlength=cells)
+    fixed = (passes == 0) | (passes == strata.size)  # the metric says the same of every row of the cell
+    recall = _ratio(strata, w, m * t, t, z, fixed)
+    specificity = _ratio(strata, w, (1 - m) * (1 - t), 1 - t, z, fixed)
     raw = float(m.mean())
     # Rows whose bucket has no reviewed row: their metric verdict is known, their truth is not.
     unknown = np.where(w.status == NONE, strata.size / strata.size.sum(), 0.0)
@@ -227,6 +250,9 @@ def _quality(metric: str, sample: pl.DataFrame, z: float) -> MetricQuality:
     corrected = NO_RATIO
     if recall and specificity:
         corrected = _corrected(strata, w, raw, recall, specificity, z, wide if w.unknown > 0 else None)
+        short = max(0, MIN_CORRECTED - recall.ratio.reviewed) + max(0, MIN_CORRECTED - specificity.ratio.reviewed)
+        if short and corrected.value is not None and corrected.ci_low != corrected.ci_high:
+            corrected = replace(corrected, ci_low=None, ci_high=None, needed=short)
     mr, tr = m[reviewed] > 0, t[reviewed] > 0
     table = [[int((mr & tr).sum()), int((mr & ~tr).sum())], [int((~mr & tr).sum()), int((~mr & ~tr).sum())]]
     return MetricQuality(

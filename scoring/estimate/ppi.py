@@ -1,28 +1,33 @@
-"""Judge-assisted true accuracy: the judge's label on every row as one more stratum, the human
-verdicts on the reviewed random sample inside each part (prediction-powered inference in its
-stratified form, see ``/work/shared/notes/judge-assisted-estimates.md`` and ``tests/test_ppi.py``).
+"""Judge-assisted true accuracy: the human-only stratified estimate (bucket x domain, :mod:`.estimator`)
+with the judge's label on every row as a control variate, PPI++ with its power-tuned lambda (see
+``/work/shared/notes/judge-assisted-estimates.md`` and ``tests/test_ppi.py``).
 
-Each bucket x domain stratum is split by the judge's label: rows it called correct, rows it called
-wrong, rows it did not label (unparsed, not run). The judge labelled every row, so each part's size
-is known, and the estimate is the human-only stratified estimate (:mod:`.estimator`: its shrunk
-variances, fallbacks pooled per bucket x label, Wilson interval) over the parts. A stratum whose own
-reviewed rows stand alone but one of whose parts would not is kept whole
-(:func:`scoring.estimate.strata.thin_splits`): a thin part would borrow a rate pooled across domains. This is PPI++
-with a lambda per part: inside a part the judge's label is a constant, so any lambda gives the
-same estimate (``lambda x mean(label) + mean(Y - lambda x label)`` is ``mean(Y)`` there), and the
-judge's bias is corrected by the reviewed rows exactly as PPI corrects it. A bad judge splits the
-strata at random and the interval stays about as wide as the human-only one, never wrong.
+In each bucket x domain stratum the judge labelled every row, so the share of its rows the judge
+calls correct is known exactly, and the reviewed random sample shows how far the reviewers' share
+sits from the judge's. The stratum's estimate is
 
-What stratifying on the label buys over a lambda per bucket x domain is the allocation: a judge
-right on 90% of rows leaves its "correct" parts nearly pure (a 0.97 stratum becomes 0.997 and 0.78),
-so the planner (:mod:`.ppi_plan`) puts the reviews where the judge says wrong. With errors of the
-judge independent of the row, Neyman allocation over the parts needs ``4a(1-a)`` of the human-only
-reviews for a judge right on a share ``a`` of rows (0.36 at 90%); with proportional sampling PPI++
-on bucket x domain saves only what the judge explains inside each stratum (about 22% here).
+    mean(Y) + lambda_B x (share the judge calls correct over all its rows - over its reviewed rows)
 
-The random sample is per part (:func:`scoring.estimate.sample.judge_stratified`): a prefix of a
-bucket x domain stratum's review order is a prefix of each part's, so a review that followed the
-human-only plan counts in full, and one that followed the judge's plan counts here.
+with ``Y`` the reviewers' verdict. Any lambda keeps it unbiased (the correction has mean zero over
+random samples); lambda 0 is the human-only estimate. Its variance, ``(1 - n/N)/(n - 1) x
+(A - 2 lambda B + lambda² C)`` per stratum, takes ``A`` as the human-only estimate takes it (its
+share shrunk one pseudo-row toward its bucket's, :func:`scoring.estimate.strata.shrunk_shares`),
+``B`` and ``C`` the reviewed rows' covariance of verdict and label and variance of the label.
+
+One lambda per bucket, pooled over its domains (a stratum of a few reviewed rows cannot tune its
+own), is the one that makes the run's variance smallest (PPI++'s power tuning, in the stratified
+form of Fisch et al.), clipped to [0, 1]; then, since it was tuned on the same rows, its part of
+the variance is taken over one degree of freedom fewer, and a bucket whose variance that does not
+lower keeps lambda 0. So the judge can only narrow the interval, a judge whose label is the same
+on every row of a stratum (a function of the buckets: the exact-substring verdict itself) gives
+exactly the human-only estimate, and a domain's figure and the combined one use the same lambdas:
+the combined figure is the domains' row-weighted mean. Strata with fewer than
+:data:`JUDGE_MIN_REVIEWED` reviewed rows are estimated as without the judge (those with fewer than
+two take their bucket's rate, as the human-only estimate does).
+
+Rows the judge did not label (unparsed, not run) count at their stratum's labelled share: a
+constant, so they neither help nor bias. "Worth k reviews" is one number everywhere:
+:func:`worth_reviews`, from the two estimates' variances.
 
 :func:`ppi_mean_ci` is the textbook one-mean PPI++ (independent rows, variances with n, as
 ``ppi_py.ppi_mean_ci``), kept for the worked numbers of the notes.
@@ -35,28 +40,40 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 import polars as pl
 
+from scoring.core.protocols import BUCKETS
 from scoring.core.stats import Z95
-from scoring.estimate.estimator import COMBINED, Estimate, estimate_accuracy
-from scoring.estimate.sample import check_sample, judge_stratified
-from scoring.estimate.strata import Strata, build_strata, split_by_judge, thin_splits
+from scoring.estimate.estimator import PRIOR, Estimate, estimate_accuracy, wilson_interval
+from scoring.estimate.sample import check_sample
+from scoring.estimate.strata import (
+    OWN,
+    Strata,
+    build_strata,
+    cell_sums,
+    fpc,
+    model_variances,
+    shares,
+    shrunk_shares,
+    weights,
+)
 
 PPI_METHOD = (
-    "Stratified by the judge's label (PPI with a lambda per part): each bucket x domain stratum split into the rows "
-    "the judge called correct, called wrong and did not label, the parts' sizes known from its labels on every row; "
-    "the human-only stratified estimate over the parts (their reviewed random sample, each part's variance at its "
-    "share shrunk toward its bucket x label's pooled share by 3 pseudo-rows, thin parts pooled per bucket x label, "
-    "Wilson interval on the effective sample size); a stratum with "
-    "enough reviewed rows of its own but a part with fewer than 2 is kept whole; rows without a settled verdict "
-    "are spanned from all wrong to all right; a domain with fewer than 30 reviewed rows shows its human-only "
-    "estimate (too few reviews to check the judge against there)."
+    "PPI++ per bucket x domain stratum with the judge's label as a control variate: each stratum's share of "
+    "reviewed rows judged correct, corrected by lambda x (the share of all its rows the judge calls correct less "
+    "the share among its reviewed rows); one lambda per bucket, pooled over its domains, chosen to make the run's "
+    "variance smallest (clipped to 0-1, its part of the variance on one degree of freedom fewer, 0 where that does "
+    "not lower it), so the judge never widens the interval and a judge whose label follows the buckets gives the "
+    "human-only estimate; the same lambdas in every domain, so the combined figure is the domains' row-weighted "
+    "mean; the variance and interval as the human-only estimate takes them (shrunk shares, Wilson interval on the "
+    "effective sample size); rows "
+    "without a settled verdict are spanned from all wrong to all right; strata with fewer than 10 reviewed rows "
+    "are estimated without the judge."
 )
-#: A domain needs this many reviewed rows of the random sample for its own judge-assisted figure;
-#: below, it shows the human-only one. With 20 reviewed rows (a 2% domain) the judge-assisted interval
-#: was wider than the human-only one for every judge (+-10.3 to +-12.3 against +-9.9) and covered
-#: 0.97-0.98 over 3,000 runs; with 40 a 95% judge narrows it (+-5.9 against +-7.7) at the human-only
-#: coverage. The count is fixed by the design, not by the intervals, so choosing on it keeps both valid.
-MIN_JUDGED_REVIEWS = 30
-PPI_METHOD_SHORT = "judge-assisted (stratified by the judge's label)"
+PPI_METHOD_SHORT = "judge-assisted (PPI++, lambda per bucket)"
+#: A stratum uses the judge once this many of its rows are reviewed. Its covariance of verdict and
+#: label from fewer rows is too noisy a variance to stand on: a small domain unlike its buckets with
+#: 2-7 reviewed rows per stratum covered 0.87 with a 95% judge (2,000 rows, 150 reviewed); from 10
+#: rows the judge-assisted domains after a plan covered 0.91-0.93, from 20 rows 0.93-0.95.
+JUDGE_MIN_REVIEWED = 20
 
 
 def power_tuned_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray) -> float:
@@ -82,15 +99,25 @@ def ppi_mean_ci(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, la
     return theta, theta - z * se, theta + z * se, lam
 
 
+def worth_reviews(reviewed: int, human_se: float, judged_se: float) -> float:
+    """What ``reviewed`` rows are worth with the judge's labels, in reviews without them: the rows
+    the human-only estimate would need for the judge-assisted variance, ``n x (se_h / se_j)²``.
+    The estimate, the planner, the page and the CLI all quote this one figure."""
+    if judged_se <= 0 or human_se <= 0 or judged_se >= human_se * (1 - 1e-9):
+        return float(reviewed)
+    return float(reviewed) * (human_se / judged_se) ** 2
+
+
 @dataclass(frozen=True)
 class JudgedEstimate:
     """The judge-assisted estimate of ``scope`` (a domain, or ``combined``), 95% interval.
 
     ``reviewed``: rows of the random sample with a settled verdict; ``missing``: rows of it
     without one (spanned); ``judged``: rows with a judge label. ``human_standard_error`` is the
-    human-only estimate's on the same rows (bucket x domain, the judge's labels unused), so
-    ``effective_reviews`` = reviewed x (human-only / judge-assisted half-width)² is what the judge's
-    labels are worth in reviews.
+    human-only estimate's on the same rows, so ``effective_reviews`` (:func:`worth_reviews`) is
+    what the reviews are worth with the judge's labels. ``uses_judge``: the judge narrowed this
+    scope's interval (else its figures are the human-only ones). ``shown`` False: too few reviewed
+    rows here for an interval (:func:`scoring.estimate.estimator.withheld`); ``needed`` more would do.
     """
 
     scope: str
@@ -105,83 +132,212 @@ class JudgedEstimate:
     human_standard_error: float
     effective_reviews: float
     unknown_weight: float
-    #: False for a domain with fewer than :data:`MIN_JUDGED_REVIEWS` reviewed rows: the figures are its human-only ones
     uses_judge: bool = True
+    shown: bool = True
+    needed: int = 0
     method: str = field(default=PPI_METHOD, repr=False)
 
     @property
     def half_width(self) -> float:
         return (self.ci_high - self.ci_low) / 2
 
+    @property
+    def worth(self) -> float:
+        """Reviews the judge's labels add here (0 when they do not narrow the interval)."""
+        return max(0.0, self.effective_reviews - self.reviewed)
+
     def as_dict(self) -> dict:
-        return {**asdict(self), "half_width": self.half_width}
+        return {**asdict(self), "half_width": self.half_width, "worth": self.worth}
 
 
 @dataclass(frozen=True)
 class JudgeAssisted:
     """The run's judge-assisted estimate per domain and combined.
 
-    ``strata``: one row per part (bucket, judge = the judge's label, Domain), with the columns of
-    :class:`scoring.estimate.AccuracyEstimate`'s strata and ``judged`` (its labelled rows)."""
+    ``strata``: one row per bucket x domain stratum with the columns of
+    :class:`scoring.estimate.AccuracyEstimate`'s strata, ``judged`` (its labelled rows),
+    ``judge_share`` (the share of its rows the judge calls correct) and ``lambda`` (its bucket's)."""
 
     combined: JudgedEstimate
     domains: list[JudgedEstimate]
     strata: pl.DataFrame
+    lambdas: dict[str, float] = field(default_factory=dict)
     method: str = PPI_METHOD
 
     @property
     def rows(self) -> list[JudgedEstimate]:
         return [*self.domains, self.combined]
 
+    @property
+    def narrows(self) -> bool:
+        """Whether the judge narrows the combined interval at all."""
+        return self.combined.uses_judge
+
     def table(self) -> pl.DataFrame:
         """One row per domain and combined: scope, rows, reviewed, judged, estimate, ci_low, ci_high,
-        half_width, effective_reviews, uses_judge."""
+        half_width, effective_reviews, uses_judge, shown."""
         cols = ("scope", "rows", "reviewed", "judged", "estimate", "ci_low", "ci_high", "half_width",
-                "effective_reviews", "uses_judge")  # fmt: skip
+                "effective_reviews", "uses_judge", "shown")  # fmt: skip
         return pl.DataFrame([{c: r.as_dict()[c] for c in cols} for r in self.rows])
 
     def as_dict(self) -> dict:
         return {
             "method": self.method,
+            "lambdas": self.lambdas,
             "combined": self.combined.as_dict(),
             "domains": [r.as_dict() for r in self.domains],
             "strata": self.strata.to_dicts(),
         }
 
 
+@dataclass(frozen=True)
+class Fit:
+    """The control variate fitted on one version of the sample (missing rows imputed or not):
+    per cell the reviewed share, the label's mean over reviewed rows and over all rows, the
+    moments ``A`` (verdict variance, as the human-only estimate takes it), ``B`` (covariance),
+    ``C`` (label variance), ``g`` = (1 - n/N)/(n - 1), whether the judge applies, and per
+    bucket the lambda and the degrees-of-freedom factor of its tuned part."""
+
+    strata: Strata
+    share: np.ndarray
+    sample_mean: np.ndarray
+    population_mean: np.ndarray
+    a_moment: np.ndarray
+    b_moment: np.ndarray
+    c_moment: np.ndarray
+    g: np.ndarray
+    applies: np.ndarray
+    lam: np.ndarray
+    inflate: np.ndarray
+
+
+def judge_covariate(strata: Strata, judge: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(per row x, per cell mean of x over all its rows, per cell labelled rows): the judge's label
+    1/0, an unlabelled row at its cell's labelled share (0.5 where the cell has none labelled)."""
+    judge = np.asarray(judge, dtype=float)
+    labelled = ~np.isnan(judge)
+    cells = len(strata.size)
+    count = np.bincount(strata.row_cell[labelled], minlength=cells).astype(float)
+    said = np.bincount(strata.row_cell[labelled], weights=judge[labelled], minlength=cells)
+    share = np.divide(said, count, out=np.full(cells, 0.5), where=count > 0)
+    x = np.where(labelled, judge, share[strata.row_cell])
+    sums = np.bincount(strata.row_cell, weights=x, minlength=cells)
+    return x, np.divide(sums, strata.size, out=np.zeros(cells), where=strata.size > 0), count
+
+
+def _quadratic(fit: Fit, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per cell, ``g (a² A - 2 a b B + b² C)``: its part of the variance with coefficients ``a`` on
+    the verdict and ``b`` on the label."""
+    return fit.g * (a * a * fit.a_moment - 2 * a * b * fit.b_moment + b * b * fit.c_moment)
+
+
+def fit_judge(strata: Strata, right: np.ndarray, x: np.ndarray, population_mean: np.ndarray,
+              min_reviewed: int = JUDGE_MIN_REVIEWED) -> Fit:  # fmt: skip
+    """The fit on strata whose ``reviewed_rows`` hold the sample (``right``: per row, reviewed and
+    correct): moments per cell, then one lambda per bucket for the whole run's variance, over the
+    strata with ``min_reviewed`` reviewed rows (the planner reads the judge on thinner ones too)."""
+    rows = np.asarray(strata.reviewed_rows, dtype=bool)
+    cells = len(strata.size)
+    k = np.bincount(strata.row_cell[rows], weights=np.asarray(right, dtype=float)[rows], minlength=cells)
+    strata = replace(strata, reviewed=np.bincount(strata.row_cell[rows], minlength=cells).astype(float), correct=k)
+    n = strata.reviewed
+    y = np.asarray(right, dtype=float)
+    share = shares(strata, k)
+    xbar = shares(strata, cell_sums(strata, x))
+    c_moment = np.maximum(shares(strata, cell_sums(strata, x * x)) - xbar**2, 0.0)
+    b_moment = shares(strata, cell_sums(strata, x * y)) - xbar * share
+    centre = shrunk_shares(strata, k)
+    a_moment = centre * (1 - centre)
+    # The verdict's variance is shrunk (A may be below the sample's), so bound the covariance by
+    # sqrt(A C): every stratum's variance stays a variance (>= 0) at every lambda.
+    b_moment = np.clip(b_moment, -np.sqrt(a_moment * c_moment), np.sqrt(a_moment * c_moment))
+    g = np.divide(fpc(strata), np.maximum(n - 1, 1.0), out=np.zeros(cells), where=n > 0)
+    w = weights(strata)
+    applies = (w.status == OWN) & (n >= max(2, min_reviewed)) & (n < strata.size) & (c_moment > 0)
+    size = strata.size / max(strata.size.sum(), 1.0)
+    lam = np.zeros(strata.groups)
+    inflate = np.ones(strata.groups)
+    for bucket in range(strata.groups):
+        cells_b = applies & (strata.bucket == bucket)
+        if not cells_b.any():
+            continue
+        a, wt = w.a[cells_b], size[cells_b]
+        gb, bb, cb, ab = g[cells_b], b_moment[cells_b], c_moment[cells_b], a_moment[cells_b]
+        denominator = float(np.sum(gb * wt * wt * cb))
+        if denominator <= 0:
+            continue
+        tuned = float(np.clip(np.sum(gb * a * wt * bb) / denominator, 0.0, 1.0))
+        free = float(np.sum(n[cells_b] - 1))  # degrees of freedom left after each stratum's mean
+        factor = free / (free - 1) if free > 1 else np.inf
+        plain = float(np.sum(gb * a * a * ab))
+        judged = float(np.sum(gb * (a * a * ab - 2 * a * tuned * wt * bb + (tuned * wt) ** 2 * cb))) * factor
+        if tuned > 0 and judged < plain:
+            lam[bucket], inflate[bucket] = tuned, factor
+    return Fit(strata, share, xbar, population_mean, a_moment, b_moment, c_moment, g, applies, lam, inflate)
+
+
+def judged_interval(fit: Fit, target: np.ndarray | None, z: float = Z95) -> tuple[float, float, float, float, float]:
+    """(known part of the estimate, its standard error, low, high, the human-only standard error)
+    of the cells ``target`` selects, with the fit's lambdas."""
+    strata = fit.strata
+    w = weights(strata, target)
+    inside = np.ones(len(strata.size), dtype=bool) if target is None else np.asarray(target, dtype=bool)
+    rows = float(strata.size[inside].sum())
+    size = np.where(inside, strata.size / rows, 0.0) if rows else np.zeros(len(strata.size))
+    b = np.where(fit.applies, fit.lam[strata.bucket] * size, 0.0)
+    known = float(np.dot(w.a, fit.share) + np.dot(b, fit.population_mean - fit.sample_mean))
+    extra = model_variances(strata, strata.correct, target)
+    human = float(np.sum(_quadratic(fit, w.a, np.zeros_like(b)))) + extra
+    judged = float(np.sum(_quadratic(fit, w.a, b) * np.where(b > 0, fit.inflate[strata.bucket], 1.0))) + extra
+    known, se, low, high = wilson_interval(strata, strata.correct, w, known, judged, z)
+    return known, se, low, high, float(np.sqrt(max(human, 0.0)))
+
+
 def judge_assisted_arrays(strata: Strata, truth: np.ndarray, judge: np.ndarray, missing: np.ndarray | None = None,
-                          z: float = Z95, whole: np.ndarray | None = None) -> JudgeAssisted:  # fmt: skip
+                          z: float = Z95) -> JudgeAssisted:  # fmt: skip
     """The estimate from per-row arrays aligned with ``strata``'s rows (bucket x domain, its
     ``reviewed_rows`` the random sample's settled rows): ``truth`` (1/0 on reviewed rows, any value
     elsewhere), ``judge`` (1/0, NaN = not labelled), ``missing`` (bool: in the random sample,
-    verdict not settled); ``whole``: per cell, keep it whole (default :func:`thin_splits`). The
-    human-only estimate of the same rows gives ``effective_reviews``."""
+    verdict not settled). Missing rows widen the interval to the union of the intervals with all
+    of them wrong and all of them right, as the human-only estimate does."""
     reviewed = np.asarray(strata.reviewed_rows, dtype=bool)
     missing = np.zeros(len(reviewed), dtype=bool) if missing is None else np.asarray(missing, dtype=bool) & ~reviewed
     right = reviewed & (np.nan_to_num(np.asarray(truth, dtype=float)) > 0.5)
-    whole = thin_splits(strata, judge) if whole is None else whole
-    parts = split_by_judge(strata, judge, right, missing, whole)
+    x, population_mean, labelled_cells = judge_covariate(strata, judge)
+    fit = fit_judge(strata, right, x, population_mean)
+    corners = []
+    if missing.any():
+        for value in (False, True):
+            both = replace(strata, reviewed_rows=reviewed | missing, missing=None)
+            corners.append(fit_judge(both, right | (missing & value), x, population_mean))
     plain = replace(strata, missing=np.bincount(strata.row_cell[missing], minlength=len(strata.size)).astype(float))
-    judged, human = estimate_accuracy(parts, z), estimate_accuracy(plain, z)
+    human = estimate_accuracy(plain, z)
     labelled = ~np.isnan(np.asarray(judge, dtype=float))
-    names = strata.domains
-    cell_domain = np.searchsorted(np.array(names, dtype=object), strata.cells["Domain"].to_numpy())
-    judged_in = np.bincount(cell_domain[strata.row_cell[labelled]], minlength=len(names))
+    cell_domain = strata.cells["Domain"].to_numpy()
 
-    def scope(j: Estimate, h: Estimate, count: int) -> JudgedEstimate:
-        uses_judge = j.scope == COMBINED or j.reviewed >= MIN_JUDGED_REVIEWS
-        shown = j if uses_judge else h
-        worth = shown.reviewed * (h.half_width / shown.half_width) ** 2 if shown.half_width > 0 else shown.reviewed
-        return JudgedEstimate(scope=shown.scope, estimate=shown.estimate, ci_low=shown.ci_low, ci_high=shown.ci_high,
-                              rows=shown.rows, reviewed=shown.reviewed, missing=shown.missing, judged=count,
-                              standard_error=shown.standard_error, human_standard_error=h.standard_error,
-                              effective_reviews=float(worth), unknown_weight=shown.unknown_weight,
-                              uses_judge=uses_judge)  # fmt: skip
+    def scope(h: Estimate, target: np.ndarray | None, count: int) -> JudgedEstimate:
+        known, se, low, high, human_se = judged_interval(fit, target, z)
+        for corner in corners:
+            _, _, c_low, c_high, _ = judged_interval(corner, target, z)
+            low, high = min(low, c_low), max(high, c_high)
+        uses = se < human_se * (1 - 1e-9)
+        estimate = min(1.0, max(0.0, known + PRIOR * h.unknown_weight))
+        return JudgedEstimate(
+            scope=h.scope, estimate=estimate, ci_low=min(low, estimate), ci_high=max(high, estimate), rows=h.rows,
+            reviewed=h.reviewed, missing=h.missing, judged=count, standard_error=se,
+            human_standard_error=h.standard_error, effective_reviews=worth_reviews(h.reviewed, human_se, se),
+            unknown_weight=h.unknown_weight, uses_judge=uses, shown=h.shown, needed=h.needed,
+        )  # fmt: skip
 
-    per_domain = [scope(j, h, int(judged_in[i])) for i, (j, h) in enumerate(zip(judged.domains, human.domains))]
-    table = judged.strata.with_columns(
-        judged=pl.Series(np.bincount(parts.row_cell[labelled], minlength=len(parts.size)), dtype=pl.Int64))
-    return JudgeAssisted(scope(judged.combined, human.combined, int(labelled.sum())), per_domain, table)
+    per_domain = [scope(h, cell_domain == h.scope, int(labelled_cells[cell_domain == h.scope].sum()))
+                  for h in human.domains]  # fmt: skip
+    table = human.strata.with_columns(
+        judged=pl.Series(labelled_cells, dtype=pl.Int64),
+        judge_share=pl.Series(population_mean),
+        **{"lambda": pl.Series(fit.lam[strata.bucket])},
+    )
+    lambdas = {name: float(fit.lam[b]) for b, name in enumerate(BUCKETS)}
+    return JudgeAssisted(scope(human.combined, None, int(labelled.sum())), per_domain, table, lambdas)
 
 
 def sample_arrays(sample: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -197,39 +353,25 @@ def sample_arrays(sample: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 @dataclass(frozen=True)
 class JudgeInputs:
-    """What the judge-assisted estimate and plan read from a sample: its strata (bucket x domain)
-    and per-row arrays (:func:`sample_arrays`), the random sample taken per part
-    (:func:`scoring.estimate.sample.judge_stratified`). Built once per sample (a run's million rows),
-    then read by the estimate and by a plan for every half-width asked."""
+    """What the judge-assisted estimate and plan read from a sample: its strata (bucket x domain,
+    the plain random sample) and per-row arrays (:func:`sample_arrays`). Built once per sample (a
+    run's million rows), then read by the estimate and by a plan for every half-width asked."""
 
     strata: Strata
     truth: np.ndarray
     judge: np.ndarray
     missing: np.ndarray
-    whole: np.ndarray  #: per bucket x domain cell, kept whole (:func:`thin_splits`)
 
 
 def judge_inputs(sample: pl.DataFrame) -> JudgeInputs | None:
     """The :class:`JudgeInputs` of a sample (:func:`scoring.estimate.reviewed_sample`), or None
-    when the judge labelled no row (the human-only figures are then all there is).
-
-    A cell kept whole takes the plain rule's random sample (the prefix of the cell's order), not
-    the union of its parts' prefixes: after a review that followed the judge's plan that union
-    holds more of the rows the judge calls wrong than a random sample of the cell would."""
+    when the judge labelled no row (the human-only figures are then all there is). The random
+    sample is the human-only one: per bucket x domain, the prefix of its review order."""
     sample = check_sample(sample)
-    parts = judge_stratified(sample)
-    truth, judge, _ = sample_arrays(parts)
+    truth, judge, missing = sample_arrays(sample)
     if np.isnan(judge).all():
         return None
-    strata = build_strata(parts)
-    whole = thin_splits(strata, judge)
-    if parts is not sample and whole.any():
-        plain = pl.Series(whole[strata.row_cell])
-        parts = parts.with_columns(pl.when(plain).then(sample[c]).otherwise(pl.col(c)).alias(c)
-                                   for c in ("reviewed", "missing", "by_hand"))  # fmt: skip
-        strata = build_strata(parts)
-    truth, judge, missing = sample_arrays(parts)
-    return JudgeInputs(strata, truth, judge, missing, whole)
+    return JudgeInputs(build_strata(sample), truth, judge, missing)
 
 
 def judge_assisted(sample: pl.DataFrame, z: float = Z95) -> JudgeAssisted | None:
@@ -237,4 +379,4 @@ def judge_assisted(sample: pl.DataFrame, z: float = Z95) -> JudgeAssisted | None
     found = judge_inputs(sample)
     if found is None:
         return None
-    return judge_assisted_arrays(found.strata, found.truth, found.judge, found.missing, z, found.whole)
+    return judge_assisted_arrays(found.strata, found.truth, found.judge, found.missing, z)

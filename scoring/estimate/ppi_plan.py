@@ -1,14 +1,12 @@
-"""How many rows to review for a chosen half-width when the judge has labelled the run, and what
-the judge's labels are worth in reviews.
+"""How many rows to review for a chosen half-width when the judge has labelled the run.
 
-The judge-assisted estimate (:mod:`.ppi`) is stratified over bucket x domain x the judge's label,
-so its plan is the human-only planner's Neyman allocation (:func:`scoring.estimate.plan_review`)
-over those parts: each part's rate the pooled reviewed share of its bucket x label, moved toward
-0.5 to its one-sided :data:`JUDGE_PLAN_Z` Wilson bound. A judge right on 90% of rows makes its
-"correct" parts nearly pure, so the plan asks for few of them and many of the rows it calls wrong.
-The same allocation over bucket x domain alone is the plan without the judge; the difference is
-what the judge is worth here, in reviews. Rows already reviewed are never undone; which rows come
-next is :func:`scoring.estimate.next_rows` on the returned plan (per part, in the seeded order).
+The judge-assisted estimate (:mod:`.ppi`) is the human-only stratified estimate with the judge's
+label as a control variate, so it reads the same random sample (per bucket x domain, a prefix of
+its review order) and its plan is the human-only planner's Neyman allocation with each bucket's
+variance scaled by what the judge leaves of it: ``(A - 2 lambda B + lambda² C) / A`` over the
+bucket's strata, at its lambda and its degrees-of-freedom factor, as the estimate computes them
+now. A judge that does not narrow the estimate leaves the plan exactly the human-only one. The rows
+asked for are the human-only plan's first rows of each stratum: fewer of them, never others.
 """
 
 from __future__ import annotations
@@ -18,51 +16,63 @@ from dataclasses import dataclass, replace
 import numpy as np
 import polars as pl
 
+from scoring.core.protocols import BUCKETS
 from scoring.core.stats import Z95
 from scoring.estimate.planner import ReviewPlan, plan_review
-from scoring.estimate.ppi import judge_inputs
-from scoring.estimate.strata import Strata, split_by_judge
+from scoring.estimate.ppi import JUDGE_MIN_REVIEWED, fit_judge, judge_covariate, judge_inputs
+from scoring.estimate.strata import Strata
 
-#: One-sided z of the margin the judge's plan takes on each part's rate (a 66% bound). Its parts
-#: pool fewer rows than the buckets do, so the human-only planner's 69% bound overshot (plans for
-#: +-2 ended at +-1.6). Since the parts' variances shrink by 3 pseudo-rows (``JUDGE_SHRINK``), 0.25
-#: left 15% of plans above +-2; at 0.4, 99.5% end at or under it, for 49% of the human-only rows
-#: (``tests/bench_ppi.py``: 0.3 gives 94% and 47%, but covers 0.98).
-JUDGE_PLAN_Z = 0.4
 PPI_PLAN_METHOD = (
-    "Neyman allocation over bucket x domain x the judge's label (the rows it called correct, wrong, or did not "
-    "label): each part's rate the pooled reviewed share of its bucket x label moved toward 0.5 to its one-sided "
-    "66% Wilson bound, the total from the stratified variance p(1-p)/(n-1) with the finite-population "
-    "correction, each part between what its random sample holds (at least 2) and its size"
+    "Neyman allocation over bucket x domain as without the judge (rates at the one-sided bound of the bucket's "
+    "pooled reviewed share), each bucket's variance scaled by the share the judge's labels leave of it in the "
+    "judge-assisted estimate (its lambda, on one degree of freedom fewer) in strata planned to 20 reviewed rows "
+    "or more"
 )
 
 
 @dataclass(frozen=True)
 class JudgePlan:
-    """The plan with the judge's labels (``plan``, whose strata are bucket x judge label x domain)
-    and the rows the human-only plan needs for the same half-width (``human_planned``)."""
+    """The plan with the judge's labels (``plan``, over bucket x domain like the human-only one)
+    and the rows the human-only plan needs for the same half-width (``human_planned``);
+    ``factors``: per bucket, the share of its variance the judge leaves."""
 
     plan: ReviewPlan
     human_planned: int
-
-    @property
-    def saved(self) -> int:
-        """What the judge's labels are worth here, in reviews (0 when they do not help)."""
-        return max(0, self.human_planned - self.plan.planned)
+    factors: dict[str, float]
 
     def as_dict(self) -> dict:
-        return {**self.plan.as_dict(), "human_planned": self.human_planned, "saved": self.saved}
+        return {**self.plan.as_dict(), "human_planned": self.human_planned, "factors": self.factors}
+
+
+def variance_factors(strata: Strata, truth: np.ndarray, judge: np.ndarray, min_reviewed: int = 2) -> np.ndarray:
+    """Per bucket, the share of its part of the run's variance left with the judge's labels (1 where
+    its lambda is 0), from the fit the estimate makes on the settled rows, here over every stratum
+    with ``min_reviewed`` of them: a pilot's strata are thinner than the 20 rows the estimate waits
+    for, and the plan is for once they are reviewed."""
+    reviewed = np.asarray(strata.reviewed_rows, dtype=bool)
+    right = reviewed & (np.nan_to_num(np.asarray(truth, dtype=float)) > 0.5)
+    x, population_mean, _ = judge_covariate(strata, judge)
+    fit = fit_judge(strata, right, x, population_mean, min_reviewed)
+    size = fit.strata.size / max(fit.strata.size.sum(), 1.0)
+    lam = np.where(fit.applies, fit.lam[fit.strata.bucket], 0.0)
+    plain = fit.g * size**2 * fit.a_moment
+    judged = fit.g * size**2 * (fit.a_moment - 2 * lam * fit.b_moment + lam**2 * fit.c_moment)
+    judged = np.where(lam > 0, judged * fit.inflate[fit.strata.bucket], plain)
+    top = np.bincount(fit.strata.bucket, weights=judged, minlength=fit.strata.groups)
+    bottom = np.bincount(fit.strata.bucket, weights=plain, minlength=fit.strata.groups)
+    return np.clip(np.divide(top, bottom, out=np.ones(fit.strata.groups), where=bottom > 0), 0.0, 1.0)
 
 
 def plan_arrays(strata: Strata, truth: np.ndarray, judge: np.ndarray, missing: np.ndarray | None,
                 half_width: float = 0.02, z: float = Z95) -> JudgePlan:  # fmt: skip
     """The plan from per-row arrays aligned with ``strata``'s rows (as
     :func:`scoring.estimate.ppi.judge_assisted_arrays` takes them)."""
-    reviewed = np.asarray(strata.reviewed_rows, dtype=bool)
-    right = reviewed & (np.nan_to_num(np.asarray(truth, dtype=float)) > 0.5)
-    parts = split_by_judge(strata, judge, right, missing)
-    plan = replace(plan_review(parts, half_width, z, plan_z=JUDGE_PLAN_Z), method=PPI_PLAN_METHOD)
-    return JudgePlan(plan, plan_review(strata, half_width, z).planned)
+    del missing  # the strata count them; the plan asks for them first either way
+    factors = variance_factors(strata, truth, judge)
+    plan = replace(plan_review(strata, half_width, z, factor=factors[strata.bucket], factor_from=JUDGE_MIN_REVIEWED),
+                   method=PPI_PLAN_METHOD)  # fmt: skip
+    named = {name: float(factors[b]) for b, name in enumerate(BUCKETS)}
+    return JudgePlan(plan, plan_review(strata, half_width, z).planned, named)
 
 
 def plan_with_judge(sample: pl.DataFrame, half_width: float = 0.02, z: float = Z95) -> JudgePlan | None:

@@ -37,18 +37,12 @@ import polars as pl
 
 from scoring.core.protocols import BUCKETS
 from scoring.core.stats import Z95
-from scoring.estimate.sample import JUDGE_GROUPS, check_sample
+from scoring.estimate.sample import check_sample
 
 #: A stratum needs this many reviewed rows to stand on its own; below it uses its bucket's rate.
 MIN_REVIEWED = 2
 #: Pseudo-rows at the bucket's pooled share added to a cell's share for its variance (not its estimate).
 SHRINK = 1.0
-#: The same for a part of a stratum split by the judge's label, toward its bucket x label's pooled
-#: share: a 90% judge's "correct" parts are nearly pure (0.997), so a part of 40 reviewed rows most
-#: often shows no error and, with 1 pseudo-row, a variance a tenth of its true one. 3 pseudo-rows
-#: keep it honest without Student's t, which had widened small domains to 0.99 coverage (a 2% domain
-#: at +-17 points; 3 pseudo-rows with z: 0.96-0.98 at +-10-12, tests/bench_ppi_coverage.py).
-JUDGE_SHRINK = 3.0
 OWN, BUCKET, NONE = "stratum", "bucket", "none"
 CELL_COLUMNS = ("bucket", "Domain", "size", "reviewed", "correct")
 
@@ -67,8 +61,7 @@ class Strata:
     reviewed_rows: np.ndarray  # per sample row, whether it is reviewed (bool)
     #: per cell, rows of its random sample whose truth is missing (skipped, in conflict, pending)
     missing: np.ndarray | None = None
-    #: how many pooling groups ``bucket`` indexes: the four buckets, or bucket x judge label
-    #: (:data:`PARTS` per bucket) in strata split by the judge's label
+    #: how many pooling groups ``bucket`` indexes (the four buckets)
     groups: int = len(BUCKETS)
 
     def missing_counts(self) -> np.ndarray:
@@ -80,11 +73,6 @@ class Strata:
         miss = self.missing_counts()
         return replace(self, reviewed=self.reviewed + miss, correct=self.correct + (miss if right else 0.0),
                        missing=None)  # fmt: skip
-
-    @property
-    def by_judge(self) -> bool:
-        """Whether the cells are split by the judge's label (:func:`split_by_judge`)."""
-        return self.groups > len(BUCKETS)
 
     @property
     def domains(self) -> list[str]:
@@ -132,73 +120,6 @@ def build_strata(sample: pl.DataFrame) -> Strata:
         bucket=cells["_b"].to_numpy().astype(np.int64),
         reviewed_rows=keyed["reviewed"].to_numpy(),
         missing=cells["missing"].to_numpy().astype(float),
-    )
-
-
-#: The judge column of a bucket x domain stratum kept whole: some label's part of it has too few
-#: reviewed rows to stand alone (:func:`thin_splits`), so it is estimated as without the judge.
-WHOLE = "any"
-#: The parts' judge column values, in group order per bucket.
-PARTS = (*JUDGE_GROUPS, WHOLE)
-
-
-def judge_labels(judge: np.ndarray) -> np.ndarray:
-    """Per row, the index of its :data:`JUDGE_GROUPS` value (``judge``: 1 correct, 0 wrong, NaN not judged)."""
-    judge = np.asarray(judge, dtype=float)
-    return np.where(np.isnan(judge), 2, np.where(judge > 0.5, 0, 1))
-
-
-def thin_splits(strata: Strata, judge: np.ndarray, min_reviewed: int = MIN_REVIEWED) -> np.ndarray:
-    """Per bucket x domain cell of ``strata``: whether splitting it by the judge's label would leave
-    a part that does not stand alone (fewer than ``min_reviewed`` reviewed rows, not all reviewed).
-    Such a cell is kept whole: a thin part would take its bucket x label's rate pooled across
-    domains, and a judge that errs differently per domain (every Geography row "correct") biases
-    that rate for a small domain (its coverage 0.875 over 1,000 runs; kept whole, 0.958)."""
-    cells = len(strata.size)
-    key = strata.row_cell * len(JUDGE_GROUPS) + judge_labels(judge)
-    size = np.bincount(key, minlength=cells * len(JUDGE_GROUPS)).reshape(cells, -1)
-    seen = np.bincount(key, weights=np.asarray(strata.reviewed_rows, dtype=float),
-                       minlength=cells * len(JUDGE_GROUPS)).reshape(cells, -1)  # fmt: skip
-    alone = (size == 0) | (seen >= min_reviewed) | (seen >= size)
-    return ~alone.all(axis=1) & stands_alone(strata, min_reviewed)
-
-
-def split_by_judge(strata: Strata, judge: np.ndarray, right: np.ndarray, missing: np.ndarray | None = None,
-                   whole: np.ndarray | None = None) -> Strata:  # fmt: skip
-    """``strata`` (bucket x domain) split by the judge's label on each row (``judge``: 1 correct, 0
-    wrong, NaN not judged; :data:`JUDGE_GROUPS`): cells bucket x label x domain, pooled per bucket x
-    label, with a ``judge`` column. The judge labelled every row, so each part's size is known and
-    the stratified estimate over the parts uses the labels with no model of the judge at all.
-    ``right``: per row, reviewed and correct; ``missing``: per row, in the random sample unsettled;
-    ``whole``: per bucket x domain cell, keep it whole (judge :data:`WHOLE`, pooled per bucket with
-    the other whole cells; :func:`thin_splits`). The planner splits every cell (``whole`` None)."""
-    label = judge_labels(judge)
-    if whole is not None:
-        label = np.where(np.asarray(whole, dtype=bool)[strata.row_cell], len(JUDGE_GROUPS), label)
-    groups = len(PARTS)
-    cells = len(strata.size)
-    group = strata.bucket[strata.row_cell] * groups + label
-    key = group * cells + strata.row_cell
-    found, row_cell = np.unique(key, return_inverse=True)
-    parent, part_group = found % cells, found // cells
-    count = len(found)
-    reviewed_rows = np.asarray(strata.reviewed_rows, dtype=bool)
-    right = np.asarray(right, dtype=bool) & reviewed_rows
-    miss = np.zeros(len(label), dtype=bool) if missing is None else np.asarray(missing, dtype=bool)
-    table = strata.cells.select("bucket", "Domain")[parent.tolist()].with_columns(
-        judge=pl.Series(np.array(PARTS)[part_group % groups].tolist(), dtype=pl.String))
-
-    def per_cell(values: np.ndarray | None = None) -> np.ndarray:
-        return np.bincount(row_cell, weights=values, minlength=count).astype(float)
-
-    size, reviewed, correct = per_cell(), per_cell(reviewed_rows), per_cell(right)
-    return Strata(
-        cells=table.select("bucket", "judge", "Domain").with_columns(
-            size=pl.Series(size, dtype=pl.Int64), reviewed=pl.Series(reviewed, dtype=pl.Int64),
-            correct=pl.Series(correct, dtype=pl.Int64)),  # fmt: skip
-        row_cell=row_cell.astype(np.int64), size=size, reviewed=reviewed, correct=correct,
-        bucket=part_group.astype(np.int64), reviewed_rows=reviewed_rows, missing=per_cell(miss),
-        groups=len(BUCKETS) * groups,
     )
 
 
@@ -283,19 +204,30 @@ def fpc(strata: Strata) -> np.ndarray:
     return np.clip(1 - reviewed_share(strata), 0.0, 1.0)
 
 
-def shrink_of(strata: Strata) -> float:
-    """The pseudo-rows of :func:`shrunk_shares` for these strata: :data:`JUDGE_SHRINK` when they
-    are split by the judge's label, else :data:`SHRINK`."""
-    return JUDGE_SHRINK if strata.by_judge else SHRINK
-
-
 def shrunk_shares(strata: Strata, k: np.ndarray, n: np.ndarray | None = None) -> np.ndarray:
     """Per cell, ``(k + shrink p_B)/(n + shrink)``: the share ``k/n`` (``n`` the reviewed rows by
     default) moved toward its bucket's by :func:`shrink_of` pseudo-rows, as every variance here
     takes it."""
     n = strata.reviewed if n is None else n
-    shrink = shrink_of(strata)
-    return (k + shrink * pooled_shares(strata, k, n)) / (n + shrink)
+    return (k + SHRINK * pooled_shares(strata, k, n)) / (n + SHRINK)
+
+
+def variance_centres(strata: Strata, k: np.ndarray, n: np.ndarray | None = None) -> np.ndarray:
+    """Per cell, the share a ratio's variance is taken at (:mod:`.metric_quality`): :func:`shrunk_shares`,
+    except that a cell whose ``n`` rows (reviewed rows by default) all agree takes, when nearer 0.5,
+    the Jeffreys share of every such row of its bucket's cells that agree the same way (all right
+    with all right, all wrong with all wrong), as if they were one stratum. Ten of ten passes correct
+    is no evidence of a cell right on every pass: a pseudo-row toward its bucket's 0.99 left each of
+    six such cells a tenth of the variance their 60 rows have together, and precision intervals built
+    on them covered 0.80-0.89 for a nominal 0.95. Pooled, 60 of 60 is worth what 60 rows are."""
+    n = strata.reviewed if n is None else n
+    out = shrunk_shares(strata, k, n)
+    for agree, right in (((n > 0) & (k >= n), 1.0), ((n > 0) & (k <= 0), 0.0)):
+        rows = np.bincount(strata.bucket, weights=np.where(agree, n, 0.0), minlength=strata.groups)
+        pooled = (right * rows + 0.5) / (rows + 1.0)
+        nearer = agree & (np.abs(pooled[strata.bucket] - 0.5) < np.abs(out - 0.5))
+        out = np.where(nearer, pooled[strata.bucket], out)
+    return out
 
 
 def shrunk_variances(strata: Strata, k: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ from scoring.estimate.strata import build_strata
 #: Columns of :meth:`RunEstimate.comparison` (``raw_judge`` only when the run has judge labels).
 COMPARISON_COLUMNS = (
     "scope", "rows", "reviewed", "raw_exact", "raw_overlap", "raw_judge", "adjudicated_low", "adjudicated_high",
-    "adjudicated_ci_low", "adjudicated_ci_high", "estimate", "ci_low", "ci_high",
+    "adjudicated_ci_low", "adjudicated_ci_high", "estimate", "ci_low", "ci_high", "shown", "needed",
 )  # fmt: skip
 
 
@@ -51,7 +51,8 @@ class RunEstimate:
             schema=["scope", "adjudicated_low", "adjudicated_high", "adjudicated_ci_low", "adjudicated_ci_high"],
             orient="row",
         )
-        estimated = self.accuracy.table().select("scope", "reviewed", "estimate", "ci_low", "ci_high")
+        estimated = self.accuracy.table().select("scope", "reviewed", "estimate", "ci_low", "ci_high", "shown",
+                                                 "needed")  # fmt: skip
         table = self.raw.join(adjudicated, on="scope", how="left").join(estimated, on="scope", how="left")
         columns = [c for c in COMPARISON_COLUMNS if c != "raw_judge" or self.has_judge]
         return table.select(columns)
