@@ -25,6 +25,7 @@ from scoring.core.export_format import (
     DERIVED_COLUMNS,
     EXPORT_COLUMNS,
     JUDGE_COLUMN,
+    ORDER_COLUMNS,
     PROTOCOLS,
     TIME_FORMAT,
     VERDICTS_COLUMN,
@@ -39,6 +40,7 @@ from scoring.core.export_format import (
     verdict_lists,
     verdicts_text,
 )
+from scoring.core.export_order import ORDER_FORMAT, SEED_COLUMN, SKIPS_COLUMN, skips_text
 from scoring.core.export_parquet import MANIFEST_KEY, parquet_manifest, table_parquet_bytes
 from scoring.store import (
     ROW_COLUMNS,
@@ -62,7 +64,8 @@ PREPARE_ROWS = 100_000
 
 #: The export's public names, wherever they are implemented (pages and tests use ``export.X``).
 __all__ = [
-    "DERIVED_COLUMNS", "EXPORT_COLUMNS", "JUDGE_COLUMN", "MANIFEST_KEY", "PREPARE_ROWS", "VERDICTS_COLUMN",
+    "DERIVED_COLUMNS", "EXPORT_COLUMNS", "JUDGE_COLUMN", "MANIFEST_KEY", "PREPARE_ROWS", "SEED_COLUMN",
+    "SKIPS_COLUMN", "VERDICTS_COLUMN",
     "build_export", "export_table", "manifest", "neutralise", "open_existing", "parquet_export", "parquet_manifest",
     "restore_verdicts", "split_exported", "stored_judge_labels", "table_csv_bytes", "table_parquet_bytes",
     "to_csv_bytes", "to_jsonl_bytes", "unneutralise",
@@ -85,7 +88,8 @@ def _input_names(extras: list[str], added: set[str]) -> dict[str, str]:
 
 def _added_columns(with_judge: bool) -> list[str]:
     """The export's columns after the input's, in order."""
-    return [*EXPORT_COLUMNS, VERDICTS_COLUMN, *ADJUDICATION_EXPORT, *([JUDGE_COLUMN] if with_judge else [])]
+    return [*EXPORT_COLUMNS, VERDICTS_COLUMN, *ORDER_COLUMNS, *ADJUDICATION_EXPORT,
+            *([JUDGE_COLUMN] if with_judge else [])]  # fmt: skip
 
 
 def _require_run(engine: Engine, run_id: int) -> RunInfo:
@@ -110,7 +114,9 @@ def build_export(
     progress: Callable[[str, int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Every row of a run in input order: input columns, both metrics, human and final verdicts,
-    and every reviewer's own verdict in :data:`VERDICTS_COLUMN` (lists of dicts).
+    every reviewer's own verdict in :data:`VERDICTS_COLUMN` (lists of dicts), and the review
+    order: the run's seed and the rows its queue served without a verdict
+    (:mod:`scoring.core.export_order`).
 
     An input column named like an export column is kept under ``<name>_input``.
     Raises :class:`InputError` when the run does not exist. ``progress(phase, done, total)``
@@ -126,6 +132,8 @@ def build_export(
     final = review.final_verdicts(scored, review.human_summary(current), judge_labels, judge_settles, decisions)
     final["reviewed_at"] = format_time(final["reviewed_at"])
     final[VERDICTS_COLUMN] = verdict_lists(current, final["item_key"], review.served_keys(engine, run_id))
+    final[SEED_COLUMN] = info.review_seed
+    final[SKIPS_COLUMN] = final["item_key"].astype(str).map(_skips(engine, run_id)).fillna("").astype(object)
     added = _added_columns(judge_labels is not None)
     extras = list(info.extra_columns)
     renames = _input_names(extras, set(added))
@@ -138,6 +146,12 @@ def build_export(
     for col in ("matching_words", "total_golden_words"):
         out[col] = out[col].astype("int64")
     return out
+
+
+def _skips(engine: Engine, run_id: int) -> dict[str, str]:
+    """Item key -> its :data:`SKIPS_COLUMN` cell, for the few rows the queue served that nobody
+    holds a verdict on (every other row's cell is empty)."""
+    return {key: skips_text(names) for key, names in review.served_unmarked(engine, run_id).items()}
 
 
 def export_table(
@@ -178,7 +192,10 @@ def export_table(
     ruled["reviewed_at"] = format_time(ruled["reviewed_at"])
     ruled_pl = pl.from_pandas(ruled[["bucket", "_label", *derived]].astype(str))
     out = keyed.join(ruled_pl, on=["bucket", "_label"], how="left", maintain_order="left").select(derived)
-    out = out.with_columns(pl.lit("").alias(VERDICTS_COLUMN))
+    skips = keyed["item_key"].replace_strict(_skips(engine, run_id), default="", return_dtype=pl.String)
+    out = out.with_columns(
+        pl.lit("").alias(VERDICTS_COLUMN), pl.lit(str(info.review_seed)).alias(SEED_COLUMN), skips.alias(SKIPS_COLUMN)
+    )
     where = reviewed.arg_true()
     if not where.is_empty():  # the reviewed rows, exactly as build_export computes them
         rows = keyed.filter(reviewed).to_pandas()
@@ -226,6 +243,7 @@ def manifest(
             "id": info.id, "name": info.name, "model": info.model, "language": info.language,
             "filename": info.filename, "sha256": info.sha256, "n_rows": info.n_rows,
             "uploaded_at": info.uploaded_at.strftime(TIME_FORMAT) if info.uploaded_at else "",
+            "review_seed": info.review_seed,
         },  # fmt: skip
         "rows": len(frame),
         "columns": [str(c) for c in frame.columns],
@@ -240,6 +258,8 @@ def manifest(
     }
     if VERDICTS_COLUMN in frame.columns:
         result["human_verdicts"] = VERDICTS_FORMAT
+    if SEED_COLUMN in frame.columns:
+        result["review_order"] = ORDER_FORMAT
     if data is not None:
         result["export_sha256"] = hashlib.sha256(data).hexdigest()
     return result

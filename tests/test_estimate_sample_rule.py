@@ -144,10 +144,11 @@ def test_a_stored_run_counts_queue_rows_and_lists_rows_opened_by_hand(tmp_path: 
     assert len(stored.current) == 7  # every verdict still counts everywhere else (export, kappa)
 
     # An export restored into a fresh database keeps which rows the queue served (the export's
-    # "via"); the restored run's own seed (from the export file's bytes) orders them anew.
+    # "via") and the order it served them in (the export's review seed; tests/test_restore_estimate.py).
     exported = to_csv_bytes(build_export(engine, run.id))
     fresh = make_engine(f"sqlite:///{tmp_path / 'restored.db'}")
     again = store.save_run(fresh, exported, "m_hindi_export.csv").run
+    assert again.review_seed == run.review_seed
     assert review.served_keys(fresh, again.id) == review.served_keys(engine, run.id)
     assert keys[far] not in review.served_keys(fresh, again.id)
     fresh.dispose()

@@ -105,8 +105,10 @@ def event_count(engine) -> int:
 def test_export_columns_rows_and_verdicts(engine, reviewed, keys):
     frame = E.build_export(engine, reviewed.id)
     inputs = ["question", "answer", "Domain", "response", "note_input", "source"]
-    assert list(frame.columns) == [*inputs, *E.EXPORT_COLUMNS, E.VERDICTS_COLUMN, "adjudicator", "decision",
-                                   "adjudication_note"]  # fmt: skip
+    assert list(frame.columns) == [*inputs, *E.EXPORT_COLUMNS, E.VERDICTS_COLUMN, E.SEED_COLUMN, E.SKIPS_COLUMN,
+                                   "adjudicator", "decision", "adjudication_note"]  # fmt: skip
+    assert frame[E.SEED_COLUMN].tolist() == [reviewed.review_seed] * len(ROWS)  # the run's seed on every row
+    assert frame[E.SKIPS_COLUMN].tolist() == [""] * len(ROWS)  # nobody skipped a row
     assert len(frame) == len(ROWS)
     assert frame["question"].tolist() == [r[0] for r in ROWS]  # input order, raw text
     assert frame["response"].tolist() == [r[3] for r in ROWS]

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring import review, store
 from scoring.core.report import COMBINED
@@ -74,6 +76,43 @@ def test_the_kappa_interval_is_the_wald_interval_with_many_rows_and_defined_wher
     everyone = kappa_interval([[20, 0], [0, 0]])
     assert everyone is not None and everyone[0] < 0.05 and everyone[1] > 0.95
     assert kappa_interval([[0, 0], [0, 0]]) is None
+
+
+def test_when_every_row_agrees_kappa_is_1_and_its_interval_reaches_1(capsys) -> None:
+    """Judge and reviewers agree on 30 correct and 10 wrong rows: kappa 1.000. The posterior's
+    central 96% alone is [0.760, 0.999] (no draw reaches 1), a point outside its own interval; the
+    interval is widened to reach it, its lower end unchanged."""
+    t = trust(_rows([(True, "CORRECT")] * 30 + [(False, "INCORRECT")] * 10))
+    assert t.table == [[30, 0], [0, 10]] and t.kappa == 1.0 and t.agreement == 1.0
+    low, high = t.kappa_ci
+    assert (f"{t.kappa:.3f}", f"{low:.3f}", f"{high:.3f}") == ("1.000", "0.760", "1.000")
+    posterior = kappa_interval([[30, 0], [0, 10]], tail=0.02)
+    assert posterior == (low, 1.0)
+    row = trust_frame([t]).row(0, named=True)
+    assert row["kappa_low"] <= row["kappa"] <= row["kappa_high"] == 1.0
+    # The other edge: the raters disagree on every row, kappa -1, the interval reaches -1.
+    opposite = kappa_interval([[0, 3], [3, 0]])
+    assert opposite is not None and opposite[0] == -1.0 == cohen_kappa([[0, 3], [3, 0]]) and opposite[1] < 0
+    with capsys.disabled():
+        print(f"\n30 + 10 agreeing rows: kappa {t.kappa:.3f} [{low:.3f}, {high:.3f}]")
+
+
+#: 2x2 tables of up to 60 rows per cell, empty cells often (the edges where the point can fall outside).
+_CELL = st.one_of(st.just(0), st.integers(0, 3), st.integers(0, 60))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.tuples(_CELL, _CELL, _CELL, _CELL).filter(lambda cells: sum(cells) > 0))
+def test_every_kappa_lies_inside_its_interval(cells: tuple[int, int, int, int]) -> None:
+    """Whatever the table, the sample kappa lies inside its interval, also as printed (3 decimals)."""
+    a, b, c, d = cells
+    table = [[a, b], [c, d]]
+    low, high = kappa_interval(table, draws=2000)
+    assert -1 <= low <= high <= 1 and math.isfinite(low) and math.isfinite(high)
+    kappa = cohen_kappa(table)
+    if kappa is not None:
+        assert low <= kappa <= high
+        assert round(low, 3) <= round(kappa, 3) <= round(high, 3)
 
 
 def test_the_paired_statistics_of_two_configurations_are_the_compare_pages() -> None:
@@ -281,3 +320,5 @@ def test_kappa_interval_handles_every_small_table() -> None:
                     table = [[a, b], [c, n - a - b - c]]
                     low, high = kappa_interval(table, draws=2000)
                     assert -1 <= low <= high <= 1 and math.isfinite(low)
+                    kappa = cohen_kappa(table)
+                    assert kappa is None or low <= kappa <= high

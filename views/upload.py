@@ -6,6 +6,7 @@ import streamlit as st
 
 from scoring import store
 from scoring.core.errors import InputError
+from scoring.core.export_order import unordered_note
 from scoring.core.formats import UPLOAD_TYPES
 from scoring.core.formatting import phase_progress
 from scoring.core.loader import (
@@ -97,9 +98,12 @@ def _save(upload, columns: dict[str, str] | None = None) -> dict:
                                      "from the archive and opened."))  # fmt: skip
         else:
             messages.append(("info", f"{upload.name}: identical to run #{run_id}, which is opened instead."))
-        if result.restored or result.decisions:
-            messages.append(("info", f"{upload.name}: restored {result.restored} human verdict(s) and "
+        if result.restored or result.decisions or result.skips:
+            skips = f", {result.skips} skip(s)" if result.skips else ""
+            messages.append(("info", f"{upload.name}: restored {result.restored} human verdict(s){skips} and "
                                      f"{result.decisions} adjudication(s) from the file."))  # fmt: skip
+        if result.unordered:  # an export without its review seed: say why the estimate leaves them out
+            messages.append(("warning", f"{upload.name}: {unordered_note(result.unordered)}"))
         messages.extend(("warning", f"{upload.name}: {w}") for w in result.warnings)
         st.session_state.setdefault("upload_notes", {})[run_id] = [m for m in messages if m[0] == "warning"]
     return {"messages": messages, "run_id": run_id, "ask": asked}

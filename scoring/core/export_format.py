@@ -25,6 +25,7 @@ import polars as pl
 
 from scoring.core import adjudication as review
 from scoring.core.errors import InputError
+from scoring.core.export_order import SEED_COLUMN, SKIPS_COLUMN, check_order
 
 EXPORT_COLUMNS = [
     "exact_correct", "overlap_correct", "matching_words", "total_golden_words", "bucket",
@@ -42,7 +43,9 @@ JUDGE_COLUMN = "judge_label"
 #: An adjudicator's decision where reviewers disagreed (empty elsewhere); like VERDICTS_COLUMN,
 #: not part of EXPORT_COLUMNS, so exports made before adjudication existed are still recognised.
 ADJUDICATION_EXPORT = list(review.ADJUDICATION_COLUMNS)
-DERIVED_COLUMNS = frozenset([*EXPORT_COLUMNS, VERDICTS_COLUMN, *ADJUDICATION_EXPORT, JUDGE_COLUMN])
+#: The review order's columns (:mod:`scoring.core.export_order`) are derived too, and not required either.
+ORDER_COLUMNS = [SEED_COLUMN, SKIPS_COLUMN]
+DERIVED_COLUMNS = frozenset([*EXPORT_COLUMNS, VERDICTS_COLUMN, *ORDER_COLUMNS, *ADJUDICATION_EXPORT, JUDGE_COLUMN])
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 #: Times inside :data:`VERDICTS_COLUMN` keep their microseconds, so a restored mark has exactly
 #: the time it was made and the round trip is lossless.
@@ -371,13 +374,15 @@ def exported_marks(exported: pd.DataFrame) -> list[Sequence[_Mark]]:
 
 
 def _check_exported(exported: pd.DataFrame) -> None:
-    """Refuse, before anything is stored, verdict cells that could not be restored.
+    """Refuse, before anything is stored, verdict cells that could not be restored (and review
+    order columns that cannot be read).
 
     With :data:`VERDICTS_COLUMN` present it is what is restored; a row whose human_verdict or
     reviewers say otherwise was edited on one side only, and guessing which side is meant would
     silently drop an edit, so it is refused.
     """
     _check_decisions(exported)
+    check_order(exported)
     rows = exported_marks(exported)
     if VERDICTS_COLUMN not in exported.columns:
         return

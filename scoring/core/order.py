@@ -71,5 +71,6 @@ def review_rank(keys: Keys, seed: int | str) -> np.ndarray:
 
 def seed_from_sha(sha256_hex: str) -> int:
     """A run's default review seed: from its file's sha256, so the same file gets the same order
-    on every machine (an export re-uploaded elsewhere keeps its review order)."""
+    on every machine. An uploaded export gets the seed it carries instead (its own bytes differ
+    from the original file's; see :mod:`scoring.core.export_order`)."""
     return int(sha256_hex[:8], 16) & 0x7FFFFFFF

@@ -87,6 +87,7 @@ from scoring.store.verdict_log import (
     record_skip,
     revision,
     served_keys,
+    served_unmarked,
     skipped_keys,
     undo_last,
     undo_last_mark,
@@ -105,7 +106,7 @@ __all__ = [
     "current_verdicts", "final_verdicts", "human_summary", "human_vs_metric", "loop", "metric_precision",
     "my_verdicts", "next_in_queue", "pair_agreement", "PairAgreement", "progress", "queue", "queue_position",
     "queue_scope", "QueueScope", "record_adjudication", "restore_adjudications", "record_mark", "record_marks",
-    "record_skip", "OPENED", "QUEUE", "RESTORED", "VIA", "served_keys",
+    "record_skip", "OPENED", "QUEUE", "RESTORED", "VIA", "served_keys", "served_unmarked",
     "reviewer_agreement", "ReviewLoop", "revision", "scope_progress", "skipped_keys", "split_per_reviewer",
     "undo_last", "undo_last_mark", "Undone",
 ]  # fmt: skip

@@ -1,4 +1,5 @@
-"""Restoring an uploaded export's human verdicts into the verdict log (idempotent)."""
+"""Restoring an uploaded export's human verdicts, and the rows its queue served without one, into
+the verdict log (idempotent)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from sqlalchemy import Engine
 
 from scoring.core.errors import InputError
 from scoring.core.export_format import VERDICTS_COLUMN, exported_marks
+from scoring.core.export_order import exported_skips
 from scoring.store import verdict_log as review
 
 
@@ -20,9 +22,17 @@ def _as_utc(value: object) -> datetime | None:
     return stamp.to_pydatetime()
 
 
-def restore_verdicts(engine: Engine, run_id: int, scored: pd.DataFrame, exported_part: pd.DataFrame) -> int:
+def restore_verdicts(
+    engine: Engine, run_id: int, scored: pd.DataFrame, exported_part: pd.DataFrame, in_order: bool = True
+) -> int:
     """Record the exported human verdicts (rows aligned with ``scored``, which needs ``item_key``)
     that the database does not hold yet; returns how many marks were recorded.
+
+    Each mark keeps the way its row reached the reviewer (``via``) when the file says it and
+    ``in_order``: the run has the export's review seed, so the rows the queue served are the same
+    prefix of the same order. ``in_order=False`` (an export without its seed, see
+    :mod:`scoring.core.export_order`) records every mark as restored: reviewed by hand for the
+    estimate.
 
     With :data:`VERDICTS_COLUMN` every reviewer's verdict is restored with its own reason, note
     and time, conflicts included. A verdict is skipped when that reviewer's current verdict on the
@@ -59,9 +69,34 @@ def restore_verdicts(engine: Engine, run_id: int, scored: pd.DataFrame, exported
                 {
                     "item_key": key, "run_id": run_id, "reviewer": mark.reviewer, "verdict": mark.verdict,
                     "reason": mark.reason, "note": mark.note, "reviewed_at": mark.reviewed_at,
-                    **({"via": mark.via} if mark.via else {}),
+                    **({"via": mark.via} if mark.via and in_order else {}),
                 }  # fmt: skip
             )
     return review.record_marks(engine, marks)
 
 
+def restore_skips(
+    engine: Engine, run_id: int, scored: pd.DataFrame, exported_part: pd.DataFrame, in_order: bool = True
+) -> int:
+    """Record a skip in run ``run_id`` for each reviewer the export's queue served a row to without
+    a verdict (its ``queue_skips`` column, :mod:`scoring.core.export_order`), so the rows the queue
+    served are the original's; returns how many were recorded.
+
+    Given in the queue (``via`` queue) when ``in_order`` (the run has the export's seed), else as
+    restored. A reviewer who already marked or skipped the item is left as they are, so restoring
+    the same file again, or into the database it came from, adds nothing. Call it after
+    :func:`restore_verdicts`.
+    """
+    rows = exported_skips(exported_part)
+    keys = scored["item_key"].astype(str).tolist()
+    wanted = [(key, name) for key, names in zip(keys, rows) for name in names]
+    if not wanted:
+        return 0
+    held = review.read_events(engine, sorted({k for k, _ in wanted}), actions=("mark", "skip"),
+                              columns=["item_key", "reviewer"])  # fmt: skip
+    done = set(zip(held["item_key"].astype(str), held["reviewer"].astype(str)))
+    via = review.QUEUE if in_order else review.RESTORED
+    return review.record_skips(engine, [
+        {"item_key": key, "run_id": run_id, "reviewer": name, "via": via}
+        for key, name in dict.fromkeys(wanted) if (key, name) not in done
+    ])  # fmt: skip

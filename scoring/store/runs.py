@@ -28,12 +28,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from scoring.core.export_format import EXPORT_COLUMNS, split_exported
+from scoring.core.export_order import exported_seed
+from scoring.core.export_parquet import parquet_manifest
 from scoring.core.loader import load_bytes
 from scoring.core.order import seed_from_sha
 from scoring.store.adjudications import restore_adjudications
 from scoring.store.chunked import WriteStats, pause
 from scoring.store.engine import writer
-from scoring.store.restore import restore_verdicts
+from scoring.store.restore import restore_skips, restore_verdicts
 from scoring.store.run_table import (
     EXTRA_PREFIX,
     delete_parts_from,
@@ -90,6 +92,10 @@ class SaveResult:
     table: pl.DataFrame | None = None  # the parsed input columns (None when the run already existed)
     restored: int = 0  # human verdicts restored from an uploaded export
     decisions: int = 0  # adjudicators' decisions restored from it
+    #: Of ``restored``, the verdicts of an export without its review seed, which the estimate
+    #: cannot count as a random sample (:func:`scoring.core.export_order.unordered_note` says why).
+    unordered: int = 0
+    skips: int = 0  # skips restored: rows its queue served that nobody holds a verdict on
 
 
 def guess_model_language(filename: str) -> tuple[str, str]:
@@ -154,7 +160,9 @@ def save_run(
     rows go in short transactions and the run appears only once all of them are in; on any
     failure (an interrupt included) what was written is removed and the exception re-raised.
     A concurrent save of the same bytes waits for this one and opens its run. ``progress`` hears
-    of each phase (for the upload page's status).
+    of each phase (for the upload page's status). An uploaded export restores its verdicts and
+    gives the run its review seed (:mod:`scoring.core.export_order`); without one, the result's
+    ``unordered`` counts the verdicts the estimate cannot count as a random sample.
     """
     report = progress or (lambda phase, done, total: None)
     sha = sha256_bytes(data)
@@ -163,11 +171,13 @@ def save_run(
         return SaveResult(existing, False, [])
     report("reading", 0, 0)
     loaded = load_bytes(data, filename, columns, companions)
-    table, exported = loaded.table, None
+    table, exported, seed = loaded.table, None, None
     if set(EXPORT_COLUMNS) <= set(table.columns):
-        # An uploaded export: its derived columns are not input, its human verdicts are restored.
+        # An uploaded export: its derived columns are not input, its human verdicts are restored,
+        # and the run gets the export's review seed, so its review order is the original's.
         frame, exported = split_exported(loaded.frame, neutralised=loaded.format in ("csv", "tsv"))
         table = pl.DataFrame({str(c): pl.Series(frame[c].tolist(), dtype=pl.String) for c in frame.columns})
+        seed = exported_seed(exported, parquet_manifest(data) if loaded.format == "parquet" else None)
     extra_columns = [c for c in table.columns if c not in ROW_COLUMNS]
     guessed_model, guessed_language = guess_model_language(filename)
     guessed_model = loaded.model or guessed_model
@@ -185,7 +195,7 @@ def save_run(
         "n_rows": table.height,
         "extra_columns": json.dumps(extra_columns, ensure_ascii=False),
         "complete": False,
-        "review_seed": seed_from_sha(sha),
+        "review_seed": seed_from_sha(sha) if seed is None else seed,
         "column_map": json.dumps({"fields": loaded.source_fields, "map": loaded.columns}, ensure_ascii=False)
         if loaded.columns else None,
     }
@@ -196,14 +206,16 @@ def save_run(
         existing = get_run(engine, run_id)
         assert existing is not None
         return SaveResult(existing, False, [])
-    restored = decided = 0
+    restored = decided = skipped = 0
     if exported is not None:
         keyed = rows.select("item_key").to_pandas()
-        restored = restore_verdicts(engine, run_id, keyed, exported)
+        restored = restore_verdicts(engine, run_id, keyed, exported, in_order=seed is not None)
+        skipped = restore_skips(engine, run_id, keyed, exported, in_order=seed is not None)
         decided = restore_adjudications(engine, run_id, keyed["item_key"].astype(str).tolist(), exported)
     info = get_run(engine, run_id)
     assert info is not None
-    return SaveResult(info, True, loaded.warnings, table, restored, decided)
+    unordered = restored if exported is not None and seed is None else 0
+    return SaveResult(info, True, loaded.warnings, table, restored, decided, unordered, skipped)
 
 
 def run_column_map(engine: Engine, run_id: int) -> dict[str, str]:

@@ -170,19 +170,31 @@ def record_skip(engine: Engine, item_key: str, run_id: int | None, reviewer: str
     """Append a skip: the item moves behind the reviewer's unreviewed rows until marked. A skip
     in the queue still says the queue reached the row: it stays in the estimate's sample as a
     row whose truth is missing, never silently left out."""
+    return append_event(engine, _skip_values(item_key, run_id, reviewer, via))
+
+
+def _skip_values(item_key: str, run_id: int | None, reviewer: str, via: str = QUEUE) -> dict:
     if via not in VIA:
         raise ValueError(f"Unknown via {via!r}: expected one of {', '.join(VIA)}.")
-    return append_event(
-        engine,
-        {
-            "item_key": _check_item(item_key),
-            "run_id": run_id,
-            "reviewer": check_reviewer(reviewer),
-            "action": "skip",
-            "created_at": datetime.now(UTC),
-            "via": via,
-        },
-    )
+    return {
+        "item_key": _check_item(item_key),
+        "run_id": run_id,
+        "reviewer": check_reviewer(reviewer),
+        "action": "skip",
+        "created_at": datetime.now(UTC),
+        "via": via,
+    }
+
+
+def record_skips(engine: Engine, skips: Iterable[Mapping]) -> int:
+    """Append many skips (restoring an export), as :func:`record_marks` appends marks: all
+    validated first, then written in transactions of :data:`RESTORE_CHUNK`. Each mapping has the
+    keyword arguments of :func:`record_skip` (without ``engine``)."""
+    rows = [_skip_values(**dict(s)) for s in skips]
+    for start in range(0, len(rows), RESTORE_CHUNK):
+        with writer(engine).begin() as conn:
+            conn.execute(insert(VerdictEvent), rows[start : start + RESTORE_CHUNK])
+    return len(rows)
 
 
 @dataclass(frozen=True)
@@ -364,12 +376,35 @@ def served_keys(engine: Engine, run_id: int, item_keys: Iterable[str] | None = N
     """Items of ``run_id`` the queue served: a mark or skip given in this run through the queue
     (or before revision 0008, when nothing else was recorded), undone or not. Marks restored from
     an export, given on rows opened on purpose, or given in another run do not count."""
-    stmt = select(VerdictEvent.item_key).where(
-        VerdictEvent.run_id == run_id, VerdictEvent.action.in_(("mark", "skip")),
-        or_(VerdictEvent.via.is_(None), VerdictEvent.via == QUEUE),
-    ).distinct()  # fmt: skip
+    stmt = select(VerdictEvent.item_key).where(*_served(run_id)).distinct()
     with engine.connect() as conn:
         found = {str(k) for (k,) in conn.execute(stmt).all()}
     if item_keys is None:
         return found
     return found & {str(k) for k in item_keys}
+
+
+def _served(run_id: int) -> tuple:
+    """The events that say the queue of ``run_id`` served their item (see :func:`served_keys`)."""
+    return (
+        VerdictEvent.run_id == run_id, VerdictEvent.action.in_(("mark", "skip")),
+        or_(VerdictEvent.via.is_(None), VerdictEvent.via == QUEUE),
+    )  # fmt: skip
+
+
+def served_unmarked(engine: Engine, run_id: int) -> dict[str, list[str]]:
+    """Items of ``run_id`` the queue served (:func:`served_keys`) that nobody holds a current
+    verdict on (skipped, or marked and undone), each with the reviewers the queue served it to,
+    sorted. An export carries them (every other served row says so in its verdicts' ``via``), so
+    a restore serves the same rows: they are part of the estimate's sample as missing data."""
+    stmt = select(VerdictEvent.item_key, VerdictEvent.reviewer).where(*_served(run_id)).distinct()
+    with engine.connect() as conn:
+        pairs = [(str(k), str(r)) for k, r in conn.execute(stmt).all()]
+    if not pairs:
+        return {}
+    marked = set(current_verdicts(engine, sorted({k for k, _ in pairs}))["item_key"].astype(str))
+    found: dict[str, list[str]] = {}
+    for key, reviewer in pairs:
+        if key not in marked:
+            found.setdefault(key, []).append(reviewer)
+    return {key: sorted(names) for key, names in found.items()}
