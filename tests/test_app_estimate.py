@@ -50,6 +50,7 @@ from scoring.estimate import (
 )
 from scoring.estimate.stored import stored_estimate
 from scoring.store import judge_cache
+from ui.estimate_view import ci_text
 
 NOTE = "the key names the wrong ruler"
 
@@ -132,11 +133,12 @@ def test_the_page_shows_the_stored_estimate_with_intervals_and_methods(
         assert shown["rows"] == expected.rows and shown["reviewed"] == expected.reviewed
         assert shown["judged correct"] == expected.correct
         assert close(shown["estimate"], expected.estimate)
-        assert shown["95% CI"] == interval(expected.ci_low, expected.ci_high)
+        assert shown["95% CI"] == ci_text(expected.as_dict())  # the interval, or "too few reviewed rows ..."
         assert close(shown["rows in unreviewed buckets"], expected.unknown_weight)
     metric = {m.label: m for m in at.metric}["Estimated true accuracy (combined)"]
     assert metric.value == percent(acc.combined.estimate)
-    assert interval(acc.combined.ci_low, acc.combined.ci_high) in metric.help
+    assert interval(acc.combined.ci_low, acc.combined.ci_high) in metric.help if acc.combined.shown else (
+        metric.help in (None, ""))  # fmt: skip
     # Strata that fell back to their bucket and the unreviewed buckets are named.
     assert acc.fell_back and acc.unreviewed  # the fixture has both
     notes = " ".join(texts(at))
@@ -178,7 +180,7 @@ def test_the_overview_shows_raw_adjudicated_and_estimated_side_by_side(
         assert close(shown["Adjudicated accuracy"], row["adjudicated_low"], places=4)
         assert close(shown["Adjudicated if pending right"], row["adjudicated_high"], places=4)
         assert close(shown["Estimated true accuracy"], row["estimate"])
-        assert shown["Estimate 95% CI"] == interval(row["ci_low"], row["ci_high"])
+        assert shown["Estimate 95% CI"] == ci_text(row)
     # One chart: the metrics, adjudicated and the estimate with its interval per domain and combined.
     charts = at.get("plotly_chart")
     assert len(charts) == 1
@@ -187,7 +189,11 @@ def test_the_overview_shows_raw_adjudicated_and_estimated_side_by_side(
     estimate = traces["Estimated true accuracy"]
     assert estimate["x"] == [r["scope"] for r in expected]
     assert estimate["y"] == pytest.approx([r["estimate"] for r in expected])
-    assert estimate["error_y"]["array"] == pytest.approx([r["ci_high"] - r["estimate"] for r in expected])
+    # whiskers for the figures with an interval; a figure too thinly reviewed keeps its bar and says why
+    assert estimate["error_y"]["array"] == pytest.approx([r["ci_high"] - r["estimate"] if r["shown"] else 0
+                                                          for r in expected])  # fmt: skip
+    assert [c[2] for c in estimate["customdata"]] == [("95% CI " + interval(r["ci_low"], r["ci_high"])) if r["shown"]
+                                                      else ci_text(r) for r in expected]  # fmt: skip
     assert ACCURACY_METHOD in captions(at)
     combined = expected[-1]
     metric = {m.label: m for m in at.metric}["Estimated (combined)"]

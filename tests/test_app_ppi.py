@@ -22,6 +22,7 @@ from scoring.estimate.ppi_plan import PPI_PLAN_METHOD
 from scoring.estimate.stored import stored_estimate
 from scoring.store import judge_cache
 from scoring.store.judge_choice import ANY_CONFIG
+from ui.estimate_view import ci_text
 
 
 @pytest.fixture
@@ -73,8 +74,9 @@ def test_the_true_accuracy_page_shows_both_estimates_and_plans_with_the_judge(en
     assert worth.value == f"{max(0.0, combined['effective_reviews'] - combined['reviewed']):,.0f} reviews"
     table = frame_with(at, "judge-assisted 95% CI")
     assert table["domain"].tolist() == side["scope"].to_list()
-    assert table["human-only 95% CI"].tolist() == [interval(a, b) for a, b in zip(side["human_ci_low"],
-                                                                                side["human_ci_high"])]  # fmt: skip
+    assert table["human-only 95% CI"].tolist() == [ci_text(r, "human_ci_low", "human_ci_high") for r in side.to_dicts()]
+    assert table["judge-assisted 95% CI"].tolist() == [ci_text(r, "judge_ci_low", "judge_ci_high")
+                                                       for r in side.to_dicts()]  # fmt: skip
     assert table["judge-assisted"].tolist() == pytest.approx(side["judge_estimate"].to_list())
     assert table["the judge narrows it"].tolist() == ["yes" if u else "no: human-only figure"
                                                       for u in side["uses_judge"]]  # fmt: skip
@@ -108,7 +110,7 @@ def test_the_overview_shows_the_judge_assisted_estimate_beside_the_estimate(engi
     assert judged is not None
     side = judged.comparison(figures.accuracy.table()).to_dicts()
     table = frame_with(at, "Judge-assisted estimate")
-    assert table["Judge-assisted 95% CI"].tolist() == [interval(r["judge_ci_low"], r["judge_ci_high"]) for r in side]
+    assert table["Judge-assisted 95% CI"].tolist() == [ci_text(r, "judge_ci_low", "judge_ci_high") for r in side]
     assert table["Effective reviews"].tolist() == [round(r["effective_reviews"]) for r in side]
     assert "Estimated true accuracy" in table.columns
     metric = {m.label: m for m in at.metric}["Judge-assisted (combined)"]

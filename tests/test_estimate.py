@@ -256,10 +256,10 @@ def test_precision_recall_specificity_and_rogan_gladen_worked_numbers() -> None:
     assert (exact.precision.reviewed, exact.recall.reviewed, exact.specificity.reviewed) == (20, 21, 19)
     for ratio in (exact.precision, exact.recall, exact.specificity):
         assert 0 <= ratio.ci_low < ratio.value < ratio.ci_high <= 1
-    # 21 reviewed rows right and 19 wrong: too few for Rogan-Gladen's interval (30 of each), which says
-    # how many more would do instead of printing one (its delta-method interval covered 0.67-0.80 there)
-    assert exact.corrected.ci_low is None and exact.corrected.ci_high is None
-    assert exact.corrected.needed == (30 - 21) + (30 - 19)
+    # the exact metric's verdict follows the buckets, so Rogan-Gladen is the stratified estimate and
+    # takes its interval (the delta method on Se and Sp cancelled to a sliver there)
+    stratified = estimate_accuracy(sample).combined
+    assert (exact.corrected.ci_low, exact.corrected.ci_high) == (stratified.ci_low, stratified.ci_high)
     # overlap: TP = 0.54 + 0.06 = 0.60, FP = 0.06 + 0.04 = 0.10 -> precision 0.857143
     assert overlap.precision.value == pytest.approx(0.857143, abs=1e-6)
     assert "judge" not in [m.metric for m in (exact, overlap)]
@@ -310,9 +310,11 @@ def test_unreviewed_buckets_widen_the_ratios_to_every_value_their_rows_could_tak
     assert (exact.precision.value, exact.precision.ci_low, exact.precision.ci_high) == pytest.approx((0.8, 0.8, 0.8))
     assert (exact.recall.ci_low, exact.recall.ci_high) == pytest.approx((0.421053, 0.888889), abs=1e-6)
     assert (exact.specificity.ci_low, exact.specificity.ci_high) == pytest.approx((0.818182, 0.904762), abs=1e-6)
+    # Rogan-Gladen of the exact metric (its verdict follows the buckets) is the stratified estimate
+    # itself, which a bucket with no reviewed row leaves without an interval: it says so instead
     corrected = exact.corrected
-    assert (corrected.value, corrected.ci_low, corrected.ci_high) == pytest.approx((0.214286, 0.214286, 0.730769),
-                                                                                  abs=1e-6)  # fmt: skip
+    assert corrected.value == pytest.approx(0.214286, abs=1e-6)
+    assert (corrected.ci_low, corrected.ci_high) == (None, None) and corrected.needed == 2
 
 
 # --------------------------------------------------------------------------- what-if rules

@@ -83,9 +83,9 @@ def _random_run(rng: np.random.Generator, n: int, reviewed: int, judge_accuracy:
 
 
 def _sample(bucket, domain, truth, judge, seen):
+    labels = None if judge is None else [None if j is None else bool(j) for j in judge]
     return make_sample(np.array(BUCKETS)[bucket].tolist(), [f"d{d}" for d in domain],
-                       [bool(t) if s else None for t, s in zip(truth, seen)],
-                       judge_correct=None if judge is None else [None if j is None else bool(j) for j in judge])  # fmt: skip
+                       [bool(t) if s else None for t, s in zip(truth, seen)], judge_correct=labels)
 
 
 def test_a_judge_that_follows_the_buckets_gives_the_human_only_estimate_exactly() -> None:

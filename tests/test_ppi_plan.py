@@ -46,8 +46,8 @@ def test_the_factor_is_what_the_estimate_keeps_of_the_variance() -> None:
     rng = np.random.default_rng(3)
     truth = rng.random(n) < 0.7
     judge = np.where(rng.random(n) < 0.9, truth, ~truth)
-    sample = make_sample(["overlap_only"] * n, ["Art"] * n, [bool(t) if i < 200 else None for i, t in
-                                                             enumerate(truth)], judge_correct=judge.tolist())  # fmt: skip
+    verdicts = [bool(t) if i < 200 else None for i, t in enumerate(truth)]
+    sample = make_sample(["overlap_only"] * n, ["Art"] * n, verdicts, judge_correct=judge.tolist())
     plan, est = plan_with_judge(sample), judge_assisted(sample)
     assert plan is not None and est is not None
     ratio = (est.combined.standard_error / est.combined.human_standard_error) ** 2

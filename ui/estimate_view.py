@@ -38,14 +38,17 @@ def _add_interval_bars(fig: go.Figure, rows: list[dict], name: str, colour: str,
     """One bar series with its 95% interval: ``cols`` names the value, low and high columns,
     ``extra`` the column shown with ``reviewed`` in the hover text (``hover`` formats both)."""
     value, low, high = cols
-    rows = [r for r in rows if r.get("shown", True)]  # a domain too thinly reviewed has no interval to draw
     values = [r[value] for r in rows]
+    # A domain too thinly reviewed for an interval keeps its bar without whiskers, and says why
+    lows = [r[low] if r.get("shown", True) else r[value] for r in rows]
+    highs = [r[high] if r.get("shown", True) else r[value] for r in rows]
+    notes = ["95% CI " + interval(r[low], r[high]) if r.get("shown", True)
+             else withheld_text(str(r["scope"]), r.get("needed", 0)) for r in rows]  # fmt: skip
     fig.add_bar(
         name=name, x=[html.escape(str(r["scope"])) for r in rows], y=values, marker_color=colour,
-        error_y=_error(values, [r[low] for r in rows], [r[high] for r in rows]),
-        customdata=[[r["reviewed"], r[extra], r[low], r[high]] for r in rows],
-        hovertemplate=("%{x}<br>" + name + ": %{y:.1%} " + hover +
-                       "<br>95% CI %{customdata[2]:.1%} to %{customdata[3]:.1%}<extra></extra>"),
+        error_y=_error(values, lows, highs),
+        customdata=[[r["reviewed"], r[extra], html.escape(note)] for r, note in zip(rows, notes)],
+        hovertemplate=("%{x}<br>" + name + ": %{y:.1%} " + hover + "<br>%{customdata[2]}<extra></extra>"),
     )  # fmt: skip
     return fig
 

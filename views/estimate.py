@@ -18,6 +18,7 @@ from scoring.estimate import (
     golden_wrong_jsonl,
 )
 from scoring.estimate.ppi import PPI_METHOD
+from scoring.estimate.wording import withheld_text
 from ui import estimate_data, estimate_view, identity, run_choice
 from ui.charts import percent_style
 from ui.display import alert, md_escape
@@ -51,18 +52,23 @@ total = acc.combined
 # the human-only one (then said in plain words below).
 lead = judged.estimate.combined if judged is not None and judged.estimate.narrows else total
 c1, c2, c3 = st.columns(3)
+lead_help = f"95% CI {interval(lead.ci_low, lead.ci_high)}" if lead.shown else None
 c1.metric("Estimated true accuracy (combined" + (", with the judge)" if lead is not total else ")"),
-          percent(lead.estimate), help=f"95% CI {interval(lead.ci_low, lead.ci_high)}")  # fmt: skip
-c2.metric("95% interval, ± points", f"{lead.half_width * 100:.1f}")
+          percent(lead.estimate), help=lead_help)  # fmt: skip
+c2.metric("95% interval, ± points", f"{lead.half_width * 100:.1f}" if lead.shown else "not yet")
 c3.metric("Rows reviewed", f"{reviewed:,} of {len(sample):,}")
-st.text(f"Combined: {percent(total.estimate)}, 95% CI {interval(total.ci_low, total.ci_high)}, from {reviewed:,} "
-        f"reviewed rows of {len(sample):,}" + (f" ({conflicts:,} more in conflict: not counted until adjudicated)"
-                                               if conflicts else "") + ".")  # fmt: skip
+conflict_note = f" ({conflicts:,} more in conflict: not counted until adjudicated)" if conflicts else ""
+if total.shown:
+    st.text(f"Combined: {percent(total.estimate)}, 95% CI {interval(total.ci_low, total.ci_high)}, from {reviewed:,} "
+            f"reviewed rows of {len(sample):,}{conflict_note}.")  # fmt: skip
+else:
+    st.text(f"Combined: {percent(total.estimate)} from {reviewed:,} reviewed rows of {len(sample):,}{conflict_note}; "
+            f"{withheld_text('the run', total.needed)} (the planner below says which rows).")  # fmt: skip
 if judged is not None and judged_table is not None:
     st.text(estimate_view.judged_sentence(judged_table, {"estimate": total.estimate, "ci_low": total.ci_low,
                                                          "ci_high": total.ci_high}))  # fmt: skip
 if not reviewed:
-    st.info("No row is reviewed yet: the estimate is 50% with an interval from 0 to 100%. The planner below "
+    st.info("No row is reviewed yet: the estimate is 50%, with no interval to give. The planner below "
             "says which rows to review.")  # fmt: skip
 st.plotly_chart(estimate_view.page_figure(figs, judged_table), key="est_chart")
 st.dataframe(percent_style(estimate_view.estimate_frame(acc), ["estimate", "rows in unreviewed buckets"]),

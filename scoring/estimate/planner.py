@@ -35,7 +35,7 @@ import polars as pl
 from scoring.core.order import review_rank
 from scoring.core.stats import Z95, wilson_from_share
 from scoring.estimate.estimator import PRIOR
-from scoring.estimate.sample import JUDGE_GROUPS, check_sample, judge_group
+from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import MIN_REVIEWED, Strata, build_strata, stands_alone
 
 PLAN_METHOD = (
@@ -162,7 +162,7 @@ def plan_review(sample: pl.DataFrame | Strata, half_width: float = 0.02, z: floa
     strata = sample if isinstance(sample, Strata) else build_strata(check_sample(sample))
     share, rate, spread, prior = _rates(strata, plan_z)
     base = rate * (1 - rate)
-    judged = base * (1.0 if factor is None else np.clip(factor, 0.0, 1.0))
+    judged = base * (1.0 if factor is None else np.clip(np.nan_to_num(factor, nan=1.0), 0.0, 1.0))
     weight = strata.size / max(strata.size.sum(), 1.0)
 
     def variance(n: np.ndarray) -> float:
@@ -174,7 +174,7 @@ def plan_review(sample: pl.DataFrame | Strata, half_width: float = 0.02, z: floa
     planned = allocate(strata.size, rate, np.sqrt(judged), np.minimum(low, strata.size), half_width, z, variance)
     expected = z * math.sqrt(variance(planned.astype(float)))
     reviewed = strata.reviewed.astype(np.int64)
-    table = strata.cells.select(*stratum_keys(strata.cells), "size", "reviewed").with_columns(
+    table = strata.cells.select("bucket", "Domain", "size", "reviewed").with_columns(
         planned=pl.Series(planned, dtype=pl.Int64),
         remaining=pl.Series(planned - reviewed, dtype=pl.Int64),
         rate=pl.Series(rate),
@@ -183,12 +183,6 @@ def plan_review(sample: pl.DataFrame | Strata, half_width: float = 0.02, z: floa
     )
     return ReviewPlan(half_width, int(planned.sum()), int(reviewed.sum()), int((planned - reviewed).sum()),
                       expected, table)  # fmt: skip
-
-
-def stratum_keys(table: pl.DataFrame) -> list[str]:
-    """The columns naming a stratum in ``table``: bucket and Domain, and the judge's label when
-    the strata are split by it."""
-    return ["bucket", "judge", "Domain"] if "judge" in table.columns else ["bucket", "Domain"]
 
 
 def next_rows(
@@ -212,10 +206,8 @@ def next_rows(
             raise ValueError("next_rows needs the run's seed or the rows' ranks in the review order.")
         rank = review_rank(sample[key], seed)
     by_hand = pl.col("by_hand") if "by_hand" in sample.columns else pl.lit(False)
-    keys = stratum_keys(plan.strata)
-    label = judge_group() if "judge_correct" in sample.columns else pl.lit(JUDGE_GROUPS[2])
-    ranked = sample.select("row_idx", "item_key", "bucket", "Domain", "reviewed", "conflict", by_hand=by_hand,
-                           judge=label)  # fmt: skip
+    keys = ["bucket", "Domain"]
+    ranked = sample.select("row_idx", "item_key", "bucket", "Domain", "reviewed", "conflict", by_hand=by_hand)
     ranked = ranked.with_columns(rank=pl.Series(np.asarray(rank)).rank("ordinal").cast(pl.Int64) - 1)
     want = plan.strata.select(*keys, "remaining")
     return (

@@ -268,9 +268,11 @@ def fit_judge(strata: Strata, right: np.ndarray, x: np.ndarray, population_mean:
             continue
         tuned = float(np.clip(np.sum(gb * a * wt * bb) / denominator, 0.0, 1.0))
         free = float(np.sum(n[cells_b] - 1))  # degrees of freedom left after each stratum's mean
-        factor = free / (free - 1) if free > 1 else np.inf
+        if free < 2:  # nothing left to tune lambda on
+            continue
+        factor = free / (free - 1)
         plain = float(np.sum(gb * a * a * ab))
-        judged = float(np.sum(gb * (a * a * ab - 2 * a * tuned * wt * bb + (tuned * wt) ** 2 * cb))) * factor
+        judged = max(0.0, float(np.sum(gb * (a * a * ab - 2 * a * tuned * wt * bb + (tuned * wt) ** 2 * cb)))) * factor
         if tuned > 0 and judged < plain:
             lam[bucket], inflate[bucket] = tuned, factor
     return Fit(strata, share, xbar, population_mean, a_moment, b_moment, c_moment, g, applies, lam, inflate)

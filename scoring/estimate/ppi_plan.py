@@ -60,7 +60,8 @@ def variance_factors(strata: Strata, truth: np.ndarray, judge: np.ndarray, min_r
     judged = np.where(lam > 0, judged * fit.inflate[fit.strata.bucket], plain)
     top = np.bincount(fit.strata.bucket, weights=judged, minlength=fit.strata.groups)
     bottom = np.bincount(fit.strata.bucket, weights=plain, minlength=fit.strata.groups)
-    return np.clip(np.divide(top, bottom, out=np.ones(fit.strata.groups), where=bottom > 0), 0.0, 1.0)
+    ratio = np.divide(top, bottom, out=np.ones(fit.strata.groups), where=bottom > 0)
+    return np.clip(np.nan_to_num(ratio, nan=1.0, posinf=1.0), 0.0, 1.0)  # nothing measured: no reduction
 
 
 def plan_arrays(strata: Strata, truth: np.ndarray, judge: np.ndarray, missing: np.ndarray | None,

@@ -98,22 +98,9 @@ def reviewed_sample(
     return check_sample(random_prefix(sample, rank, served))
 
 
-#: The judge's label as a stratum: a row the judge called correct, wrong, or did not label.
-JUDGE_GROUPS = ("correct", "wrong", "not judged")
-
-
-def judge_group(column: str = "judge_correct") -> pl.Expr:
-    """Per row, its :data:`JUDGE_GROUPS` value from a judge-correct column (null: not judged)."""
-    c = pl.col(column)
-    return pl.when(c.is_null()).then(pl.lit(JUDGE_GROUPS[2])).when(c).then(pl.lit(JUDGE_GROUPS[0])).otherwise(
-        pl.lit(JUDGE_GROUPS[1]))  # fmt: skip
-
-
-def random_prefix(sample: pl.DataFrame, rank: np.ndarray | None, served: np.ndarray | None = None,
-                  by_judge: bool = False) -> pl.DataFrame:  # fmt: skip
+def random_prefix(sample: pl.DataFrame, rank: np.ndarray | None, served: np.ndarray | None = None) -> pl.DataFrame:
     """``sample`` with ``reviewed``, ``missing``, ``by_hand``, ``rank`` and ``served`` set by the rule
-    of the module; ``reviewed`` on input means settled. ``by_judge``: the strata are bucket x domain
-    x the judge's label (:func:`judge_stratified`)."""
+    of the module; ``reviewed`` on input means settled."""
     settled = pl.col("reviewed")
     if rank is None:
         plain = sample.with_columns(missing=pl.lit(False), by_hand=pl.lit(False), rank=pl.lit(None, dtype=pl.Int64))
@@ -122,26 +109,12 @@ def random_prefix(sample: pl.DataFrame, rank: np.ndarray | None, served: np.ndar
         raise ValueError("rank and served need one value per row of the sample.")
     served_col = pl.Series(np.asarray(served, dtype=bool)) if served is not None else sample["reviewed"]
     marked = sample.with_columns(rank=pl.Series(np.asarray(rank), dtype=pl.Int64), served=served_col)
-    keys = ["bucket", "Domain", judge_group().alias("_judge")] if by_judge else ["bucket", "Domain"]
+    keys = ["bucket", "Domain"]
     frontier = pl.col("rank").filter(pl.col("served")).max().over(keys)
     inside = (pl.col("rank") <= frontier).fill_null(False)
     return marked.with_columns(
         reviewed=settled & inside, missing=inside & ~settled, by_hand=settled & ~inside,
     ).select(*SAMPLE_COLUMNS, *[c for c in marked.columns if c not in SAMPLE_COLUMNS])  # fmt: skip
-
-
-def judge_stratified(sample: pl.DataFrame) -> pl.DataFrame:
-    """``sample`` under the rule with the judge's label as one more stratum: per bucket x domain x
-    label, the prefix of its review order up to the last row the queue served there. A prefix of
-    a bucket x domain stratum is also a prefix of each label's part of it (the order restricted
-    to a sub-scope is the sub-scope's own), so every sample the plain rule accepts keeps its rows;
-    a review that followed the judge's plan (more rows where the judge says wrong) is a random
-    sample only this way. Without ranks, ``sample`` itself."""
-    if "rank" not in sample.columns or sample["rank"].null_count() == sample.height:
-        return sample
-    settled = sample["reviewed"] | sample["by_hand"]
-    served = sample["served"].to_numpy() if "served" in sample.columns else settled.to_numpy()
-    return random_prefix(sample.with_columns(reviewed=settled), sample["rank"].to_numpy(), served, by_judge=True)
 
 
 def make_sample(
