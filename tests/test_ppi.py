@@ -14,7 +14,7 @@ from ppi_sim import DOMAIN_SHARES, DOMAINS, N_ROWS, Population
 
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
-from scoring.estimate import estimate_accuracy, make_sample
+from scoring.estimate import estimate_accuracy, make_sample, metric_quality
 from scoring.estimate.ppi import judge_assisted, judge_assisted_arrays, power_tuned_lambda, ppi_mean_ci, worth_reviews
 
 # The notes' example: 100 reviewed (65 both right, 5 human right judge wrong, 5 human wrong judge
@@ -125,6 +125,13 @@ def test_the_judge_never_widens_the_combined_interval_and_the_domains_make_the_c
         assert c.estimate == pytest.approx(mean, abs=1e-9)
     for d in est.domains:
         assert d.ci_low <= d.estimate <= d.ci_high
+    # every printed point estimate lies inside its own printed interval: human-only, ratios, kappa's too
+    for e in estimate_accuracy(sample).rows:
+        assert e.ci_low <= e.estimate <= e.ci_high
+    for quality in metric_quality(sample):
+        for ratio in (quality.precision, quality.recall, quality.specificity, quality.corrected):
+            if ratio.value is not None and ratio.ci_low is not None:
+                assert ratio.ci_low - 1e-12 <= ratio.value <= ratio.ci_high + 1e-12, (quality.metric, ratio)
 
 
 def test_rows_the_judge_did_not_label_neither_help_nor_bias() -> None:
@@ -256,12 +263,10 @@ def test_judge_assisted_intervals_cover_in_every_judge_regime() -> None:
     table = _table(rows, ("judge-assisted", "human-only"))
     table += f"\n({RUNS} runs x {len(rows)} regimes in {time.perf_counter() - started:.1f} s)"
     print("\n" + table)
-    # Measured on these runs: 0.935-0.960 combined (the human-only 0.945-0.950 on the same runs),
-    # the lowest domain 0.905-0.930. 200 runs move a figure by about 0.015, so the 0.94 of the issue
-    # is asserted on the mean of the six regimes here, and per regime over 1,000 other runs in
-    # ``tests/bench_ppi_coverage.py`` (0.951-0.962, domains 0.943-0.982; README). 3 pseudo-rows per
-    # part (``JUDGE_SHRINK``) took the 90% judge from 0.920 to 0.935 at z; keeping thinly split
-    # strata whole took the lowest domain from 0.885 to 0.940.
+    # Measured on these runs: 0.925-0.955 combined (the human-only 0.945-0.950 on the same runs), the
+    # lowest domain 0.910-0.925 (six noisy figures of 200 runs each, about +-0.015 apiece; the same
+    # figures over 1,000 other runs are in ``tests/bench_ppi_coverage.py``). The judge never widens:
+    # 1.18 and 1.34 points for the 95% and 90% judges against 1.67, the useless judge at 1.67.
     combined = [r["ppi"][0] for r in rows.values()]
     assert np.mean(combined) >= 0.94, table
     for regime, r in rows.items():
@@ -269,4 +274,4 @@ def test_judge_assisted_intervals_cover_in_every_judge_regime() -> None:
         assert r["domain"][0] >= 0.90, f"{regime}: per domain\n{table}"  # the lowest of 6 noisy figures
     width = {regime: r["ppi"][1] / r["human"][1] for regime, r in rows.items()}
     assert width["judge 95%"] < 0.75 and width["judge 90%"] < 0.85, table
-    assert width["judge 50% (useless)"] <= 1.05, table
+    assert width["judge 50% (useless)"] <= 1.0 + 1e-9, table

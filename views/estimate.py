@@ -53,7 +53,7 @@ total = acc.combined
 lead = judged.estimate.combined if judged is not None and judged.estimate.narrows else total
 c1, c2, c3 = st.columns(3)
 lead_help = f"95% CI {interval(lead.ci_low, lead.ci_high)}" if lead.shown else None
-c1.metric("Estimated true accuracy (combined" + (", with the judge)" if lead is not total else ")"),
+c1.metric("True accuracy, judge-assisted" if lead is not total else "Estimated true accuracy (combined)",
           percent(lead.estimate), help=lead_help)  # fmt: skip
 c2.metric("95% interval, ± points", f"{lead.half_width * 100:.1f}" if lead.shown else "not yet")
 c3.metric("Rows reviewed", f"{reviewed:,} of {len(sample):,}")

@@ -11,7 +11,7 @@ sits from the judge's. The stratum's estimate is
 with ``Y`` the reviewers' verdict. Any lambda keeps it unbiased (the correction has mean zero over
 random samples); lambda 0 is the human-only estimate. Its variance, ``(1 - n/N)/(n - 1) x
 (A - 2 lambda B + lambda² C)`` per stratum, takes ``A`` as the human-only estimate takes it (its
-share shrunk one pseudo-row toward its bucket's, :func:`scoring.estimate.strata.shrunk_shares`),
+share shrunk one pseudo-row toward its bucket's, or its own where nearer 0.5: :func:`scoring.estimate.strata.spreads`),
 ``B`` and ``C`` the reviewed rows' covariance of verdict and label and variance of the label.
 
 One lambda per bucket, pooled over its domains (a stratum of a few reviewed rows cannot tune its
@@ -42,7 +42,7 @@ import polars as pl
 
 from scoring.core.protocols import BUCKETS
 from scoring.core.stats import Z95
-from scoring.estimate.estimator import PRIOR, Estimate, estimate_accuracy, wilson_interval
+from scoring.estimate.estimator import PRIOR, Estimate, estimate_accuracy, small_sample_z, wilson_interval
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import (
     OWN,
@@ -52,7 +52,7 @@ from scoring.estimate.strata import (
     fpc,
     model_variances,
     shares,
-    shrunk_shares,
+    spreads,
     weights,
 )
 
@@ -65,7 +65,7 @@ PPI_METHOD = (
     "human-only estimate; the same lambdas in every domain, so the combined figure is the domains' row-weighted "
     "mean; the variance and interval as the human-only estimate takes them (shrunk shares, Wilson interval on the "
     "effective sample size); rows "
-    "without a settled verdict are spanned from all wrong to all right; strata with fewer than 10 reviewed rows "
+    "without a settled verdict are spanned from all wrong to all right; strata with fewer than 20 reviewed rows "
     "are estimated without the judge."
 )
 PPI_METHOD_SHORT = "judge-assisted (PPI++, lambda per bucket)"
@@ -246,8 +246,7 @@ def fit_judge(strata: Strata, right: np.ndarray, x: np.ndarray, population_mean:
     xbar = shares(strata, cell_sums(strata, x))
     c_moment = np.maximum(shares(strata, cell_sums(strata, x * x)) - xbar**2, 0.0)
     b_moment = shares(strata, cell_sums(strata, x * y)) - xbar * share
-    centre = shrunk_shares(strata, k)
-    a_moment = centre * (1 - centre)
+    a_moment = spreads(strata, k)  # the verdict's variance exactly as the human-only estimate takes it
     # The verdict's variance is shrunk (A may be below the sample's), so bound the covariance by
     # sqrt(A C): every stratum's variance stays a variance (>= 0) at every lambda.
     b_moment = np.clip(b_moment, -np.sqrt(a_moment * c_moment), np.sqrt(a_moment * c_moment))
@@ -283,6 +282,8 @@ def judged_interval(fit: Fit, target: np.ndarray | None, z: float = Z95) -> tupl
     of the cells ``target`` selects, with the fit's lambdas."""
     strata = fit.strata
     w = weights(strata, target)
+    if target is not None:  # a domain: Student's t on its degrees of freedom, as the human-only figure
+        z = small_sample_z(strata, strata.correct, w, z)
     inside = np.ones(len(strata.size), dtype=bool) if target is None else np.asarray(target, dtype=bool)
     rows = float(strata.size[inside].sum())
     size = np.where(inside, strata.size / rows, 0.0) if rows else np.zeros(len(strata.size))
