@@ -8,9 +8,11 @@ ENOSPC) and a second connection holding SQLite's write lock beyond the wait."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
+import stat
 import subprocess
 import sys
 import tempfile
@@ -111,12 +113,33 @@ def _one_error_line(done: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+@contextlib.contextmanager
+def traversable(path: Path) -> Iterator[None]:
+    """Every folder above ``path`` (the checkout, its interpreter and code) passable by other users
+    for the block: a clone inside a folder only its owner can enter (``mktemp -d``, Debian's home
+    folders since 12) kept ``nobody`` from the code ("No module named scoring"). Only the search
+    bit is added, and each folder's mode is put back after."""
+    changed: list[tuple[Path, int]] = []
+    try:
+        for folder in [path, *path.parents]:
+            mode = stat.S_IMODE(folder.stat().st_mode)
+            if not mode & stat.S_IXOTH:
+                folder.chmod(mode | stat.S_IXOTH)
+                changed.append((folder, mode))
+        yield
+    finally:
+        for folder, mode in changed:
+            folder.chmod(mode)
+
+
 def test_a_read_only_database_for_a_non_root_user_is_named_and_nothing_is_lost() -> None:
     """The database file and its folder belong to root, read-only for everyone else: the user
     ``nobody`` archiving a run is told the file cannot be written (one line, exit 2), the run is
     untouched, and the same command works for the file's owner."""
     folder = Path(tempfile.mkdtemp(prefix="ro_db_", dir="/tmp"))
-    try:
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(traversable(ROOT))
+        stack.callback(shutil.rmtree, folder, True)
         folder.chmod(0o755)
         path = folder / "review.db"
         engine = make_engine(f"sqlite:///{path}")
@@ -128,8 +151,6 @@ def test_a_read_only_database_for_a_non_root_user_is_named_and_nothing_is_lost()
         assert "read-only" in line or "cannot be opened" in line, line
         assert [r.id for r in listed_runs(make_engine(f"sqlite:///{path}"))] == [run.id]  # nothing changed
         assert _cli(["runs", "archive", str(run.id), "--db", f"sqlite:///{path}"], ROOT).returncode == 0
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_once_the_damaged_file_is_moved_aside_the_next_command_works(tmp_path: Path) -> None:
