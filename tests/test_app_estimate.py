@@ -198,6 +198,11 @@ def test_the_overview_shows_raw_adjudicated_and_estimated_side_by_side(
     combined = expected[-1]
     metric = {m.label: m for m in at.metric}["Estimated (combined)"]
     assert metric.value == percent(combined["estimate"])
+    # the help names the interval, or says why there is none yet (never an interval it does not claim)
+    if combined["shown"]:
+        assert interval(combined["ci_low"], combined["ci_high"]) in metric.help
+    else:
+        assert "too few reviewed rows in the run for an interval" in metric.help
 
 
 # --- the planner and the audit scope ------------------------------------------------------------

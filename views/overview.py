@@ -47,8 +47,9 @@ for col, (name, row) in zip(cols, combined.items()):
 if comparison is not None:
     total = estimate_view.combined_row(comparison)
     cols[len(combined)].metric("Estimated (combined)", percent(total["estimate"]),
-                    help=f"{estimate_view.ESTIMATE} from {total['reviewed']} reviewed rows of {total['rows']}; 95% CI "
-                    f"{interval(total['ci_low'], total['ci_high'])}")  # fmt: skip
+                    help=f"{estimate_view.ESTIMATE} from {total['reviewed']} reviewed rows of {total['rows']}; "
+                    + ("95% CI " + interval(total["ci_low"], total["ci_high"]) if total["shown"]
+                       else estimate_view.ci_text({**total, "scope": "the run"})))  # fmt: skip
     st.caption(md_escape(f"{estimate_view.ESTIMATE}: {ACCURACY_METHOD} The True accuracy page has the details "
                          "and the review planner."))  # fmt: skip
     drawn = figs.estimate.random_sample if figs is not None else None
