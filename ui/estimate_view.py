@@ -72,31 +72,22 @@ def judged_frame(comparison: pl.DataFrame) -> pd.DataFrame:
     """Per domain and combined: the human-only estimate and the judge-assisted one side by side,
     each with its 95% interval and half-width, and the reviews the judge-assisted one is worth."""
     t = comparison.to_dicts()
-    frame = pd.DataFrame({
+    return pd.DataFrame({
         "domain": [r["scope"] for r in t], "rows": [r["rows"] for r in t], "judged rows": [r["judged"] for r in t],
         "reviewed": [r["reviewed"] for r in t], "human-only": [r["human_estimate"] for r in t],
-        "human-only 95% CI": [interval(r["human_ci_low"], r["human_ci_high"]) for r in t],
-        "human-only ± points": [f"±{(r['human_ci_high'] - r['human_ci_low']) * 50:.1f}" for r in t],
+        "human-only 95% CI": [ci_text(r, "human_ci_low", "human_ci_high") for r in t],
+        "human-only ± points": [_points(r, "human_ci_low", "human_ci_high") for r in t],
         "judge-assisted": [r["judge_estimate"] for r in t],
-        "judge-assisted 95% CI": [interval(r["judge_ci_low"], r["judge_ci_high"]) for r in t],
-        "judge-assisted ± points": [f"±{(r['judge_ci_high'] - r['judge_ci_low']) * 50:.1f}" for r in t],
+        "judge-assisted 95% CI": [ci_text(r, "judge_ci_low", "judge_ci_high") for r in t],
+        "judge-assisted ± points": [_points(r, "judge_ci_low", "judge_ci_high") for r in t],
         "effective reviews": [round(r["effective_reviews"]) for r in t],
         "the judge narrows it": ["yes" if r["uses_judge"] else "no: human-only figure" for r in t],
     })  # fmt: skip
-    return _withheld(frame, t, ["human-only 95% CI", "judge-assisted 95% CI"])
 
 
-def _withheld(frame: pd.DataFrame, rows: list[dict], columns: list[str]) -> pd.DataFrame:
-    """``frame`` with each interval column of a domain too thinly reviewed replaced by the words
-    saying so (:func:`scoring.estimate.wording.withheld_text`), and its ± columns emptied."""
-    for i, r in enumerate(rows):
-        if r.get("shown", True):
-            continue
-        for column in columns:
-            frame.loc[i, column] = withheld_text(r["scope"], r.get("needed", 0))
-        for column in [c for c in frame.columns if c.endswith("± points")]:
-            frame.loc[i, column] = ""
-    return frame
+def _points(row: dict, low: str = "ci_low", high: str = "ci_high") -> str:
+    """An interval's half-width as "±4.2", empty for a figure too thinly reviewed for one."""
+    return f"±{(row[high] - row[low]) * 50:.1f}" if row.get("shown", True) else ""
 
 
 def with_judged(table: pd.DataFrame, comparison: pl.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -174,14 +165,13 @@ def estimate_frame(acc: AccuracyEstimate) -> pd.DataFrame:
     """Per domain and combined: rows, reviewed, correct, estimate, its 95% interval, the half-width
     in points, and the share of rows whose bucket has no reviewed row."""
     t = acc.table().to_dicts()
-    frame = pd.DataFrame({
+    return pd.DataFrame({
         "domain": [r["scope"] for r in t], "rows": [r["rows"] for r in t], "reviewed": [r["reviewed"] for r in t],
         "judged correct": [r["correct"] for r in t], "estimate": [r["estimate"] for r in t],
-        "95% CI": [interval(r["ci_low"], r["ci_high"]) for r in t],
-        "± points": [f"±{r['half_width'] * 100:.1f}" for r in t],
+        "95% CI": [ci_text(r) for r in t],
+        "± points": [_points(r) for r in t],
         "rows in unreviewed buckets": [r["unknown_weight"] for r in t],
     })  # fmt: skip
-    return _withheld(frame, t, ["95% CI"])
 
 
 def strata_notes(acc: AccuracyEstimate) -> list[str]:

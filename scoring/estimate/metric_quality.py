@@ -259,7 +259,7 @@ def _quality(metric: str, sample: pl.DataFrame, z: float) -> MetricQuality:
     raw = float(m.mean())
     # Rows whose bucket has no reviewed row: their metric verdict is known, their truth is not.
     unknown = np.where(w.status == NONE, strata.size / strata.size.sum(), 0.0)
-    passes = np.bincount(strata.row_cell, weights=m, minlength=len(strata.size)) / strata.size
+    passes = passes / strata.size
     u_pass, u_fail = float(np.dot(unknown, passes)), float(np.dot(unknown, 1 - passes))
     wide = (_widen(recall, u_fail, u_pass), _widen(specificity, u_pass, u_fail))
     corrected = NO_RATIO

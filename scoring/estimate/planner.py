@@ -112,9 +112,14 @@ def expected_variance(size: np.ndarray, share: np.ndarray, n: np.ndarray, z: flo
     """The estimator's variance with ``n`` reviewed rows per cell if each cell's rate is ``share``:
     ``sum W² p(1-p)/(n-1) (1-n/N)`` (a census adds nothing)."""
     del z
-    w = size / size.sum()
+    return stratified_variance(size, share * (1 - share), n)
+
+
+def stratified_variance(size: np.ndarray, per_row: np.ndarray, n: np.ndarray) -> float:
+    """``sum W² v/(n-1) (1-n/N)`` for a per-row variance ``v`` per cell: every plan's variance."""
+    w = size / max(size.sum(), 1.0)
     fpc = np.clip(1 - n / np.maximum(size, 1), 0, 1)
-    return float(np.sum(w * w * share * (1 - share) * fpc / np.maximum(n - 1, 1)))
+    return float(np.sum(w * w * per_row * fpc / np.maximum(n - 1, 1)))
 
 
 def allocate(size: np.ndarray, share: np.ndarray, spread: np.ndarray, low: np.ndarray, half_width: float,
@@ -163,12 +168,9 @@ def plan_review(sample: pl.DataFrame | Strata, half_width: float = 0.02, z: floa
     share, rate, spread, prior = _rates(strata, plan_z)
     base = rate * (1 - rate)
     judged = base * (1.0 if factor is None else np.clip(np.nan_to_num(factor, nan=1.0), 0.0, 1.0))
-    weight = strata.size / max(strata.size.sum(), 1.0)
 
     def variance(n: np.ndarray) -> float:
-        per_cell = np.where(n >= factor_from, judged, base)
-        fpc = np.clip(1 - n / np.maximum(strata.size, 1), 0, 1)
-        return float(np.sum(weight * weight * per_cell * fpc / np.maximum(n - 1, 1)))
+        return stratified_variance(strata.size, np.where(n >= factor_from, judged, base), n)
 
     low = np.maximum(strata.reviewed + strata.missing_counts(), np.minimum(MIN_REVIEWED, strata.size))
     planned = allocate(strata.size, rate, np.sqrt(judged), np.minimum(low, strata.size), half_width, z, variance)

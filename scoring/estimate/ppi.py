@@ -225,7 +225,7 @@ def judge_covariate(strata: Strata, judge: np.ndarray) -> tuple[np.ndarray, np.n
     return x, np.divide(sums, strata.size, out=np.zeros(cells), where=strata.size > 0), count
 
 
-def _quadratic(fit: Fit, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def quadratic(fit: Fit, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Per cell, ``g (a² A - 2 a b B + b² C)``: its part of the variance with coefficients ``a`` on
     the verdict and ``b`` on the label."""
     return fit.g * (a * a * fit.a_moment - 2 * a * b * fit.b_moment + b * b * fit.c_moment)
@@ -290,8 +290,8 @@ def judged_interval(fit: Fit, target: np.ndarray | None, z: float = Z95) -> tupl
     b = np.where(fit.applies, fit.lam[strata.bucket] * size, 0.0)
     known = float(np.dot(w.a, fit.share) + np.dot(b, fit.population_mean - fit.sample_mean))
     extra = model_variances(strata, strata.correct, target)
-    human = float(np.sum(_quadratic(fit, w.a, np.zeros_like(b)))) + extra
-    judged = float(np.sum(_quadratic(fit, w.a, b) * np.where(b > 0, fit.inflate[strata.bucket], 1.0))) + extra
+    human = float(np.sum(quadratic(fit, w.a, np.zeros_like(b)))) + extra
+    judged = float(np.sum(quadratic(fit, w.a, b) * np.where(b > 0, fit.inflate[strata.bucket], 1.0))) + extra
     known, se, low, high = wilson_interval(strata, strata.correct, w, known, judged, z)
     return known, se, low, high, float(np.sqrt(max(human, 0.0)))
 

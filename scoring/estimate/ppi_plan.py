@@ -19,7 +19,7 @@ import polars as pl
 from scoring.core.protocols import BUCKETS
 from scoring.core.stats import Z95
 from scoring.estimate.planner import ReviewPlan, plan_review
-from scoring.estimate.ppi import JUDGE_MIN_REVIEWED, fit_judge, judge_covariate, judge_inputs
+from scoring.estimate.ppi import JUDGE_MIN_REVIEWED, fit_judge, judge_covariate, judge_inputs, quadratic
 from scoring.estimate.strata import Strata
 
 PPI_PLAN_METHOD = (
@@ -55,9 +55,8 @@ def variance_factors(strata: Strata, truth: np.ndarray, judge: np.ndarray, min_r
     fit = fit_judge(strata, right, x, population_mean, min_reviewed)
     size = fit.strata.size / max(fit.strata.size.sum(), 1.0)
     lam = np.where(fit.applies, fit.lam[fit.strata.bucket], 0.0)
-    plain = fit.g * size**2 * fit.a_moment
-    judged = fit.g * size**2 * (fit.a_moment - 2 * lam * fit.b_moment + lam**2 * fit.c_moment)
-    judged = np.where(lam > 0, judged * fit.inflate[fit.strata.bucket], plain)
+    plain = quadratic(fit, size, np.zeros_like(size))
+    judged = np.where(lam > 0, quadratic(fit, size, lam * size) * fit.inflate[fit.strata.bucket], plain)
     top = np.bincount(fit.strata.bucket, weights=judged, minlength=fit.strata.groups)
     bottom = np.bincount(fit.strata.bucket, weights=plain, minlength=fit.strata.groups)
     ratio = np.divide(top, bottom, out=np.ones(fit.strata.groups), where=bottom > 0)
