@@ -1,7 +1,12 @@
 """The Upload page's tidying of runs: archive the selected run (a confirmation naming it), the
 archived runs with Restore, and Delete for good behind its own, stronger confirmation (type the
 run's id or name; it says what is lost). Run names are the uploader's text: shown with
-``st.text`` only, never in a label or Markdown."""
+``st.text`` only, never in a label or Markdown.
+
+After an archive the page moves to the next run: its confirmation starts closed and unticked (the
+expander and the checkbox are keyed by run id, so nothing of the archived run's open confirmation
+carries over to the next), and the message naming the archived run is a toast and the first thing
+of this section, above that run's confirmation."""
 
 from __future__ import annotations
 
@@ -21,9 +26,21 @@ def _done(message: str) -> None:
     st.rerun()
 
 
+def show_notice() -> None:
+    """The message of the last archive, restore or delete, once: a toast (seen wherever the page is
+    scrolled) and a success line where this section starts. Shown by whichever of
+    :func:`archive_controls` and :func:`archived_runs` runs first."""
+    notice = st.session_state.pop(NOTICE, None)
+    if notice:
+        st.toast(notice, icon=":material/check_circle:", duration="long")
+        st.success(notice)
+
+
 def archive_controls(engine: Engine, run: store.RunInfo) -> None:
-    """"Archive this run" for the selected run, after a checked confirmation naming it."""
-    with st.expander("Archive this run", icon=":material/archive:"):
+    """"Archive this run" for the selected run, after a checked confirmation naming it; closed
+    whenever a run is newly shown (its key is the run's), so no run is left one click from it."""
+    show_notice()
+    with st.expander("Archive this run", icon=":material/archive:", key=f"archive_open_{run.id}", on_change="rerun"):
         st.text(store.archive_prompt(run))
         sure = st.checkbox("Yes, archive this run", key=f"archive_sure_{run.id}")
         if st.button("Archive this run", key="archive_run", disabled=not sure):
@@ -43,9 +60,7 @@ def archive_controls(engine: Engine, run: store.RunInfo) -> None:
 
 def archived_runs(engine: Engine) -> None:
     """The archived runs, each with Restore and Delete for good."""
-    notice = st.session_state.pop(NOTICE, None)
-    if notice:
-        st.success(notice)
+    show_notice()
     archived = store.archived_runs(engine)
     if not archived:
         return

@@ -38,6 +38,7 @@ if table.empty:
     st.stop()
 
 labels = {int(r.row_idx): f"Row {int(r.row_idx) + 1}" + (f" (decided: {r.decision})" if r.decision else "")
+          + (" (you marked it)" if review.party_to(f"{r.correct_by};{r.wrong_by}", name) else "")
           for r in table.itertuples(index=False)}  # fmt: skip
 row_idx = st.selectbox("Item", list(labels), format_func=labels.__getitem__, key="adj_row")
 row = frame.iloc[row_idx]
@@ -47,18 +48,30 @@ show_row(row)
 st.subheader("The reviewers' verdicts")
 verdicts = review.current_verdicts(engine, [key])
 st.dataframe(verdicts[["reviewer", "verdict", "reason", "note", "reviewed_at"]], hide_index=True, key="adj_verdicts")
-note = st.text_input("Note on the decision (optional)", key=f"adj_note_{key[:12]}")
+own = review.own_verdict_in(verdicts, name)
+if own is not None and not review.adjudicate_own_allowed():
+    alert("info", review.own_refusal(own))  # in place of the note and the Decide buttons
+    st.stop()
+if own is not None:
+    alert("warning", review.own_warning(own))
+note_key = f"adj_note_{key[:12]}"
+st.text_input("Note on the decision (optional)", key=note_key)
 
 
-def _decide(decision: str) -> None:
+def _decide(decision: str, item_key: str, row_no: int, note_key: str) -> None:
+    """Save the decision with the note as the browser sent it with this click: read from the
+    session state, which already holds the value typed (no Enter needed); the page's variables
+    are the previous script run's."""
+    note = str(st.session_state.get(note_key) or "")
     try:
-        review.record_adjudication(engine, key, run.id, name, decision, note)
-    except (store.DatabaseError, NotSaved) as exc:
+        review.record_adjudication(engine, item_key, run.id, name, decision, note)
+    except (store.DatabaseError, NotSaved, review.OwnDecisionRefused) as exc:
         st.session_state["adj_feedback"] = [("error", f"Not saved: {exc}")]
         return
-    st.session_state["adj_feedback"] = [("success", f"Saved: row {row_idx + 1} decided {decision} by {name}.")]
+    st.session_state["adj_feedback"] = [("success", f"Saved: row {row_no} decided {decision} by {name}.")]
 
 
 c1, c2 = st.columns(2)
-c1.button("Decide: correct", key="adj_correct", type="primary", on_click=_decide, args=("correct",))
-c2.button("Decide: wrong", key="adj_wrong", on_click=_decide, args=("wrong",))
+args = (key, row_idx + 1, note_key)
+c1.button("Decide: correct", key="adj_correct", type="primary", on_click=_decide, args=("correct", *args))
+c2.button("Decide: wrong", key="adj_wrong", on_click=_decide, args=("wrong", *args))

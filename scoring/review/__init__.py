@@ -36,7 +36,18 @@ from scoring.core.adjudication import (
     split_per_reviewer,
 )
 from scoring.review import loop, my_verdicts
-from scoring.review.adjudicate import adjudication_queue, waiting_count
+from scoring.review.adjudicate import (
+    OwnDecisionRefused,
+    adjudicate_own_allowed,
+    adjudication_queue,
+    own_refusal,
+    own_verdict,
+    own_verdict_in,
+    own_warning,
+    party_to,
+    record_adjudication,
+    waiting_count,
+)
 from scoring.review.loop import ReviewLoop
 from scoring.review.queue import (
     QueueScope,
@@ -51,7 +62,7 @@ from scoring.review.queue import (
     scope_progress,
     team_progress,
 )
-from scoring.store.adjudications import ADJUDICATE, adjudications, record_adjudication, restore_adjudications
+from scoring.store.adjudications import ADJUDICATE, adjudications, restore_adjudications
 from scoring.store.audit import AUDIT, audit_keys, set_audit
 from scoring.store.claims import (
     CLAIM_TTL,
@@ -98,7 +109,8 @@ __all__ = [
     "CLAIM_TTL", "VERDICTS_NEEDED", "BlindSpec", "blind_buckets", "blind_scopes", "claim_next", "covers", "is_blind",
     "live_claims", "set_blind", "ClaimRule", "DOUBLE_BLIND", "SECOND_OPINION", "SPLIT", "claim_in_queue", "hold",
     "release", "resume", "team_progress", "reviewers_per_item",
-    "adjudication_queue", "waiting_count",
+    "adjudication_queue", "waiting_count", "OwnDecisionRefused", "adjudicate_own_allowed", "own_refusal",
+    "own_verdict", "own_verdict_in", "own_warning", "party_to",
     "ACTION_BUSY_MS", "ADJUDICATE", "ADJUDICATION_COLUMNS", "AUTO_RULE", "CONFLICT", "CURRENT_COLUMNS",
     "FINAL_SOURCES", "FINAL_VERDICTS", "JUDGE_LABELS", "KEY_FILTER_LIMIT", "MAX_REVIEWER", "METRIC_COLUMNS",
     "PENDING", "REASONS", "RESTORE_CHUNK", "SUMMARY_COLUMNS", "VERDICTS", "adjudicated_accuracy", "AdjudicatedRow",

@@ -13,6 +13,11 @@ may mark at all. Without them everyone may do everything, as on one machine. Eac
 read from the environment, then from ``.streamlit/secrets.toml``; lists are comma-separated in
 the environment, a comma-separated string or a TOML list in secrets. Names compare ignoring
 case and surrounding spaces (identity providers differ in the case of emails).
+
+``REVIEW_ADJUDICATE_OWN`` says whether an adjudicator may decide a row they marked themselves
+(default: yes, with a warning on the card; ``false``, ``no``, ``off`` or ``0`` forbids it, and so
+does any other value than ``true``, ``yes``, ``on`` or ``1``: a setting someone wrote to restrict
+adjudication should not open it by a typo).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from scoring.core.adjudication import check_reviewer
 HEADER_SETTING = "REVIEW_TRUSTED_HEADER"
 ADJUDICATORS_SETTING = "REVIEW_ADJUDICATORS"
 REVIEWERS_SETTING = "REVIEW_REVIEWERS"
+ADJUDICATE_OWN_SETTING = "REVIEW_ADJUDICATE_OWN"
 MODE_LABELS = {
     "signin": "signed in (st.login)",
     "header": "from the proxy header {header}",
@@ -41,6 +47,7 @@ class Identity:
     header: str | None = None
     adjudicators: frozenset[str] | None = None
     reviewers: frozenset[str] | None = None
+    adjudicate_own: bool = True
 
     @property
     def label(self) -> str:
@@ -62,6 +69,16 @@ def _setting(name: str, secrets: Mapping, environ: Mapping[str, str]) -> object:
     return value if value not in (None, "") else secrets.get(name)
 
 
+def _flag(value: object, default: bool) -> bool:
+    """A yes/no setting: unset keeps ``default``; only a clear yes (a TOML true, ``true``, ``yes``,
+    ``on``, ``1``) turns it on, so a misspelt ``flase`` restricts rather than opens."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return default
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
 def _names(value: object) -> frozenset[str] | None:
     if value in (None, ""):
         return None
@@ -75,12 +92,13 @@ def identity(secrets: Mapping, environ: Mapping[str, str] = os.environ) -> Ident
     reviewers = _names(_setting(REVIEWERS_SETTING, secrets, environ))
     if reviewers is not None and adjudicators is not None:
         reviewers = reviewers | adjudicators  # an adjudicator may always mark
+    own = _flag(_setting(ADJUDICATE_OWN_SETTING, secrets, environ), default=True)
     if "auth" in secrets:
-        return Identity("signin", None, adjudicators, reviewers)
+        return Identity("signin", None, adjudicators, reviewers, own)
     header = _setting(HEADER_SETTING, secrets, environ)
     if header:
-        return Identity("header", str(header).strip(), adjudicators, reviewers)
-    return Identity("typed", None, adjudicators, reviewers)
+        return Identity("header", str(header).strip(), adjudicators, reviewers, own)
+    return Identity("typed", None, adjudicators, reviewers, own)
 
 
 def from_header(headers: Mapping[str, str], config: Identity) -> tuple[str, str | None]:
