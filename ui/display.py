@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import re
+from collections.abc import Mapping
 
 import pandas as pd
 import streamlit as st
@@ -22,24 +24,37 @@ def labelled(label: str, body_html: str) -> str:
     )
 
 
-def show_row(row: pd.Series, plain: bool = False) -> None:
+def show_row(row: pd.Series, plain: bool = False, data: Mapping[str, str] | None = None) -> None:
     """Question, golden answer and response with the matches highlighted; all text escaped.
     ``plain`` (blind review): no highlighting and neutral captions, since green golden words and an
-    amber match would tell the reviewer both metrics' verdicts."""
+    amber match would tell the reviewer both metrics' verdicts. ``data``: ``data-*`` attributes on
+    the block (the review queue's keyboard reads the row a press belongs to from the very element
+    that shows it)."""
     question = str(row.get("question", ""))
     answer = str(row["answer"])
     response = str(row["response"])
     if plain:
-        st.html(labelled("Question", text_block(question)) + labelled("Golden answer", text_block(answer))
+        body = (labelled("Question", text_block(question)) + labelled("Golden answer", text_block(answer))
                 + labelled("Response", text_block(response)))  # fmt: skip
-        return
-    st.html(
-        labelled("Question", text_block(question))
-        + labelled("Golden answer (struck through: missing from the response)",
-                   f'<div style="white-space:pre-wrap">{highlight_golden(answer, response)}</div>')
-        + labelled("Response (amber: exact substring match, green: golden words)",
-                   f'<div style="white-space:pre-wrap">{highlight_response(answer, response)}</div>')
-    )
+    else:
+        body = (
+            labelled("Question", text_block(question))
+            + labelled("Golden answer (struck through: missing from the response)",
+                       f'<div style="white-space:pre-wrap">{highlight_golden(answer, response)}</div>')
+            + labelled("Response (amber: exact substring match, green: golden words)",
+                       f'<div style="white-space:pre-wrap">{highlight_response(answer, response)}</div>')
+        )  # fmt: skip
+    if data:
+        attrs = "".join(f' data-{_attr_name(k)}="{html.escape(str(v), quote=True)}"' for k, v in data.items())
+        body = f"<div{attrs}>{body}</div>"
+    st.html(body)
+
+
+def _attr_name(name: str) -> str:
+    """A ``data-*`` name as HTML allows it: the name is written into the markup unescaped."""
+    if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
+        raise ValueError(f"not a data attribute name: {name!r}")
+    return name
 
 
 def verdict_caption(row: pd.Series, with_domain: bool = True) -> str:

@@ -36,6 +36,13 @@ def review_loop(run_id: int) -> ReviewLoop:
     return st.session_state.setdefault(f"q_loop_{run_id}", ReviewLoop(run_id))
 
 
+def acked() -> int:
+    """The last key press this tab's queues have taken, whichever run it was pressed on: the
+    keyboard's sequence numbers are the tab's, so the browser may forget every press up to it."""
+    loops = [v for k, v in st.session_state.items() if str(k).startswith("q_loop_") and isinstance(v, ReviewLoop)]
+    return max((loop.last_seq for loop in loops), default=0)
+
+
 @state.per_run("scope")
 def _queue_scope(url: str, run_id: int, bucket: str | None, domain: str | None, sample: int | None,
                  audit: frozenset[str] | None):  # fmt: skip

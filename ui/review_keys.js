@@ -1,9 +1,10 @@
 // Keyboard for the review queue: Y (correct), N (wrong), S (skip), U (undo).
 //
-// Every press is sent with the number of the screen (row) shown when it was pressed and a
-// sequence number, and is resent until the page acknowledges it (data.acked), so presses are
-// neither merged nor lost between reruns; the page applies each at most once. While a text field
-// or a select has the focus, letters type there (Esc leaves the field).
+// Every press is sent with the screen (one showing of one row: its number, run and item) shown
+// when it was pressed and a sequence number, and is resent until the page acknowledges it
+// (data.acked), so presses are neither merged nor lost between reruns; the page applies each
+// exactly once, to the row it names. While a text field or a select has the focus, letters type
+// there (Esc leaves the field).
 const KEYS = ["y", "n", "s", "u"];
 
 function inField(target) {
@@ -12,14 +13,17 @@ function inField(target) {
   return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || target.isContentEditable === true;
 }
 
-// The screen a press belongs to is read from the page at the moment of the press: the page wraps
-// the row's buttons, drawn after the row itself, in a container keyed "q_screen_<n>". (The
-// component's own data reaches the browser later than the row does, so it cannot tell.)
-function screenShown() {
-  const marker = document.querySelector('[class*="st-key-q_screen_"]');
+// The row a press belongs to is read from the page at the moment of the press: the block that
+// shows the row's question and answers carries data-q-screen, data-q-run and data-q-item, so
+// what the attributes say is what the person is reading. (The component's own data, or a marker
+// drawn after the row, reaches the page later than the row does, so neither can tell.)
+function rowShown() {
+  const marker = document.querySelector("[data-q-screen]");
   if (!marker) return null;
-  const found = /(?:^|\s)st-key-q_screen_(\d+)(?:\s|$)/.exec(marker.className);
-  return found ? Number(found[1]) : null;
+  const screen = Number(marker.getAttribute("data-q-screen"));
+  const run = Number(marker.getAttribute("data-q-run"));
+  if (!Number.isInteger(screen) || screen <= 0) return null;
+  return { screen: screen, run: Number.isInteger(run) ? run : null, item: marker.getAttribute("data-q-item") };
 }
 
 export default function (component) {
@@ -38,12 +42,18 @@ export default function (component) {
       }
       const key = (event.key || "").toLowerCase();
       if (!KEYS.includes(key)) return;
-      // Between two screens (the page is being redrawn) there may be no marker: the press is
-      // still sent, as screen 0, so the page reports it instead of it vanishing.
-      const screen = screenShown() ?? 0;
+      // With no row on the page the press is still sent (screen null), so the page says it was
+      // not applied instead of it vanishing.
+      const shown = rowShown();
       event.preventDefault();
       keys.seq += 1;
-      keys.pending.push({ seq: keys.seq, key: key, screen: screen });
+      keys.pending.push({
+        seq: keys.seq,
+        key: key,
+        screen: shown ? shown.screen : null,
+        run: shown ? shown.run : null,
+        item: shown ? shown.item : null,
+      });
       keys.send("presses", keys.pending.slice());
     };
     document.addEventListener("keydown", keys.handler, true);

@@ -19,7 +19,7 @@ from ui.display import alert, md_escape, show_row, verdict_caption
 
 ALL_DOMAINS = "All domains"
 VIEWS = ("Queue", "My verdicts")
-ALERTS = {"saved": "success", "info": "info", "dropped": "warning", "error": "error"}
+ALERTS = {"saved": "success", "info": "info", "refused": "warning", "error": "error"}
 MY_LABELS = {"reviewed_at": "marked at (UTC)", "marked_in_run": "marked in run", "answer": "golden answer"}
 
 run = run_choice.require_run()
@@ -139,14 +139,31 @@ def _row_of(item_key: str) -> int | None:
     return int(found[0]) if found else None
 
 
+def _field_key(name: str, screen: int) -> str:
+    """The reason or note field of ``screen``; keyed by run too, as each run's screens count from 1
+    (a note typed on one run's screen 3 must not appear on another run's screen 3)."""
+    return f"q_{name}_{run.id}_{screen}"
+
+
 def _details(screen: int) -> tuple[str, str]:
     """The reason and note typed on ``screen`` (their widgets are keyed by screen number)."""
-    return (st.session_state.get(f"q_reason_{screen}") or "", st.session_state.get(f"q_note_{screen}") or "")
+    return (st.session_state.get(_field_key("reason", screen)) or "",
+            st.session_state.get(_field_key("note", screen)) or "")  # fmt: skip
 
 
 def _on_press() -> None:
-    """Keyboard callback: every press the browser reports, applied once, in order."""
-    loop.take_presses(keys.presses(), engine, reviewer, _details, _row_of)
+    """Keyboard callback: every press the browser reports, applied once, in order, each to the
+    row it was pressed on (a press from a run shown just before this one goes to that run)."""
+    for run_id, batch in keys.presses_by_run(keys.presses(), run.id).items():
+        if run_id == run.id:
+            loop.take_presses(batch, engine, reviewer, _details, _row_of)
+        else:  # that run's fields have left the page: its loop keeps what they held
+            queue_state.review_loop(run_id).take_presses(batch, engine, reviewer)
+
+
+def _keyboard() -> None:
+    """The keyboard, acknowledging every press this tab's queues have taken."""
+    keys.keyboard(queue_state.acked(), _on_press)
 
 
 def _on_click(action: str, screen: int) -> None:
@@ -167,8 +184,11 @@ def _open(row_idx: int) -> None:
 
 
 def _show_feedback() -> None:
+    """The messages since the last run, each shown once, in one container (see :func:`_card`)."""
+    box = st.container()
     for item in loop.take_feedback():
-        alert(ALERTS.get(item.kind, "info"), item.text)
+        with box:
+            alert(ALERTS.get(item.kind, "info"), item.text)
 
 
 def _finished(scope: review.QueueScope) -> None:
@@ -183,33 +203,39 @@ def _finished(scope: review.QueueScope) -> None:
         return
     st.text("Scopes of this run with rows still waiting for your verdict:")
     per_bucket = todo.groupby("bucket", sort=False)["remaining"].sum()
+    # Button labels render Markdown: a domain's name is dataset text, shown literally.
     for i, (name, left) in enumerate(per_bucket.items()):
-        st.button(f"{name}, all domains: {left} rows left", key=f"q_todo_b{i}", on_click=_go_to_scope,
+        st.button(md_escape(f"{name}, all domains: {left} rows left"), key=f"q_todo_b{i}", on_click=_go_to_scope,
                   args=(str(name), None))  # fmt: skip
     for i, row in enumerate(todo[todo["bucket"] == bucket].itertuples(index=False)):
-        st.button(f"{row.bucket}, {row.Domain}: {row.remaining} rows left", key=f"q_todo_d{i}",
+        st.button(md_escape(f"{row.bucket}, {row.Domain}: {row.remaining} rows left"), key=f"q_todo_d{i}",
                   on_click=_go_to_scope, args=(str(row.bucket), str(row.Domain)))  # fmt: skip
 
 
 def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
+    """The row on ``screen`` and its buttons. The row's block carries the screen a key press names
+    (:func:`ui.keys.row_marker`); everything is read from the database before anything is drawn,
+    and the lines above the row sit in one container, so the row's block keeps its place on the
+    page and the redraw from one row to the next is one replacement, never a moment without a row."""
     place = f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}"
-    st.text(place if blind else f"{place}   {verdict_caption(row, with_domain=False)}")
+    lines = [place if blind else f"{place}   {verdict_caption(row, with_domain=False)}"]
     if not blind:
         suggestion = None if offline else judge_state.judge_suggestion(row["item_key"])
         if suggestion:
-            st.text(f"Judge suggests: {suggestion}")
+            lines.append(f"Judge suggests: {suggestion}")
     if reviewer and not offline:
         mine = review.current_verdicts(engine, [row["item_key"]], reviewer=reviewer)
         if len(mine):
             given = mine.iloc[0]
             where = "" if pd.isna(given["run_id"]) or int(given["run_id"]) == run.id else (
                 f" (marked in run #{int(given['run_id'])}, which holds the identical row)")
-            st.text(f"Your current verdict: {given['verdict']}{where}. Marking the row again replaces it.")
-    show_row(row, plain=blind)
+            lines.append(f"Your current verdict: {given['verdict']}{where}. Marking the row again replaces it.")
+    above = st.container()
+    for line in lines:
+        above.text(line)
+    show_row(row, plain=blind, data=keys.row_marker(run.id, screen, str(row["item_key"])))
     # The buttons come right after the row (visible without scrolling); reason and note below them.
-    # The marker container is drawn after the row: a press reads its screen number from it.
-    actions = st.container(key=keys.screen_marker(screen)) if reviewer else st.container()
-    b1, b2, b3, b4 = actions.columns(4)
+    b1, b2, b3, b4 = st.columns(4)
     disabled = not reviewer
     for col, (label, action, key, kind) in zip(
         (b1, b2, b3, b4),
@@ -219,8 +245,8 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
     ):  # fmt: skip
         col.button(label, key=key, type=kind, disabled=disabled, on_click=_on_click, args=(action, screen))
     r1, r2 = st.columns([1, 2])
-    r1.selectbox("Reason (optional)", ["", *review.REASONS], key=f"q_reason_{screen}")
-    r2.text_input("Note (optional)", key=f"q_note_{screen}")
+    r1.selectbox("Reason (optional)", ["", *review.REASONS], key=_field_key("reason", screen))
+    r2.text_input("Note (optional)", key=_field_key("note", screen))
     st.caption("Keys Y, N, S, U work while no field has the focus. In the note field letters type: "
                "press Esc to leave it, then a key, or click a button.")  # fmt: skip
 
@@ -254,7 +280,7 @@ def _offline() -> None:
     if loop.screen is not None:
         screen = loop.show(loop.screen.row_idx, loop.screen.item_key)
         _card(frame.iloc[loop.screen.row_idx], screen.number, offline=True)
-    keys.keyboard(loop.last_seq, _on_press)
+    _keyboard()
 
 
 def _nothing_free() -> str:
@@ -296,9 +322,6 @@ def queue_view() -> None:
     done = int(prog.iloc[-1]["reviewed"])
     st.progress(done / total if total else 1.0, text=f"Reviewed {done} of {total} in this scope (rows marked by {who})")
     _show_feedback()
-    if loop.dropped:
-        st.text(f"Presses not applied because they came before the next row was shown: {loop.dropped} "
-                "(since this tab opened the queue).")  # fmt: skip
     if reviewer and st.session_state.get(f"q_hold_off_{run.id}"):
         st.info("The review mode changed: no row is held for you until you start reviewing in it.")
         st.button("Start reviewing", key="q_start", type="primary",
@@ -307,7 +330,7 @@ def queue_view() -> None:
             review.release(engine, reviewer, [loop.screen.item_key])
         st.session_state.pop(f"q_claimed_in_{run.id}", None)
         loop.show_nothing()
-        keys.keyboard(loop.last_seq, _on_press)
+        _keyboard()
         return
     if reviewer:
         try:
@@ -319,7 +342,7 @@ def queue_view() -> None:
     if pos is None and reviewer and (rule != SPLIT or mine_done < total):
         loop.show_nothing()
         st.info(_nothing_free())
-        keys.keyboard(loop.last_seq, _on_press)
+        _keyboard()
         return
     if pos is None:
         loop.show_nothing()
@@ -330,12 +353,12 @@ def queue_view() -> None:
             _finished(scope)
         else:
             st.info("No rows in this scope.")
-        keys.keyboard(loop.last_seq, _on_press)
+        _keyboard()
         return
     row = frame.iloc[pos]
     screen = loop.show(pos, str(row["item_key"]))
     _card(row, screen.number)
-    keys.keyboard(loop.last_seq, _on_press)
+    _keyboard()
     with st.expander("Progress per domain"):
         st.dataframe(prog, hide_index=True)
 

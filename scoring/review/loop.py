@@ -1,11 +1,13 @@
 """One reviewer's pass through the queue in one browser tab: which row is on which screen, and
-which screens have already taken an action.
+what each key press or click does.
 
-A key press or click carries the number of the screen it was given on. Reruns in the browser lag
-behind fast typing, so several presses can arrive while the same row is still shown; the first
-applies to that row and the rest are dropped and reported ("too fast: press again"), never
-applied to the row again, nor to a row the reviewer has not seen. A write that fails (database
-busy or unwritable) leaves the screen open, so the next press on it retries.
+A key press or click carries the number of the screen (one showing of one row) the reviewer was
+looking at when they gave it, and applies to that screen's row, exactly once (a press is known by
+its sequence number), whether or not the page has since moved on: reruns in the browser lag
+behind fast typing, so a press often arrives after the server has already shown the next row, and
+the person pressed on the row they saw (Prodigy's model). Only a press given while no row was
+shown (the page still loading, the scope finished) is refused, and said so once. A write that
+fails (database busy or unwritable) leaves the screen open, so the next press on it retries.
 
 No streamlit here: the page keeps a :class:`ReviewLoop` in the session and renders what it says.
 """
@@ -23,6 +25,9 @@ from scoring.store import verdict_log
 #: The keyboard: letter -> action (``correct``/``wrong`` are marks).
 ACTION_KEYS: dict[str, str] = {"y": "correct", "n": "wrong", "s": "skip", "u": "undo"}
 ACTIONS: tuple[str, ...] = ("correct", "wrong", "skip", "undo")
+#: How many past screens a press can still name: far more than a person presses ahead of the page.
+SCREENS_KEPT = 256
+NO_ROW = "came while no row was shown and {verb} not applied: nothing was saved."
 
 
 @dataclass(frozen=True)
@@ -37,24 +42,39 @@ class Screen:
 
 @dataclass(frozen=True)
 class Press:
-    """A key press as the browser reports it: its sequence number, the key, the screen shown."""
+    """A key press as the browser reports it: its sequence number (its identity: the browser
+    resends a press until acknowledged), the key, and the screen shown when it was pressed, read
+    from the row's own block on the page (``None``: no row was shown). ``run`` and ``item`` name
+    that screen's run and row, so a press is never applied to another run's screen of the same
+    number, nor to a row other than the one the block showed."""
 
     seq: int
     key: str
-    screen: int
+    screen: int | None
+    run: int | None = None
+    item: str | None = None
 
     @classmethod
     def parse(cls, raw: Mapping) -> Press | None:
         """A press from the browser's JSON, or None for anything malformed."""
         try:
-            return cls(int(raw["seq"]), str(raw["key"]).lower(), int(raw["screen"]))
-        except (KeyError, TypeError, ValueError):
+            screen = raw["screen"]
+            run = raw.get("run")
+            item = raw.get("item")
+            return cls(
+                int(raw["seq"]),
+                str(raw["key"]).lower(),
+                None if screen is None or int(screen) <= 0 else int(screen),
+                None if run is None else int(run),
+                None if item is None else str(item),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
 
 @dataclass(frozen=True)
 class Feedback:
-    """What happened, for the reviewer: ``saved``, ``info``, ``dropped`` or ``error``."""
+    """What happened, for the reviewer: ``saved``, ``info``, ``refused`` or ``error``."""
 
     kind: str
     text: str
@@ -72,8 +92,14 @@ class ReviewLoop:
     #: A row to show instead of the queue's next one: opened on purpose, or reopened by an undo.
     opened: int | None = None
     feedback: list[Feedback] = field(default_factory=list)
-    #: Presses dropped as too fast since the queue was opened in this tab (shown until it closes).
-    dropped: int = 0
+    #: Presses refused because no row was shown when they were given (said once, as feedback).
+    refused: int = 0
+    #: The screens shown lately, by number: a press applies to the screen it names, even one the
+    #: page has since replaced.
+    screens: dict[int, Screen] = field(default_factory=dict)
+    #: The reason and note read for each screen when it took a press: its fields are gone from the
+    #: page once the next row is shown, and a later press on it must not blank them.
+    noted: dict[int, tuple[str, str]] = field(default_factory=dict)
     #: How ``opened`` reached the screen (``verdict_log.OPENED`` on purpose; an undo's row keeps
     #: the way it first came): saved with the mark, since only queue rows extend the estimate.
     opened_via: str = verdict_log.QUEUE
@@ -92,6 +118,11 @@ class ReviewLoop:
             return current
         via = self.opened_via if self.opened is not None and int(row_idx) == self.opened else verdict_log.QUEUE
         self.screen = Screen(self.next_number, int(row_idx), item_key, via)
+        self.screens[self.screen.number] = self.screen
+        for old in [n for n in self.screens if n <= self.screen.number - SCREENS_KEPT]:
+            self.screens.pop(old, None)
+            self.noted.pop(old, None)
+            self.consumed.discard(old)
         self.next_number += 1
         return self.screen
 
@@ -117,12 +148,14 @@ class ReviewLoop:
         engine: Engine,
         reviewer: str,
         action: str,
-        screen: int,
+        screen: int | None,
         reason: str = "",
         note: str = "",
         row_of: Callable[[str], int | None] = lambda _key: None,
     ) -> Feedback:
-        """Apply ``action`` to the row of ``screen`` if that screen is still open; else drop it.
+        """Apply ``action`` to the row of ``screen``, whether or not that screen is still the one
+        shown: it is the row the reviewer was looking at. A screen never shown (``None``: no row
+        was on the page) is refused.
 
         ``row_of`` maps an item key to its row in this run (for the undo message).
         """
@@ -130,18 +163,15 @@ class ReviewLoop:
             raise ValueError(f"Unknown action {action!r}: expected one of {', '.join(ACTIONS)}.")
         if not reviewer:
             return self._say("error", f"{self.cannot_mark} Nothing was saved.")
-        current = self.screen
-        if current is None:
-            return self._say("info", "There is no row to mark here: the press was not applied.")
-        if screen != current.number or screen in self.consumed:
-            self.dropped += 1
-            return self._say("dropped", "Too fast: a press arrived before the next row was shown and was not applied. "
-                                        "Press again.")  # fmt: skip
-        row = current.row_idx + 1
+        target = self.screens.get(screen) if screen is not None else None
+        if target is None:
+            self.refused += 1
+            return self._say("refused", "A key press " + NO_ROW.format(verb="was"))
+        row = target.row_idx + 1
         try:
             if action == "undo":
                 undone = verdict_log.undo_last_mark(engine, reviewer, run_id=self.run_id)
-                self.consumed.add(screen)
+                self.consumed.add(target.number)
                 if undone is None:
                     return self._say("info", "Nothing to undo in this run.")
                 back = row_of(undone.item_key)
@@ -154,17 +184,18 @@ class ReviewLoop:
                              "stay skipped.")  # fmt: skip
                 return self._say("saved", text)
             if action == "skip":
-                verdict_log.record_skip(engine, current.item_key, self.run_id, reviewer, current.via)
+                verdict_log.record_skip(engine, target.item_key, self.run_id, reviewer, target.via)
                 text = f"Skipped row {row}: it comes back after the rows you have not seen."
             else:
-                verdict_log.record_mark(engine, current.item_key, self.run_id, reviewer, action, reason, note,
-                                        via=current.via)  # fmt: skip
-                self.via_of[current.item_key] = current.via
+                verdict_log.record_mark(engine, target.item_key, self.run_id, reviewer, action, reason, note,
+                                        via=target.via)  # fmt: skip
+                self.via_of[target.item_key] = target.via
                 text = f"Saved: row {row} marked {action}."
         except NotSaved as exc:
             return self._say("error", f"Row {row} was NOT saved. {exc} The row stays on screen.")
-        self.consumed.add(screen)
-        self.opened = None
+        self.consumed.add(target.number)
+        if self.opened is not None and target.row_idx == self.opened:
+            self.opened = None  # the row shown on purpose got its action; the queue's order resumes
         return self._say("saved", text)
 
     def take_presses(
@@ -175,37 +206,52 @@ class ReviewLoop:
         details: Callable[[int], tuple[str, str]] = lambda _screen: ("", ""),
         row_of: Callable[[str], int | None] = lambda _key: None,
     ) -> None:
-        """Apply the presses not seen before, in the order they were pressed.
+        """Apply the presses not seen before, in the order they were pressed, each to the row of
+        the screen it names.
 
         The browser resends every press until the page acknowledges it (``last_seq``), so a
-        press is never lost between reruns; one already taken is ignored. ``details(screen)``
-        gives the reason and note typed on that screen. After a failed write the rest of the
-        batch is dropped (they were pressed on the same unsaved row).
+        press is never lost between reruns; one already taken is ignored, and so is one naming
+        another run (that run's loop takes it). ``details(screen)`` gives the reason and note
+        typed on that screen, while its fields are on the page. After a failed write the rest of
+        the batch is not tried (the database is not taking writes) and is said to be unsaved.
         """
         presses = sorted((p for p in map(Press.parse, raw_presses) if p is not None), key=lambda p: p.seq)
-        dropped = 0
+        refused = unsaved = 0
         failed = False
         for press in presses:
-            if press.seq <= self.last_seq:
+            if press.seq <= self.last_seq or (press.run is not None and press.run != self.run_id):
                 continue
             self.last_seq = press.seq
             action = ACTION_KEYS.get(press.key)
             if action is None:
                 continue
-            if failed:
-                dropped += 1
-                self.dropped += 1
+            if not reviewer:
+                self.act(engine, reviewer, action, press.screen)  # says why, once
                 continue
-            reason, note = details(press.screen)
-            before = len(self.feedback)
-            outcome = self.act(engine, reviewer, action, press.screen, reason, note, row_of)
-            if outcome.kind == "dropped":
-                del self.feedback[before:]
-                dropped += 1
+            if failed:
+                unsaved += 1
+                continue
+            target = self.screens.get(press.screen) if press.screen is not None else None
+            if target is None or (press.item is not None and press.item != target.item_key):
+                refused += 1
+                self.refused += 1
+                continue
+            reason, note = self._details(target.number, details)
+            outcome = self.act(engine, reviewer, action, target.number, reason, note, row_of)
             failed = outcome.kind == "error"
-        if dropped:
-            self._say("dropped", f"Too fast: {dropped} key press(es) arrived before the next row was shown and "
-                                 "were not applied. Look at the row on screen and press again.")  # fmt: skip
+        if refused:
+            self._say("refused", f"{refused} key press(es) " + NO_ROW.format(verb="were"))
+        if unsaved:
+            self._say("error", f"{unsaved} later key press(es) were not saved either. Press again once the row is "
+                               "saved.")  # fmt: skip
+
+    def _details(self, screen: int, details: Callable[[int], tuple[str, str]]) -> tuple[str, str]:
+        """The reason and note of ``screen``: read from its fields while it is the screen shown,
+        else as they were when it last took a press (its fields have left the page since)."""
+        current = self.screen is not None and self.screen.number == screen
+        if current or screen not in self.noted:
+            self.noted[screen] = details(screen)
+        return self.noted[screen]
 
     def _say(self, kind: str, text: str) -> Feedback:
         feedback = Feedback(kind, text)
