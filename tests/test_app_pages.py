@@ -228,14 +228,16 @@ def test_deep_link_as_first_run_runs_app_py(db_url: str, engine: Engine, monkeyp
 # --- uploads -----------------------------------------------------------------------------------
 
 
-def test_upload_missing_response_column_shows_error_and_creates_no_run(db_url: str, engine: Engine) -> None:
-    """The loader's error names the missing column; no run is stored and the selection stays."""
+def test_upload_missing_response_column_asks_for_it_and_creates_no_run(db_url: str, engine: Engine) -> None:
+    """The mapping step (an info line, not an error: issue 27) names the missing column; no run is
+    stored and the selection stays."""
     at = open_app()
     before = store.list_runs(engine)
     upload(at, "broken_hindi.csv", b"question,answer,Domain\nq1,a1,D\nq2,a2,D\n")
     assert not at.exception, at.exception
-    errors = [unescape_md(str(e.value)) for e in at.error]
-    assert any("'response'" in e and "broken_hindi.csv" in e for e in errors), errors
+    assert not at.error, [e.value for e in at.error]
+    infos = [unescape_md(str(i.value)) for i in at.info]
+    assert any("'response'" in i and "broken_hindi.csv" in i for i in infos), infos
     assert store.list_runs(engine) == before
     assert run_param(at) == str(before[0].id)
     assert titles(at) == ["Upload a model run"]

@@ -235,13 +235,19 @@ def reasons_figure(counts: pl.DataFrame, by: str) -> go.Figure:
     return fig
 
 
+#: The what-if rule named after the command line's flag, worded for the page: (rule, what it does).
+PAGE_RULES = {"--normalize": ("all four steps", "the four steps above together (NFC, format characters, native "
+                                                "digits, stripped golden answer)")}  # fmt: skip
+
+
 def whatif_frame(table: pl.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """The what-if rules: rule, metric, what it does, reviewed rows it changes, fixes and breaks,
     the metric's estimated pass share and agreement with reviewers under it (95% intervals)."""
     t = table.to_dicts()
+    words = [PAGE_RULES.get(r["rule"], (r["rule"], r["description"])) for r in t]
     frame = pd.DataFrame({
-        "rule": [r["rule"] for r in t], "metric": [METRIC_NAMES.get(r["metric"], r["metric"]) for r in t],
-        "what it does": [r["description"] for r in t], "reviewed rows": [r["reviewed"] for r in t],
+        "rule": [w[0] for w in words], "metric": [METRIC_NAMES.get(r["metric"], r["metric"]) for r in t],
+        "what it does": [w[1] for w in words], "reviewed rows": [r["reviewed"] for r in t],
         "verdicts changed": [r["changed"] for r in t], "overturns fixed": [r["fixed"] for r in t],
         "confirmed verdicts broken": [r["broken"] for r in t],
         "estimated pass share": [r["pass_share"] for r in t],

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from scoring import judge, review
+from scoring.core.report import COMBINED
 from scoring.store import database_url
 from ui import judge_state, state, verdicts
 
@@ -56,9 +57,20 @@ def judge_preflight(run_id: int, scope: str, bucket: str, settings):
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _judge_table(url: str, run_id: int, model: str, judge_rev: int) -> pd.DataFrame:
     labelled = judge.attach_judge_labels(state.engine_at(url), state.scored_at(url, run_id), model=model)
-    return pd.DataFrame([r.as_dict() for r in judge.judge_accuracy(labelled)])
+    frame = pd.DataFrame([r.as_dict() for r in judge.judge_accuracy(labelled)])
+    unknown = frame["n"] == 0  # no scored row: no accuracy to show ("—"), not 0.0% of nothing
+    frame[["accuracy", "ci_low", "ci_high"]] = frame[["accuracy", "ci_low", "ci_high"]].astype(float).mask(unknown)
+    return frame
 
 
 def judge_table(run_id: int, model: str) -> pd.DataFrame:
-    """Judge accuracy per domain for one model and the current prompt version."""
+    """Judge accuracy per domain for one model and the current prompt version (accuracy and its
+    interval missing where no row is scored)."""
     return _judge_table(database_url(), run_id, model, judge_state.judge_revision())
+
+
+def has_replies(table: pd.DataFrame) -> bool:
+    """Whether the judge replied on any row of :func:`judge_table` (blank responses are labelled
+    incorrect without being sent: they are no reply)."""
+    combined = table[table["domain"] == COMBINED].iloc[0]
+    return int(combined["n"]) - int(combined["blank"]) + int(combined["unparsed"]) > 0

@@ -143,6 +143,41 @@ def summary_line(item: Trust) -> str:
             f"[{percent(low_a)}, {percent(high_a)}], Cohen's kappa {kappa} [{_fixed(low_k)}, {_fixed(high_k)}] (95%)")
 
 
+#: How to get judge labels, by whether the page has an endpoint and a model to run the judge with.
+RUN_THE_JUDGE = {
+    True: 'press "Judge every row not yet judged" above',
+    False: 'type the Base URL and the Model under "Endpoint and settings" above, then press "Judge every row '
+           'not yet judged"',
+}  # fmt: skip
+REVIEW_THE_SAMPLE = ("review rows in the Review queue (the rows it serves, in its random order, are the sample "
+                     "the judge is checked on)")  # fmt: skip
+
+
+def nothing_to_compare(data: TrustData, item: Trust, name: str, configured: bool) -> str | None:
+    """What is missing before label set ``name`` can be checked against the reviewers, and what to
+    do, in one line; None when some reviewed row of the sample has the judge's verdict."""
+    if item.judged:
+        return None
+    labelled = len(data.rows) > 1  # some configuration replied on some row of the run
+    if not labelled:
+        then = f", then {REVIEW_THE_SAMPLE}" if not data.reviewed else ""
+        return f"No row has a judge label yet: {RUN_THE_JUDGE[configured]}{then}."
+    if not data.reviewed:
+        return f"No judged row has a reviewer's verdict yet: {REVIEW_THE_SAMPLE}."
+    n_unparsed = item.counts[0][2] + item.counts[1][2]  # OUTCOMES: correct, wrong, unparsed, not judged
+    unparsed = f" ({n_unparsed} unparsed)" if n_unparsed else ""
+    return (f"The {data.reviewed} reviewed rows of the random sample have no judge label yet{unparsed} ({name}): "
+            f"{RUN_THE_JUDGE[configured]}, or choose other judge labels.")
+
+
+def agreement_line(item: Trust) -> str:
+    """The sentence for no disagreement: on how many rows, and how many reviewed rows have no verdict."""
+    line = (f"The judge and the reviewers agree on all {item.judged} reviewed rows of the random sample it gave a "
+            "verdict on")
+    missing = item.reviewed - item.judged
+    return line + (f" ({missing} reviewed rows have no verdict from the judge)." if missing else ".")
+
+
 def styled(table: pl.DataFrame) -> Styler:
     """A trust or comparison table for ``st.dataframe``: shares as percentages, kappa with three
     decimals, p-values with four; the cells stay numbers."""

@@ -6,6 +6,7 @@ import streamlit as st
 
 from scoring import judge, store
 from scoring.core.errors import InputError
+from scoring.core.formatting import MISSING  # empty table cells: Streamlit draws "None" without a placeholder
 from scoring.core.protocols import BUCKETS
 from ui import charts, identity, jobs, judge_data, judge_trust, run_choice, state
 from ui.display import alert, md_escape
@@ -62,7 +63,7 @@ st.toggle("Let judge labels settle overlap_only rows without a human verdict (fi
           key="judge_settles", persist_state="session")  # read by other pages: must survive a page switch
 
 try:
-    settings.check()
+    settings.check(judge.PAGE_WORDS)  # names this page's fields, not the command line's flags
     configured = True
 except InputError as exc:
     alert("warning", str(exc))
@@ -138,8 +139,11 @@ def judge_run_section() -> None:
 
     st.subheader("Judge accuracy per domain (this model and prompt)")
     judge_table = judge_data.judge_table(run.id, settings.model)
+    if not judge_data.has_replies(judge_table):
+        st.text('No row has a judge label from this model and prompt yet: press "Judge every row not yet judged" '
+                "above. (Blank responses count as incorrect without being sent.)")  # fmt: skip
     st.dataframe(charts.percent_style(judge_table, ["accuracy", "ci_low", "ci_high"]), hide_index=True,
-                 key="judge_accuracy")
+                 key="judge_accuracy", placeholder=MISSING)  # fmt: skip
 
 
 if configured:
@@ -159,33 +163,43 @@ st.caption(f"On the estimate's random sample: {data.reviewed} reviewed rows. Row
            "is right on the whole run.")  # fmt: skip
 names = list(data.rows)
 default = names.index(data.in_use) if data.in_use in names else 0
-shown = st.selectbox("Judge labels", names, index=default, key="judge_trust_config",
-                     help="A judge configuration (model, prompt version), or the latest label of any of them.")
+shown = names[default]
+if len(names) > 1:  # some configuration labelled the run: the label sets to check
+    shown = st.selectbox("Judge labels", names, index=default, key="judge_trust_config",
+                         help="A judge configuration (model, prompt version), or the latest label of any of them.")
 overall = judge_trust.combined(data, shown)
-st.dataframe(judge_trust.confusion(overall), hide_index=True, key="judge_confusion")
-st.text(judge_trust.summary_line(overall))
-st.caption(f"Kappa's interval: {judge_trust.KAPPA_METHOD}. Agreement's: {judge_trust.AGREEMENT_METHOD}. "
-           "Kappa alone misleads when nearly every row is correct: read it beside raw agreement and the table.")
-for title, table in judge_trust.group_tables(data, shown).items():
-    st.subheader(title)
-    st.dataframe(judge_trust.styled(table), hide_index=True, key=f"judge_trust_{title.split()[-1].lower()}")
+missing = judge_trust.nothing_to_compare(data, overall, shown, configured)
+if missing:  # nothing judged and reviewed: say what to do, never an agreement or a table of blanks
+    st.text(missing)
+else:
+    st.dataframe(judge_trust.confusion(overall), hide_index=True, key="judge_confusion", placeholder=MISSING)
+    st.text(judge_trust.summary_line(overall))
+    st.caption(f"Kappa's interval: {judge_trust.KAPPA_METHOD}. Agreement's: {judge_trust.AGREEMENT_METHOD}. "
+               "Kappa alone misleads when nearly every row is correct: read it beside raw agreement and the table.")
+    for title, table in judge_trust.group_tables(data, shown).items():
+        st.subheader(title)
+        st.dataframe(judge_trust.styled(table), hide_index=True, key=f"judge_trust_{title.split()[-1].lower()}",
+                     placeholder=MISSING)  # fmt: skip
 
 with_language = [(r.id, r.language) for r in run_choice.known_runs() if r.language.strip()]
 if with_language:
     st.subheader("Per language")
     if st.toggle(f"Across the {len(with_language)} runs that carry a language, each with the judge its estimate uses",
                  key="judge_trust_languages"):  # fmt: skip
-        st.dataframe(judge_trust.styled(judge_trust.language_table(with_language)), hide_index=True)
+        st.dataframe(judge_trust.styled(judge_trust.language_table(with_language)), hide_index=True,
+                     placeholder=MISSING)
 else:
     st.caption("Per language: no run carries a language (set it on the Upload page).")
 
 st.subheader("Rows where the judge and the reviewers disagree")
 dis = judge_trust.disagreement_rows(data, shown)
-if dis.is_empty():
-    st.text("The judge and the reviewers agree on every reviewed row of the random sample.")
+if missing:
+    st.text("Nothing to show yet: no reviewed row of the random sample has a verdict from the judge.")
+elif dis.is_empty():
+    st.text(judge_trust.agreement_line(overall))
 else:
     event = st.dataframe(dis.drop("item_key"), hide_index=True, on_select="rerun", selection_mode="single-row",
-                         key="judge_disagree")  # fmt: skip
+                         key="judge_disagree", placeholder=MISSING)  # fmt: skip
     picked = [i for i in event.selection.rows if 0 <= i < dis.height]
     st.caption("Opening a row in the review queue does not add it to the estimate: a row opened on purpose is "
                "reviewed by hand.")
@@ -202,10 +216,10 @@ table = judge_trust.config_table(data)
 if table.is_empty():
     st.text("No judge configuration has labelled this run yet.")
     st.stop()
-st.dataframe(judge_trust.styled(table), hide_index=True, key="judge_configs")
+st.dataframe(judge_trust.styled(table), hide_index=True, key="judge_configs", placeholder=MISSING)
 pairs = judge_trust.pair_table(data)
 if not pairs.is_empty():
-    st.dataframe(judge_trust.styled(pairs), hide_index=True, key="judge_pairs")
+    st.dataframe(judge_trust.styled(pairs), hide_index=True, key="judge_pairs", placeholder=MISSING)
     st.caption(f"Per pair, on the reviewed rows both judged: only_a = A agrees with the reviewers and B does not; "
                f"difference = agreement A - agreement B with {judge_trust.PAIR_INTERVAL}; p: {judge_trust.PAIR_TEST}"
                "; p_holm: Holm-adjusted across the pairs (more than two configurations).")  # fmt: skip

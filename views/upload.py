@@ -34,6 +34,22 @@ files = st.file_uploader("Responses files", type=UPLOAD_TYPES, accept_multiple_f
 #: What the mapping form asks for: (canonical name, label, required).
 MAPPED = (("answer", "Golden answer", True), ("response", "Response", True), ("question", "Question", False),
           ("Domain", "Domain", False))  # fmt: skip
+#: How the mapping step names what a file lacks (the loader's message quotes the command line's flag).
+WANTED = {"answer": "the golden answer", "response": "the response", "question": "the question",
+          "Domain": "the domain"}  # fmt: skip
+FIELDS_SHOWN = 12  #: the file's field names the mapping step lists; the form's boxes hold every one
+
+
+def mapping_step(name: str, exc: MissingColumns) -> str:
+    """The mapping step in the page's words: which field holds what the file names otherwise.
+    A normal step (an info line above the form), never an error, never a command-line flag."""
+    wanted = " and which field holds ".join(WANTED.get(m, repr(m)) for m in exc.missing)
+    named = " or ".join(repr(m) for m in exc.missing)
+    fields = ", ".join(repr(f) for f in exc.fields[:FIELDS_SHOWN]) or "none"
+    if len(exc.fields) > FIELDS_SHOWN:
+        fields += f" and {len(exc.fields) - FIELDS_SHOWN} more"
+    return (f"{name}: pick below which field holds {wanted} (none is named {named}; the file's fields: "
+            f'{fields}), then press "Save with this mapping".')
 
 
 def save(upload, columns: dict[str, str] | None = None) -> dict:
@@ -78,9 +94,9 @@ def _save(upload, columns: dict[str, str] | None = None) -> dict:
                                         companions=companions)  # fmt: skip
                 messages.append(("info", f"{upload.name}: read with the column mapping remembered for these fields "
                                          f"({mapping_text(remembered)})."))  # fmt: skip
-        except MissingColumns as exc:
-            status.update(label=f"{shown}: which field is which?", state="error", expanded=False)
-            messages.append(("error", f"{upload.name}: {exc}"))
+        except MissingColumns as exc:  # the mapping step: a question to answer below, not a failure
+            status.update(label=f"{shown}: read; which field is which?", state="complete", expanded=False)
+            messages.append(("info", mapping_step(upload.name, exc)))
             asked = {"fields": exc.fields, "examples": exc.examples}
         except InputError as exc:
             status.update(label=f"{shown}: not saved", state="error", expanded=False)
@@ -165,7 +181,8 @@ for upload in files or []:
 if newest is not None:
     run_choice.select_run(newest)
     current = [processed[f.file_id] for f in files or []]
-    if any(kind == "error" for item in current for kind, _ in item["messages"] if item["run_id"] is None):
+    waiting = [item for item in current if item["run_id"] is None]  # refused, or a mapping to ask for
+    if any(item.get("ask") or any(kind == "error" for kind, _ in item["messages"]) for item in waiting):
         st.rerun()
     st.switch_page("views/overview.py")
 

@@ -73,7 +73,15 @@ from scoring.judge.reports import (
     stored_labels,
 )
 from scoring.judge.runner import judge_items_async, judge_rows, judge_run
-from scoring.judge.settings import ENV_NAMES, JudgeConfigError, JudgeSettings, display_url, redact
+from scoring.judge.settings import (
+    CLI_WORDS,
+    ENV_NAMES,
+    PAGE_WORDS,
+    JudgeConfigError,
+    JudgeSettings,
+    display_url,
+    redact,
+)
 
 # SECRETS_ROOT is deliberately not re-exported: patch ``scoring.judge.settings.SECRETS_ROOT``, the
 # module that reads it (a copy here would take a patch and change nothing).
@@ -81,6 +89,7 @@ from scoring.judge.settings import ENV_NAMES, JudgeConfigError, JudgeSettings, d
 __all__ = [
     "BLOCKS",
     "CANCELLED",
+    "CLI_WORDS",
     "CORRECT",
     "ENV_NAMES",
     "ERROR",
@@ -90,6 +99,7 @@ __all__ = [
     "LABELS",
     "MAX_RESPONSE_CHARS",
     "NOT_ATTEMPTED",
+    "PAGE_WORDS",
     "PROMPT_TEMPLATE",
     "PROMPT_VERSION",
     "RESPONSE_FORMAT",

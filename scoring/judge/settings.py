@@ -40,6 +40,16 @@ ENV_NAMES: dict[str, str] = {
 }
 
 
+#: How a reader gives the endpoint and the model, as :meth:`JudgeSettings.check` words it (each
+#: phrase ends where the environment variable's name follows): on the command line, its flags...
+CLI_WORDS: Mapping[str, str] = {"base_url": "pass --base-url or set", "model": "pass --model or set"}
+#: ... and on the dashboard's Judge page, its own fields.
+PAGE_WORDS: Mapping[str, str] = {
+    "base_url": 'type it in "Base URL" under "Endpoint and settings", or set',
+    "model": 'type it in "Model" under "Endpoint and settings", or set',
+}
+
+
 @dataclass(frozen=True)
 class JudgeSettings:
     """Endpoint and sampling settings. The key is held here only; ``repr`` never shows it."""
@@ -91,11 +101,13 @@ class JudgeSettings:
                     break
         return cls(**values)
 
-    def check(self) -> JudgeSettings:
-        """Raise :class:`JudgeConfigError` with one clear line if the settings cannot work."""
+    def check(self, given: Mapping[str, str] = CLI_WORDS) -> JudgeSettings:
+        """Raise :class:`JudgeConfigError` with one clear line if the settings cannot work.
+        ``given``: how the reader gives the endpoint and the model (:data:`CLI_WORDS`, the
+        default, or :data:`PAGE_WORDS`), so each message names their own flag or field."""
         if not self.base_url.strip():
             raise JudgeConfigError(
-                "No judge endpoint: pass --base-url or set OPENAI_BASE_URL (environment or "
+                f"No judge endpoint: {given['base_url']} OPENAI_BASE_URL (environment or "
                 ".streamlit/secrets.toml), e.g. http://localhost:8000/v1 or https://api.openai.com/v1."
             )
         if not self.base_url.startswith(("http://", "https://")):
@@ -104,7 +116,7 @@ class JudgeSettings:
             )
         if not self.model.strip():
             raise JudgeConfigError(
-                "No judge model: pass --model or set JUDGE_MODEL (environment or .streamlit/secrets.toml)."
+                f"No judge model: {given['model']} JUDGE_MODEL (environment or .streamlit/secrets.toml)."
             )
         if self.concurrency < 1:
             raise JudgeConfigError(f"Judge concurrency must be at least 1 (got {self.concurrency}).")
