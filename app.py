@@ -7,6 +7,7 @@ import streamlit as st
 from scoring import store
 from scoring.store import database_url, read_secrets
 from ui import identity, queue_state, run_choice, state
+from ui.display import md_escape
 
 st.set_page_config(page_title="Answer review", page_icon=":material/fact_check:", layout="wide")
 
@@ -67,6 +68,6 @@ except Exception as exc:  # a database failure is a message that names it, never
         st.error(state.UNREACHABLE)
         st.session_state["db_unreachable"] = True
     else:  # damaged, too new, full, refused: waiting will not help; say what will
-        st.error(found.message)
+        st.error(md_escape(found.message))  # literal: a damaged run's message quotes its uploaded name
 if state.unreachable():
     st.sidebar.error("Database unreachable: nothing is saved until it is back.")

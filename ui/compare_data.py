@@ -72,7 +72,8 @@ def _key_run(run_id: int, label: str) -> Run:
 
 def shared_questions(a: int, b: int) -> int:
     """How many questions runs ``a`` and ``b`` share on their default key (the id column when
-    both have one, else question and answer text). Rows never change: kept per pair."""
+    both have one, else question and answer text). Rows never change: kept per pair. A damaged
+    ``b`` shares none (:class:`scoring.store.DamagedRun` only for ``a``, the page's run)."""
     low, high = sorted((a, b))
 
     def compute() -> int:
@@ -80,7 +81,12 @@ def shared_questions(a: int, b: int) -> int:
         choice = default_key(runs)
         return match_runs(runs, choice.key, choice.by_id).shared[(0, 1)]
 
-    return _cached(("shared", database_url(), low, high), compute)
+    try:
+        return _cached(("shared", database_url(), low, high), compute)
+    except store.DamagedRun as exc:
+        if exc.run_id == a:
+            raise  # the page's own run: app.py names it
+        return 0  # another run damaged: not offered by default; choosing it names it
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,6 @@ def parquet_manifest(data: bytes) -> dict | None:
         return None
     try:
         found = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return found if isinstance(found, dict) else None

@@ -10,6 +10,8 @@ are written the same way (numbers by polars' formatting, which is exact for inte
 
 from __future__ import annotations
 
+import codecs
+import importlib
 import io
 import json
 import re
@@ -20,7 +22,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.json as pa_json
 
+from scoring.core import limits
 from scoring.core.errors import InputError
+from scoring.core.limits import Limits
 
 GZIP_MAGIC = b"\x1f\x8b"
 PARQUET_MAGIC = b"PAR1"
@@ -30,8 +34,9 @@ EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".
               ".json": "json", ".parquet": "parquet", ".pq": "parquet", ".eval": "zip"}  # fmt: skip
 #: What the Upload page's file picker accepts.
 UPLOAD_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "json", "parquet", "pq", "eval", "gz"]
-#: Largest decompressed size read from a gzip file (a bomb is refused, not unpacked): a million
-#: rows of this dataset are 100-300 MB, and the dashboard's whole upload should fit in 2 GiB.
+#: Largest decompressed size read from a gzip file when ``UPLOAD_MAX_UNPACKED_MB`` is not set (a
+#: bomb is refused, not unpacked): a million rows of this dataset are 100-300 MB, and the
+#: dashboard's whole upload should fit in 2 GiB. See :mod:`scoring.core.limits`.
 MAX_INFLATED = 2 << 30
 #: Longest line of a text file (CSV, TSV, JSON): a 200 KB cell is fine, a file of one 1 GB line
 #: (a missing line break, a binary blob) is refused before any parser holds copies of it.
@@ -47,30 +52,37 @@ class _Number(str):
     """A JSON number kept as its literal text."""
 
 
-def ungzip(data: bytes, filename: str | None) -> tuple[bytes, str | None]:
+def ungzip(data: bytes, filename: str | None, bound: Limits | None = None) -> tuple[bytes, str | None]:
     """(the bytes, the name without ``.gz``) of a gzip file; other files unchanged.
 
-    Unpacked in pieces of :data:`_PIECE`, every member (``cat a.gz b.gz``) counted against
-    :data:`MAX_INFLATED`, and a text file's lines measured as they come: a few MB of gzip that
-    unpack to one 1 GB line are refused after :data:`MAX_LINE`, not after a gigabyte."""
+    Unpacked in pieces of :data:`_PIECE`, every member (``cat a.gz b.gz``) counted against the
+    unpacked-size limit (``bound``, else the settings with :data:`MAX_INFLATED` as the default), a
+    text file's lines measured and its rows counted as they come: a few KB of gzip that unpack to
+    one 1 GB line are refused after :data:`MAX_LINE`, and to millions of short rows after the row
+    limit, not after a gigabyte. Pieces go into one growing buffer, so the file is held once."""
     if not data.startswith(GZIP_MAGIC):
         if filename and filename.lower().endswith(".gz"):
             raise InputError(f"{filename!r} is named .gz but is not gzip-compressed (it does not start with 1F 8B).")
         return data, filename
-    pieces: list[bytes] = []
-    total = lines = 0
+    bound = bound or limits.current(MAX_INFLATED)
+    cap = bound.unpacked_bytes
+    out = io.BytesIO()
+    total = lines = endings = 0  # lines: LFs (for MAX_LINE); endings: of any kind, at least the rows
     line_start = 0  # offset of the current line's first byte
     text: bool | None = None  # decided on the first bytes: binary formats have no lines
+    utf16 = False
+    rows: limits.RowCount | None = None  # counting rows exactly: only once there are more lines than rows allowed
     pending, inflater = data, zlib.decompressobj(wbits=31)
     try:
         while True:
-            piece = inflater.decompress(pending, min(_PIECE, MAX_INFLATED - total + 1))
+            piece = inflater.decompress(pending, min(_PIECE, cap - total + 1))
             pending = inflater.unconsumed_tail
             if piece:
                 if text is None:
                     text = not piece.startswith((PARQUET_MAGIC, ZIP_MAGIC))
-                if total + len(piece) > MAX_INFLATED:
-                    raise InputError(f"The gzip file unpacks to more than {MAX_INFLATED >> 30} GiB; split it first.")
+                    utf16 = piece.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))  # counted once decoded
+                if total + len(piece) > cap:
+                    raise bound.too_large_unpacked()
                 if text:  # a line inside one piece is shorter than it: only the first and the open one can be long
                     first = piece.find(b"\n")
                     if first >= 0:
@@ -80,7 +92,14 @@ def ungzip(data: bytes, filename: str | None) -> tuple[bytes, str | None]:
                         line_start = total + piece.rfind(b"\n") + 1
                     if total + len(piece) - line_start > MAX_LINE:
                         raise InputError(_long_line(lines + 1))
-                pieces.append(piece)
+                    endings += limits.line_endings(piece) if rows is None else 0
+                    if rows is None and endings > bound.rows and not utf16:  # maybe too many rows: count them
+                        rows = limits.RowCount(bound, limits.text_kind(_first_line(out.getbuffer(), piece)))
+                        with out.getbuffer() as so_far:
+                            rows.feed(so_far)
+                    if rows is not None:
+                        rows.feed(piece)
+                out.write(piece)
                 total += len(piece)
             if inflater.eof:
                 rest = inflater.unused_data
@@ -92,7 +111,15 @@ def ungzip(data: bytes, filename: str | None) -> tuple[bytes, str | None]:
     except zlib.error as exc:
         raise InputError(f"The file is gzip-compressed but damaged: {exc}.") from None
     name = filename[:-3] if filename and filename.lower().endswith(".gz") else filename
-    return b"".join(pieces), name
+    return out.getvalue(), name
+
+
+def _first_line(so_far: memoryview, piece: bytes) -> bytes:
+    """The first line of what was unpacked so far and ``piece`` (at most :data:`MAX_LINE` long)."""
+    with so_far:
+        head = bytes(so_far[: MAX_LINE + 1])
+    end = head.find(b"\n")
+    return head[:end] if end >= 0 else head + piece[: max(0, piece.find(b"\n"))]
 
 
 def _long_line(number: int) -> str:
@@ -142,6 +169,8 @@ def _json_kind(body: bytes) -> str:
         return "json"
     try:
         json.loads(text.partition(b"\n")[0])
+    except RecursionError:
+        return "jsonl"  # a line nested too deeply to parse: read as lines, whose reader names it
     except ValueError:
         return "json"  # one object over several lines: a harness's log
     return "jsonl"
@@ -152,15 +181,58 @@ def _describe(kind: str) -> str:
             "text": "text (CSV or TSV)"}[kind]  # fmt: skip
 
 
+class _Raw(str):
+    """Text :func:`_compact` writes as it is (brackets, commas, keys)."""
+
+
 def _compact(value: object) -> str:
-    """Compact JSON of a parsed value whose numbers are :class:`_Number` (written as they came)."""
+    """Compact JSON of a parsed value whose numbers are :class:`_Number` (written as they came).
+
+    Recursive, which is twice as fast as :func:`_compact_deep` on the shallow values files hold; a
+    value too deep for the interpreter's stack (``json.loads`` accepts about 1,000 levels, this
+    spends two frames a level) is written by :func:`_compact_deep` instead of failing.
+    """
+    try:
+        return _compact_shallow(value)
+    except RecursionError:
+        return _compact_deep(value)
+
+
+def _compact_shallow(value: object) -> str:
     if isinstance(value, _Number):
         return str(value)
     if isinstance(value, dict):
-        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _compact(v) for k, v in value.items()) + "}"
+        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _compact_shallow(v)
+                              for k, v in value.items()) + "}"  # fmt: skip
     if isinstance(value, list):
-        return "[" + ",".join(_compact(v) for v in value) + "]"
+        return "[" + ",".join(_compact_shallow(v) for v in value) + "]"
     return json.dumps(value, ensure_ascii=False)
+
+
+def _compact_deep(value: object) -> str:
+    """:func:`_compact` with an explicit stack: any depth, no recursion."""
+    out: list[str] = []
+    todo: list[object] = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, (_Raw, _Number)):
+            out.append(str(item))
+        elif isinstance(item, dict):
+            todo.append(_Raw("}"))
+            for i, (key, inner) in reversed(list(enumerate(item.items()))):
+                todo.append(inner)
+                todo.append(_Raw(("," if i else "") + json.dumps(key, ensure_ascii=False) + ":"))
+            out.append("{")
+        elif isinstance(item, list):
+            todo.append(_Raw("]"))
+            for i in range(len(item) - 1, -1, -1):
+                todo.append(item[i])
+                if i:
+                    todo.append(_Raw(","))
+            out.append("[")
+        else:
+            out.append(json.dumps(item, ensure_ascii=False))
+    return "".join(out)
 
 
 def cell_text(value: object) -> str:
@@ -204,9 +276,11 @@ def records_table(records: list[dict], where: str = "row") -> pl.DataFrame:
                          "text.") from None  # fmt: skip
 
 
-def read_jsonl(text: str) -> pl.DataFrame:
-    """One JSON object per line (blank lines skipped); a bad line is refused with its number."""
+def read_jsonl(text: str, bound: Limits | None = None) -> pl.DataFrame:
+    """One JSON object per line (blank lines skipped); a bad line is refused with its number, and
+    so is the line that brings the fields past ``bound.columns``."""
     records: list[dict] = []
+    fields: set[str] = set()
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
@@ -219,13 +293,17 @@ def read_jsonl(text: str) -> pl.DataFrame:
                              f"(column {getattr(exc, 'colno', '?')}).") from None  # fmt: skip
         if not isinstance(value, dict):
             raise InputError(f"Line {number} is a JSON {_kind(value)}, not an object with fields (one row per line).")
+        if bound is not None:
+            fields.update(value)
+            if len(fields) > bound.columns:
+                raise bound.too_many_columns(len(fields), f" by line {number}")
         records.append(value)
     if not records:
         raise InputError("The file is empty: expected one JSON object per line.")
     return records_table(records)
 
 
-def read_jsonl_fast(body: bytes) -> pl.DataFrame | None:
+def read_jsonl_fast(body: bytes, bound: Limits | None = None) -> pl.DataFrame | None:
     """The table of JSON lines whose every value is a string (or null) and whose every field is in
     the first line, in its order; None for any other file, which the line-by-line reader then reads
     (keeping numbers' literal text, naming a bad line). pyarrow's JSON reader, told that the first
@@ -237,13 +315,15 @@ def read_jsonl_fast(body: bytes) -> pl.DataFrame | None:
     first = body.lstrip(b"\xef\xbb\xbf \t\r\n").partition(b"\n")[0]
     try:
         pairs = json.loads(first, object_pairs_hook=list)
-    except ValueError:
+    except (ValueError, RecursionError):  # the line-by-line reader names the line
         return None
     if not isinstance(pairs, list) or not pairs or not all(isinstance(v, str) for _, v in pairs):
         return None
     fields = [key for key, _ in pairs]
     if len(set(fields)) != len(fields):
         return None
+    if bound is not None and len(fields) > bound.columns:
+        raise bound.too_many_columns(len(fields), " by line 1")
     options = pa_json.ParseOptions(explicit_schema=pa.schema([(f, pa.string()) for f in fields]),
                                    unexpected_field_behavior="error")  # fmt: skip
     try:
@@ -256,8 +336,38 @@ def read_jsonl_fast(body: bytes) -> pl.DataFrame | None:
     return frame.with_columns(pl.all().fill_null(""))
 
 
-def read_json(text: str) -> pl.DataFrame:
-    """A JSON array of objects, one per row."""
+_COUNTER = json.JSONDecoder()  # no hooks: the C scanner alone, to count elements fast
+_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def _check_array_rows(text: str, bound: Limits) -> None:
+    """Refuse a JSON array of more than ``bound.rows`` elements before it is parsed whole (millions
+    of parsed objects take gigabytes): its elements are parsed one at a time and dropped, stopping
+    past the limit. Anything malformed is left to the whole parse, which names it."""
+    pos = _SPACE.match(text, 1 if text.startswith("\ufeff") else 0).end()
+    if not text.startswith("[", pos):
+        return
+    count, skip, decode = 0, _SPACE.match, _COUNTER.raw_decode
+    pos = skip(text, pos + 1).end()
+    if text.startswith("]", pos):
+        return
+    try:
+        while True:
+            pos = skip(text, decode(text, pos)[1]).end()
+            count += 1
+            if count > bound.rows:
+                raise bound.too_many_rows()
+            if not text.startswith(",", pos):
+                return
+            pos = skip(text, pos + 1).end()
+    except (ValueError, RecursionError):
+        return
+
+
+def read_json(text: str, bound: Limits | None = None) -> pl.DataFrame:
+    """A JSON array of objects, one per row (more than ``bound``'s rows or fields refused)."""
+    if bound is not None and text.count("{") > bound.rows:  # fewer objects than that: fewer rows
+        _check_array_rows(text, bound)
     try:
         value = _loads(text)
     except RecursionError:
@@ -269,9 +379,14 @@ def read_json(text: str) -> pl.DataFrame:
                          "JSON lines (or a log of Inspect AI or promptfoo).")  # fmt: skip
     if not isinstance(value, list) or not value:
         raise InputError("The JSON file holds no rows: expected an array of objects.")
+    fields: set[str] = set()
     for number, item in enumerate(value, start=1):
         if not isinstance(item, dict):
             raise InputError(f"Row {number} of the JSON array is a JSON {_kind(item)}, not an object with fields.")
+        if bound is not None:
+            fields.update(item)
+            if len(fields) > bound.columns:
+                raise bound.too_many_columns(len(fields), f" by row {number}")
     return records_table(value)
 
 
@@ -285,8 +400,27 @@ def _kind(value: object) -> str:
     return "null" if value is None else "string" if isinstance(value, str) else "value"
 
 
-def read_parquet(body: bytes) -> pl.DataFrame:
+def check_parquet_size(body: bytes, bound: Limits) -> None:
+    """Refuse a Parquet file whose own metadata declares too many rows or columns, or more bytes
+    once unpacked than allowed, before any column is read (a few KB of repeated values can stand
+    for millions of rows). Metadata that cannot be read is left to the reader, which names it."""
+    parquet = importlib.import_module("pyarrow.parquet")  # only when a Parquet file comes
+    try:
+        meta = parquet.read_metadata(io.BytesIO(body))
+        columns = len(meta.schema.to_arrow_schema().names)
+        unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    except Exception:  # noqa: BLE001  damaged metadata: read_parquet says what is wrong
+        return
+    bound.check_rows(meta.num_rows)
+    bound.check_columns(columns)
+    if unpacked > bound.unpacked_bytes:
+        raise bound.too_large_unpacked("The Parquet file")
+
+
+def read_parquet(body: bytes, bound: Limits | None = None) -> pl.DataFrame:
     """Every column as text (strings as they are, numbers and booleans as JSON writes them)."""
+    if bound is not None:
+        check_parquet_size(body, bound)
     try:
         table = pl.read_parquet(io.BytesIO(body))
     except Exception as exc:  # polars raises several kinds for a damaged file

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from scoring.core import formats, limits
 from scoring.core.columnar import patterns
 from scoring.core.errors import InputError
 from scoring.core.fast_csv import read_polars
@@ -332,16 +333,42 @@ def field_examples(data: bytes, filename: str | None = None,
 
 def read_table(data: bytes, filename: str | None = None,
                companions: Mapping[str, bytes] | None = None) -> tuple[pl.DataFrame, str, str | None]:  # fmt: skip
-    """(the file's table as read, its format, the model a harness's log names): see :func:`load_bytes`."""
+    """(the file's table as read, its format, the model a harness's log names): see :func:`load_bytes`.
+
+    The readers name a line nested too deeply themselves; a RecursionError from anywhere else (a
+    harness's own reader) is still one message, never a traceback.
+    """
+    try:
+        return _read_table(data, filename, companions)
+    except RecursionError:
+        raise InputError("The file is nested too deeply to read (JSON or Parquet values hundreds of levels "
+                         "deep).") from None  # fmt: skip
+
+
+def _read_table(data: bytes, filename: str | None,
+                companions: Mapping[str, bytes] | None) -> tuple[pl.DataFrame, str, str | None]:  # fmt: skip
     if not data:
         raise InputError("The file is empty: expected a header row and at least one data row.")
-    measured = data.startswith(GZIP_MAGIC)  # ungzip measures the lines as it unpacks them
-    data, filename = ungzip(data, filename)
+    bound = limits.current(formats.MAX_INFLATED)  # rows, columns, unpacked bytes (see scoring.core.limits)
+    measured = data.startswith(GZIP_MAGIC)  # ungzip measures the lines and counts the rows as it unpacks them
+    data, filename = ungzip(data, filename, bound)
     if not measured and not data.startswith((PARQUET_MAGIC, ZIP_MAGIC)):
         check_line_lengths(data)
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        data = decode(data).encode("utf-8")  # one path for the text formats below
+        data, measured = decode(data).encode("utf-8"), False  # one path for the text formats below
     body = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
+    if not measured and not body.startswith((PARQUET_MAGIC, ZIP_MAGIC)) and limits.line_endings(body) > bound.rows:
+        end = body.find(b"\n")  # more lines than rows allowed: count the rows, before any parser builds them
+        limits.RowCount(bound, limits.text_kind(body[: end if end >= 0 else len(body)])).feed(body)
+    table, fmt, model = _parsed(body, data, filename, companions, bound)
+    bound.check_rows(table.height)  # what the counts above could not see: a JSON document's samples
+    bound.check_columns(table.width)
+    return table, fmt, model
+
+
+def _parsed(body: bytes, data: bytes, filename: str | None, companions: Mapping[str, bytes] | None,
+            bound: limits.Limits) -> tuple[pl.DataFrame, str, str | None]:  # fmt: skip
+    """The table of ``body`` (``data`` with any UTF-8 BOM) by the reader its content calls for."""
     harness = harness_kind(body, filename)
     if harness is not None:
         table = read_harness(harness, body, filename, companions=dict(companions or {}))
@@ -349,21 +376,23 @@ def read_table(data: bytes, filename: str | None = None,
         return table, harness, models[0] if len(models) == 1 and models[0] else None
     kind = sniff(body, filename)
     if kind == "parquet":
-        return read_parquet(body), "parquet", None
+        return read_parquet(body, bound), "parquet", None
     if kind == "zip":
         raise InputError("The file is a zip archive (binary data), not a responses table or an Inspect AI .eval "
                          "log.")  # fmt: skip
     if kind == "jsonl":
-        fast = read_jsonl_fast(body)  # None unless every value is a string (pyarrow checks the UTF-8 too)
-        return (read_jsonl(decode(data)) if fast is None else fast), kind, None
+        fast = read_jsonl_fast(body, bound)  # None unless every value is a string (pyarrow checks the UTF-8 too)
+        return (read_jsonl(decode(data), bound) if fast is None else fast), kind, None
     if kind == "json":
-        return read_json(decode(data)), kind, None
+        return read_json(decode(data), bound), kind, None
     if b"\x00" in body or not body or body.isspace():
         text = _nonempty(decode(data))  # decode() refuses NUL bytes with their place
         sep = _delimiter(text, filename)
         return _reference_table(text, sep), "tsv" if sep == "\t" else "csv", None
     line_end = body.find(b"\n")
     sep = _delimiter(body[: line_end if line_end >= 0 else len(body)].decode("utf-8", "replace"), filename)
+    if limits.header_line(body).count(sep.encode()) >= bound.columns:  # more separators than allowed: count cells
+        bound.check_columns(limits.header_cells(body, sep))
     fmt = "tsv" if sep == "\t" else "csv"
     table = read_polars(body, sep)
     if table is None:

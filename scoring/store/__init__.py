@@ -35,6 +35,7 @@ from scoring.store.engine import (
 )
 from scoring.store.failures import Failure
 from scoring.store.failures import describe as describe_failure
+from scoring.store.run_table import DamagedRun
 from scoring.store.runs import (
     LANGUAGES,
     ROW_COLUMNS,
@@ -58,7 +59,7 @@ from scoring.store.samples import SAMPLE_MARK, SAMPLE_PATH, SAMPLE_SET, ensure_s
 __all__ = [
     "ArchivedRun", "DeleteSummary", "UnknownRun", "all_runs", "archive_prompt", "archive_run", "archived_at",
     "archived_runs", "confirms_delete", "delete_run", "delete_summary", "delete_warning", "listed_runs", "restore_run",
-    "ENV_VAR", "LOCK_WAIT_SETTING", "DatabaseError", "Failure", "describe_failure",
+    "ENV_VAR", "LOCK_WAIT_SETTING", "DamagedRun", "DatabaseError", "Failure", "describe_failure",
     "LANGUAGES", "PROJECT_ROOT", "ROW_COLUMNS", "SAMPLE_MARK", "SAMPLE_PATH", "SAMPLE_SET", "RunInfo", "SaveResult",
     "count_runs", "database_url", "default_sqlite_path", "display_url", "ensure_sample", "find_run_by_sha", "get_run",
     "guess_model_language", "is_sample", "list_runs", "load_scored", "load_table", "make_engine", "read_secrets",

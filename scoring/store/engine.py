@@ -9,7 +9,6 @@ the project's ``data/`` folder, so ``make run`` needs no configuration.
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
 from sqlalchemy import Engine, MetaData, create_engine, event
@@ -17,7 +16,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import DeclarativeBase
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+from scoring.core.settings import PROJECT_ROOT, read_secrets
+
 #: What a read or write raises when the database cannot be reached or refuses (a stopped server,
 #: a lost network, a read-only file): pages catch it and say so instead of showing a traceback.
 DatabaseError = DBAPIError
@@ -35,15 +35,6 @@ NAMING = {
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
-
-
-def read_secrets(root: Path = PROJECT_ROOT) -> dict:
-    """``.streamlit/secrets.toml`` as a dict, or empty when absent (read without streamlit)."""
-    path = root / ".streamlit" / "secrets.toml"
-    if not path.is_file():
-        return {}
-    with path.open("rb") as fh:
-        return tomllib.load(fh)
 
 
 def default_sqlite_path(root: Path = PROJECT_ROOT) -> Path:

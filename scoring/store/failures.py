@@ -1,9 +1,10 @@
 """What went wrong with the database, in one line a user can act on: the CLI prints it on stderr
 (exit 2) and the dashboard shows it as a page message, instead of a traceback or an "outage".
 
-Only failures of *the database itself* are named here (a file that is not a database, a schema
-made by newer code, a locked or full disk, a wrong password, a server that is gone); anything else
-is not ours to explain and is left to propagate. ``outage`` says whether retrying may help (the
+Only failures of *the database itself* are named here (a file that is not a database or is cut
+short, a schema made by newer code, a locked or full disk, a wrong password, a server that is gone,
+one run's stored bytes damaged: :class:`scoring.store.run_table.DamagedRun`); anything else is not
+ours to explain and is left to propagate. ``outage`` says whether retrying may help (the
 server or network came back): a damaged file or a too-new schema never heals by waiting.
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from sqlalchemy.exc import DBAPIError
 
 from scoring.store.migrations import SchemaTooNew
+from scoring.store.run_table import DamagedRun
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,9 @@ _KNOWN = (
     ("file is not a database", "The database file is not a SQLite database (damaged, or another file given as "
      "REVIEW_DB_URL). Nothing was written. Point REVIEW_DB_URL at the right file, or move this one aside to "
      "start a new database.", False),
+    ("database disk image is malformed", "The database file is damaged (cut short, or overwritten: for example "
+     "copied while it was being written). Nothing was written. Restore it from a backup, or move it aside to start "
+     "a new database; sqlite3's .recover command may save what is still readable.", False),
     ("unable to open database file", "The SQLite database file cannot be opened: its folder is missing or not "
      "writable. Nothing was written. Create the folder (or fix its permissions) and try again.", False),
     ("readonly database", "The SQLite database file is read-only for this user. Nothing was written. Make it "
@@ -56,8 +61,8 @@ _KNOWN = (
 
 def describe(exc: BaseException) -> Failure | None:
     """The :class:`Failure` an exception stands for, or None when it is not a database failure."""
-    if isinstance(exc, SchemaTooNew):
-        return Failure(str(exc), False)  # its message says what to do and that nothing was changed
+    if isinstance(exc, (SchemaTooNew, DamagedRun)):
+        return Failure(str(exc), False)  # its message names it, says what to do and that nothing was changed
     if not isinstance(exc, DBAPIError):
         return None
     text = str(exc.orig if exc.orig is not None else exc).lower()

@@ -41,7 +41,7 @@ def sniff(data: bytes, filename: str | None) -> str | None:
     first_line = data[: end if end >= 0 else _FIRST_LINE]
     try:
         obj = json.loads(first_line.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):  # too deep: not a log; the reader names it
         obj = None
     if isinstance(obj, dict):
         if lm_eval.looks_like(obj):

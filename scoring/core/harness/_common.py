@@ -85,6 +85,8 @@ def decode(data: bytes, what: str) -> str:
 def load_json(text: str, what: str) -> Any:
     try:
         return json.loads(text)
+    except RecursionError:
+        raise InputError(f"{what}: the JSON is nested too deeply to read.") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{what}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).") from None
 
@@ -97,6 +99,8 @@ def json_lines(text: str, what: str) -> list[tuple[int, dict[str, Any]]]:
             continue
         try:
             value = json.loads(line)
+        except RecursionError:
+            raise InputError(f"{what}: line {number} is nested too deeply to read.") from None
         except json.JSONDecodeError as exc:
             raise InputError(f"{what}: line {number} is not valid JSON (column {exc.colno}: {exc.msg}).") from None
         if not isinstance(value, dict):

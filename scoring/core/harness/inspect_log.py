@@ -46,6 +46,7 @@ from typing import Any
 
 import polars as pl
 
+from scoring.core import limits
 from scoring.core.errors import InputError
 from scoring.core.harness._common import cell, decode, domain_key, frame, load_json, put_extra, want_domain
 
@@ -124,6 +125,9 @@ def _check_zip(data: bytes) -> zipfile.ZipFile:
         raise InputError(f"{WHAT}: the .eval file is not a readable zip (truncated or damaged: {exc}).") from None
     if "header.json" not in names and "_journal/start.json" not in names:
         raise InputError(f"{WHAT}: the zip holds no header.json, so it is not an Inspect .eval log.")
+    bound = limits.current()  # a zip bomb is refused by its members' sizes, before any is unpacked
+    if sum(info.file_size for info in archive.infolist()) > bound.unpacked_bytes:
+        raise bound.too_large_unpacked(f"{WHAT}: the .eval zip")  # zipfile never unpacks past a member's size
     return archive
 
 
@@ -142,6 +146,8 @@ def _member(archive: zipfile.ZipFile, data: bytes, name: str) -> Any:
         raise InputError(f"{WHAT}: {name} in the zip cannot be read (truncated or damaged: {exc}).") from None
     try:
         return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise InputError(f"{WHAT}: {name} in the zip is nested too deeply to read.") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"{WHAT}: {name} in the zip is not valid JSON ({exc}).") from None
 
