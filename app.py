@@ -35,7 +35,7 @@ def _sidebar() -> None:
     with st.sidebar:
         run_id, warning = run_choice.resolve_run()
         if warning:
-            st.warning(warning)
+            st.warning(md_escape(warning))  # literal: it quotes the URL's ?run= text
         if run_id is not None:
             runs = run_choice.known_runs()
             labels = {r.id: store.run_label(r) for r in runs}

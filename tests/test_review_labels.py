@@ -15,10 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from apptest_support import click, markdown_texts, ok, open_page
+from apptest_support import APP, TIMEOUT, click, markdown_texts, ok, open_page
 from browser import TIMEOUT_MS, AppServer, Traffic, no_exception, open_nav, settle, upload_file
 from playwright.sync_api import BrowserContext, Page, expect
 from sqlalchemy import Engine
+from streamlit.testing.v1 import AppTest
 
 from scoring import store
 from scoring.store import ENV_VAR, make_engine
@@ -114,3 +115,17 @@ def test_the_browser_shows_the_domain_literally_and_fetches_nothing(
     no_exception(page, "the queue with a hostile domain name")
     assert page.locator(f"{MAIN} img[src*='127.0.0.1:9']").count() == 0
     assert traffic.to_host("127.0.0.1", 9) == [], traffic.to_host("127.0.0.1", 9)
+
+
+def test_a_run_named_in_the_url_is_quoted_literally(engine: Engine) -> None:
+    """The sidebar's "Run X does not exist" quotes the URL's ``?run=``: a link carrying Markdown
+    must not make the page draw (and the browser fetch) an image."""
+    store.save_run(engine, hostile_csv("url"), "url_model_english.csv")
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.query_params["run"] = HOSTILE
+    ok(at.run())
+    warnings = [w.value for w in at.sidebar.warning]
+    assert warnings, "no warning about the unknown run"
+    assert any(unescape(w) == f"Run {HOSTILE} does not exist; showing the newest run." for w in warnings), warnings
+    for text in warnings:
+        assert "![x]" not in text and "**bold**" not in text, text
