@@ -49,10 +49,12 @@ from scoring.store import (
     display_url,
     get_run,
     judge_cache,
+    judge_choice,
     load_scored,
     load_table,
     make_engine,
 )
+from scoring.store.judge_choice import RunLabels
 from scoring.store.restore import restore_verdicts
 from scoring.store.run_table import EXTRA_PREFIX
 
@@ -67,8 +69,8 @@ __all__ = [
     "DERIVED_COLUMNS", "EXPORT_COLUMNS", "JUDGE_COLUMN", "MANIFEST_KEY", "PREPARE_ROWS", "SEED_COLUMN",
     "SKIPS_COLUMN", "VERDICTS_COLUMN",
     "build_export", "export_table", "manifest", "neutralise", "open_existing", "parquet_export", "parquet_manifest",
-    "restore_verdicts", "split_exported", "stored_judge_labels", "table_csv_bytes", "table_parquet_bytes",
-    "to_csv_bytes", "to_jsonl_bytes", "unneutralise",
+    "restore_verdicts", "split_exported", "stored_judge_labels", "stored_run_labels", "table_csv_bytes",
+    "table_parquet_bytes", "to_csv_bytes", "to_jsonl_bytes", "unneutralise",
 ]  # fmt: skip
 
 
@@ -224,8 +226,11 @@ def manifest(
     frame: pd.DataFrame | pl.DataFrame,
     data: bytes | None = None,
     judge_settles: bool = False,
+    judge_config: str | None = None,
 ) -> dict:
-    """What an export contains and how it was made; ``data`` (the exported bytes) adds its sha256."""
+    """What an export contains and how it was made; ``data`` (the exported bytes) adds its sha256;
+    ``judge_config`` (:attr:`~scoring.store.judge_choice.RunLabels.name`) names whose judge labels
+    the file carries (``judge_configuration``, only when it carries them)."""
     info = _require_run(engine, run_id)
 
     def counts(col: str, labels: tuple[str, ...]) -> dict[str, int]:
@@ -250,6 +255,7 @@ def manifest(
         "protocols": PROTOCOLS,
         "judge_labels": JUDGE_COLUMN in frame.columns,
         "judge_settles": bool(judge_settles),
+        **({"judge_configuration": judge_config} if judge_config and JUDGE_COLUMN in frame.columns else {}),
         "counts": {
             "final_source": counts("final_source", review.FINAL_SOURCES),
             "final_verdict": counts("final_verdict", review.FINAL_VERDICTS),
@@ -265,31 +271,40 @@ def manifest(
     return result
 
 
-def parquet_export(engine: Engine, run_id: int, table: pl.DataFrame, judge_settles: bool = False) -> tuple[bytes, dict]:
+def parquet_export(engine: Engine, run_id: int, table: pl.DataFrame, judge_settles: bool = False,
+                   judge_config: str | None = None) -> tuple[bytes, dict]:  # fmt: skip
     """An export table (:func:`export_table`) as a Parquet file and its manifest.
 
     The file holds the manifest (``format`` "parquet") in its key-value metadata
     (:data:`MANIFEST_KEY`); the manifest returned, for the ``.manifest.json`` beside the file, is
     the same with the file's sha256 added (a file cannot hold its own hash).
     """
-    info = {**manifest(engine, run_id, table, judge_settles=judge_settles), "format": "parquet"}
+    info = {**manifest(engine, run_id, table, judge_settles=judge_settles, judge_config=judge_config),
+            "format": "parquet"}  # fmt: skip
     data = table_parquet_bytes(table, info)
     return data, {**info, "export_sha256": hashlib.sha256(data).hexdigest()}
 
 
 def stored_judge_labels(engine: Engine, run_id: int, item_keys: Iterable[str] | None = None) -> dict[str, str]:
-    """The latest stored judge label of each item of a run (any model), for the export.
+    """The judge label of each item of a run under the one rule (:func:`stored_run_labels`)."""
+    return stored_run_labels(engine, run_id, item_keys).labels
+
+
+def stored_run_labels(engine: Engine, run_id: int, item_keys: Iterable[str] | None = None) -> RunLabels:
+    """A run's judge labels and whose they are, under the one rule every reader uses
+    (:func:`scoring.store.judge_choice.run_labels`): the configuration chosen for the run, else
+    the latest label of each row until one is chosen.
 
     ``item_keys``: the run's keys when the caller has them (else the run's rows are read). An
     empty judge cache answers at once: reading 100,000 rows' keys to find no label cost 0.8 s.
     """
     _require_run(engine, run_id)
     if judge_cache.revision(engine) == 0:
-        return {}
+        return RunLabels({}, judge_choice.get_choice(engine, run_id))
     keys = item_keys if item_keys is not None else load_table(engine, run_id)["item_key"]
     # Read from the judge cache directly: importing scoring.judge would load the OpenAI SDK, a
     # second of start-up for every `python -m scoring export`.
-    return judge_cache.latest_labels(engine, keys)
+    return judge_choice.run_labels(engine, run_id, keys)
 
 
 def open_existing(url: str) -> Engine:

@@ -1,5 +1,6 @@
-"""What the pages know of the judge: the revision of its stored labels and choices, the latest
-label per item of a run, one item's suggestion, and whether judge labels may settle rows.
+"""What the pages know of the judge: the revision of its stored labels and choices, a run's
+labels under the one rule (its chosen configuration, else the latest label of each row) and
+their name, one item's suggestion, and whether judge labels may settle rows.
 
 Apart from :mod:`ui.state` because the verdicts (:mod:`ui.verdicts`), the estimate, compare and
 trust caches are all keyed by :func:`judge_revision`; below them, so none of them import each
@@ -11,14 +12,22 @@ from __future__ import annotations
 import streamlit as st
 
 from scoring import judge
+from scoring.export import stored_run_labels
 from scoring.store import database_url, judge_cache, judge_choice
 from ui import state
 
 
 @state.per_run("judge_labels")
+def run_labels_at(url: str, run_id: int, judge_rev: int) -> judge_choice.RunLabels:
+    """The run's judge labels under the one rule every reader uses (the run's chosen configuration,
+    else the latest label of each row: :func:`scoring.export.stored_run_labels`) and their name,
+    of the database at ``url`` at judge revision ``judge_rev``."""
+    return stored_run_labels(state.engine_at(url), run_id, state.scored_at(url, run_id)["item_key"])
+
+
 def judge_labels_at(url: str, run_id: int, judge_rev: int) -> dict[str, str]:
     """:func:`judge_labels` of the database at ``url`` at judge revision ``judge_rev``."""
-    return judge.stored_labels(state.engine_at(url), state.scored_at(url, run_id)["item_key"], prompt_version=None)
+    return run_labels_at(url, run_id, judge_rev).labels
 
 
 def judge_revision() -> int:
@@ -28,9 +37,21 @@ def judge_revision() -> int:
     return judge_cache.revision(eng) + judge_choice.revision(eng)
 
 
+def run_labels(run_id: int) -> judge_choice.RunLabels:
+    """The run's judge labels and whose they are; recomputed only after a judge run or choice."""
+    return run_labels_at(database_url(), run_id, judge_revision())
+
+
 def judge_labels(run_id: int) -> dict[str, str]:
-    """Latest judge label per item of the run (any model); recomputed only after a judge run."""
-    return judge_labels_at(database_url(), run_id, judge_revision())
+    """The run's judge label per item (its chosen configuration's, else the latest of each row)."""
+    return run_labels(run_id).labels
+
+
+def judge_line(run_id: int) -> str:
+    """``Judge: <configuration>, chosen for this run.`` (or the latest, none chosen), for every page
+    that shows judge figures; "" when the judge labelled no row of the run."""
+    found = run_labels(run_id)
+    return judge_choice.judge_line(found) if found.labels else ""
 
 
 def judge_suggestion(key: str) -> str | None:

@@ -10,7 +10,7 @@ from scoring.core.formatting import p_value, percent, share
 from scoring.core.protocols import BUCKETS, missing_golden_words
 from scoring.core.search import search_rows
 from scoring.store import database_url
-from ui import charts, identity, queue_state, run_choice, state, verdicts
+from ui import charts, identity, judge_state, queue_state, run_choice, state, verdicts
 from ui.display import agreement_block, md_escape, show_row, verdict_caption
 
 PAGE_SIZE = 10
@@ -83,6 +83,7 @@ st.dataframe(
 comparisons = decided["judge_comparisons"]
 if comparisons:
     st.subheader("Judge vs the metrics and the human verdicts")
+    st.text(judge_state.judge_line(run.id))
     for i, pair in enumerate(comparisons):
         agreement_block(pair, pair.a, pair.b, key=f"judge_pair_{i}")
 

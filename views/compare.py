@@ -21,6 +21,7 @@ from scoring.compare import (
     ADJUSTMENT_METHOD,
     DECIDED_IN_BOTH,
     INTERVAL_METHOD,
+    JUDGE,
     SOURCE_TITLES,
     TEST_METHOD,
     UNKNOWN_RULE,
@@ -115,6 +116,9 @@ for source in cmp.sources:
     if rows:
         st.markdown(f"**{SOURCE_TITLES[source]}**")  # a fixed title, not dataset text
         st.plotly_chart(compare_charts.accuracy_bars(rows, labels), key=f"cmp_bars_{source}")
+        named = [f"{r.label}: Judge: {r.judge}." for r in cmp.runs if r.judge]
+        if source == JUDGE and named:  # whose labels each stored run's judge source holds
+            st.text("\n".join(named))
 with st.expander("Accuracy table"):
     st.text(f"Unknown verdicts: {UNKNOWN_RULE}.\nAdjudicated: each row's final verdict as the export writes it "
             "(reviewers' verdicts and adjudicators' decisions, else the automatic rule; the judge settles no row).")

@@ -34,7 +34,13 @@ st.write(
 bom = st.checkbox("UTF-8 BOM (for Excel)", key="export_bom")
 judge_settles = judge_state.judge_settles()
 # Captured here, in the script thread: the download callbacks run where session state is absent.
-judge_args = {"judge_labels": judge_state.judge_labels(run.id) or None, "judge_settles": judge_settles}
+# The run's judge labels under the one rule (its chosen configuration, else the latest label of each row).
+judged = judge_state.run_labels(run.id)
+judge_config = judged.name if judged.labels else None
+judge_args = {"judge_labels": judged.labels or None, "judge_settles": judge_settles}
+if judge_config is not None:
+    st.text(f"{judge_state.judge_line(run.id)} Its label of each row is in the column judge_label, and the "
+            "manifest names it (judge_configuration).")  # fmt: skip
 stem = f"run{run.id}_adjudicated"
 
 
@@ -48,12 +54,13 @@ def _jsonl() -> bytes:
 
 
 def _parquet() -> bytes:
-    return export.parquet_export(engine, url_run, export.export_table(engine, url_run, **judge_args), judge_settles)[0]
+    return export.parquet_export(engine, url_run, export.export_table(engine, url_run, **judge_args), judge_settles,
+                                judge_config)[0]  # fmt: skip
 
 
 def _manifest() -> bytes:
     frame = export.build_export(engine, url_run, **judge_args)
-    info = export.manifest(engine, url_run, frame, judge_settles=judge_settles)
+    info = export.manifest(engine, url_run, frame, judge_settles=judge_settles, judge_config=judge_config)
     return json.dumps(info, ensure_ascii=False, indent=2).encode("utf-8")
 
 
@@ -72,14 +79,16 @@ def _prepare(kind: str) -> dict:
             if kind == "CSV":
                 data = export.table_csv_bytes(frame, bom=bom)
             else:
-                data, info = export.parquet_export(engine, url_run, frame, judge_settles=judge_settles)
+                data, info = export.parquet_export(engine, url_run, frame, judge_settles=judge_settles,
+                                                   judge_config=judge_config)  # fmt: skip
         else:
             frame = export.build_export(engine, url_run, **judge_args, progress=show)
             show("writing", 0, len(frame))
             data = export.to_jsonl_bytes(frame)
         show("writing", len(frame), len(frame))
         if kind != "Parquet":
-            info = export.manifest(engine, url_run, frame, data=data, judge_settles=judge_settles)
+            info = export.manifest(engine, url_run, frame, data=data, judge_settles=judge_settles,
+                                   judge_config=judge_config)  # fmt: skip
             info["format"] = kind.lower()
         status.update(label=f"{kind} export ready: {len(frame):,} rows", state="complete", expanded=False)
     manifest_bytes = json.dumps(info, ensure_ascii=False, indent=2).encode("utf-8")

@@ -7,7 +7,7 @@ import streamlit as st
 from scoring.core.formatting import interval, percent
 from scoring.estimate import ACCURACY_METHOD
 from scoring.estimate.ppi import PPI_METHOD
-from ui import charts, estimate_data, estimate_view, identity, run_choice
+from ui import charts, estimate_data, estimate_view, identity, judge_state, run_choice
 from ui.display import alert, md_escape
 
 run = run_choice.require_run()
@@ -39,6 +39,9 @@ if comparison is not None:
 if judged_table is not None:
     estimate_view.add_judged(figure, judged_table)
 chart.plotly_chart(figure, key="accuracy_chart")
+if "Judge" in series or judged_table is not None:
+    # One rule for every judge figure here (the judge series, the judge-assisted estimate): name it.
+    st.text(judge_state.judge_line(run.id))
 combined = {name: rows[-1] for name, rows in series.items()}
 cols = st.columns(len(combined) + (comparison is not None) + (judged_table is not None))
 for col, (name, row) in zip(cols, combined.items()):

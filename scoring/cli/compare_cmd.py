@@ -90,7 +90,7 @@ def load_runs(args: argparse.Namespace) -> list[Run]:
         stored = [module.stored_run(engine, run_id) for run_id in args.run]
     labels = unique_labels([Path(p).name for p in args.files] + [r.label for r in stored])
     runs = [scored_run(label, table) for label, table in zip(labels, tables)]
-    runs += [Run(label, r.table, r.sources) for label, r in zip(labels[len(tables) :], stored)]
+    runs += [Run(label, r.table, r.sources, r.judge) for label, r in zip(labels[len(tables) :], stored)]
     return runs
 
 
@@ -103,7 +103,9 @@ def report(runs: list[Run], match: MatchResult, comparisons: list[PairedComparis
         "matched": match.n_matched,
         "advice": match.advice(),
         "runs": [
-            {"label": r.label, "rows": r.n_rows, "sources": list(r.sources), "unmatched": counts[r.label]} for r in runs
+            {"label": r.label, "rows": r.n_rows, "sources": list(r.sources), "unmatched": counts[r.label],
+             **({"judge": r.judge} if r.judge else {})}  # whose judge labels a stored run brings
+            for r in runs
         ],
         "shared": [
             {"run_a": match.labels[i], "run_b": match.labels[j], "rows": n} for (i, j), n in match.shared.items()
@@ -183,7 +185,7 @@ def _text(
         lines.append(
             f"  {r['label']:<{width}} {r['rows']:>8} rows, {u['total']} unmatched (duplicate key "
             f"{u['duplicate key']}, not in every run {u['not in every run']}, empty key {u['empty key']}); "
-            f"sources: {', '.join(r['sources'])}"
+            f"sources: {', '.join(r['sources'])}" + (f"; judge: {r['judge']}" if r.get("judge") else "")
         )
     if len(runs) > 2:
         lines += [f"  shared keys {s['run_a']} & {s['run_b']}: {s['rows']}" for s in info["shared"]]

@@ -9,7 +9,7 @@ from pathlib import Path
 from scoring.cli.common import fail, guarded, register
 from scoring.core.errors import InputError
 from scoring.core.export_format import table_csv_bytes, to_jsonl_bytes
-from scoring.export import build_export, export_table, manifest, open_existing, parquet_export, stored_judge_labels
+from scoring.export import build_export, export_table, manifest, open_existing, parquet_export, stored_run_labels
 from scoring.store import database_url
 
 
@@ -24,7 +24,11 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--bom", action="store_true", help="start the CSV with a UTF-8 BOM (for Excel)")
     parser.add_argument("--db", help="database URL (default: REVIEW_DB_URL, .streamlit/secrets.toml, data/review.db)")
-    parser.add_argument("--judge", action="store_true", help="add the stored judge label of each row (judge_label)")
+    parser.add_argument(
+        "--judge", action="store_true",
+        help="add each row's judge label (judge_label): the run's chosen judge configuration, "
+        "else the latest label of each row until one is chosen",
+    )  # fmt: skip
     parser.add_argument(
         "--judge-settles", action="store_true",
         help="let a CORRECT/INCORRECT judge label settle overlap_only rows without a human verdict (implies --judge)",
@@ -39,20 +43,24 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     def body() -> None:
         engine = open_existing(args.db or database_url())
-        labels = stored_judge_labels(engine, args.run) if args.judge or args.judge_settles else None
+        # One rule for every reader: the run's chosen configuration, else the latest label of each row.
+        found = stored_run_labels(engine, args.run) if args.judge or args.judge_settles else None
+        labels, judge_config = (found.labels, found.name) if found is not None else (None, None)
         if args.format in ("csv", "parquet"):  # polars all the way: a million rows in a few seconds
             frame = export_table(engine, args.run, judge_labels=labels, judge_settles=args.judge_settles)
             if args.format == "csv":
                 data = table_csv_bytes(frame, bom=args.bom)
             else:
-                data, info = parquet_export(engine, args.run, frame, judge_settles=args.judge_settles)
+                data, info = parquet_export(engine, args.run, frame, judge_settles=args.judge_settles,
+                                            judge_config=judge_config)  # fmt: skip
         else:
             frame = build_export(engine, args.run, judge_labels=labels, judge_settles=args.judge_settles)
             data = to_jsonl_bytes(frame)
         out = Path(args.out)
         side = Path(f"{args.out}.manifest.json")
         if args.format != "parquet":
-            info = manifest(engine, args.run, frame, data=data, judge_settles=args.judge_settles)
+            info = manifest(engine, args.run, frame, data=data, judge_settles=args.judge_settles,
+                            judge_config=judge_config)  # fmt: skip
             info["format"] = args.format
         try:
             out.write_bytes(data)
@@ -61,6 +69,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             raise InputError(f"Cannot write {str(exc.filename or out)!r}: {exc.strerror or exc}.") from None
         sources = ", ".join(f"{k} {v}" for k, v in info["counts"]["final_source"].items())
         print(f"wrote {len(frame)} rows to {out} ({sources}); manifest {side}")
+        if judge_config is not None:
+            print(f"Judge: {judge_config}.")
 
     return guarded(body)
 

@@ -83,6 +83,9 @@ class Run:
     label: str
     table: pl.DataFrame = field(repr=False)
     sources: tuple[str, ...] = ()
+    #: A stored run's: whose judge labels the judge source holds (the run's chosen configuration,
+    #: else the latest label of each row; :func:`scoring.export.stored_run_labels`); "" for a file.
+    judge: str = ""
 
     @property
     def n_rows(self) -> int:

@@ -4,8 +4,9 @@ Kept apart from the rest of :mod:`scoring.estimate` (pure) because it loads the 
 pages and ``python -m scoring estimate`` import it by name. The final verdicts are assembled as
 :func:`scoring.export.build_export` does (human verdicts, adjudicators' decisions, the stored
 judge label of each row), except that a judge label never settles a row here: the estimate's
-truth is what people decided. The judge labels are those of the configuration chosen for the run
-on the Judge page (:mod:`scoring.store.judge_choice`), else the latest label of any configuration;
+truth is what people decided. The judge labels are those of the one rule every reader uses
+(:func:`scoring.export.stored_run_labels`): the configuration chosen for the run on the Judge page
+(:mod:`scoring.store.judge_choice`), else the latest label of each row of any configuration;
 :attr:`StoredRun.judge_config` names which, for every page that shows the estimate.
 """
 
@@ -23,9 +24,9 @@ from scoring.core.errors import InputError
 from scoring.core.order import review_rank
 from scoring.estimate.reasons import RunRows
 from scoring.estimate.summary import RunEstimate, run_estimate
-from scoring.export import stored_judge_labels
-from scoring.store import RunInfo, get_run, judge_cache, load_scored
-from scoring.store.judge_choice import JudgeConfig, describe, get_choice
+from scoring.export import stored_run_labels
+from scoring.store import RunInfo, get_run, load_scored
+from scoring.store.judge_choice import JudgeConfig, describe
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class StoredRun:
     #: served it in this run (the estimate's random-sample rule, :mod:`scoring.estimate.sample`).
     rank: np.ndarray | None = None
     served: np.ndarray | None = None
+    #: Whose judge labels ``final`` carries, in full (:attr:`scoring.store.judge_choice.RunLabels.name`).
+    judge_name: str = ""
 
     @property
     def judge_config(self) -> str:
@@ -66,23 +69,15 @@ def stored_final(engine: Engine, run_id: int, ranked: bool = True, scored: pd.Da
     scored = load_scored(engine, run_id) if scored is None else scored
     current = review.current_verdicts(engine, scored["item_key"])
     decisions = review.adjudications(engine, scored["item_key"])
-    choice = get_choice(engine, run_id)
-    labels = judge_labels(engine, run_id, scored["item_key"].tolist(), choice)
+    found = stored_run_labels(engine, run_id, scored["item_key"].tolist())
+    choice, labels = found.choice, found.labels
     final = review.final_verdicts(scored, review.human_summary(current), labels or None, False, decisions)
     if not ranked:
-        return StoredRun(info, final, current, choice)
+        return StoredRun(info, final, current, choice, judge_name=found.name)
     if rank is None:
         rank = review_rank(final["item_key"].astype(str).tolist(), info.review_seed)
     served = final["item_key"].astype(str).isin(review.served_keys(engine, run_id)).to_numpy()
-    return StoredRun(info, final, current, choice, rank, served)
-
-
-def judge_labels(engine: Engine, run_id: int, item_keys: list[str], choice: JudgeConfig | None) -> dict[str, str]:
-    """Item key -> judge label: the chosen configuration's latest label (an ERROR row only where
-    it never replied), else the latest label of any configuration (:func:`stored_judge_labels`)."""
-    if choice is None:
-        return stored_judge_labels(engine, run_id, item_keys)
-    return judge_cache.latest_labels(engine, item_keys, choice.model, choice.prompt_version)
+    return StoredRun(info, final, current, choice, rank, served, found.name)
 
 
 def stored_estimate(engine: Engine, run_id: int, half_width: float = 0.02, scored: pd.DataFrame | None = None,

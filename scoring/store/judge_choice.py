@@ -6,6 +6,11 @@ judged by two models has two label sets. Without a stored choice the estimate ta
 label of any configuration (as before the choice existed); the Judge page stores one after a user
 compared the configurations against the human verdicts, and every page that shows the estimate
 names it (:func:`describe`).
+
+:func:`run_labels` is the one rule every reader of a run's judge labels goes through (the
+estimate, the final verdicts of the Overview and Agreement, every export, ``export --judge``,
+compare): the chosen configuration's labels, else the latest label of each row of any
+configuration until one is chosen, with the name to show wherever judge figures appear.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, func, insert, select
 
 from scoring.core.adjudication import check_reviewer
+from scoring.store import judge_cache
 from scoring.store.engine import writer
 from scoring.store.judge_cache import ERROR, JudgeVerdict
 from scoring.store.tables import JudgeChoice, utcnow
@@ -41,6 +47,51 @@ class JudgeConfig:
 def describe(config: JudgeConfig | None) -> str:
     """The name of the labels the estimate uses: the chosen configuration's, else :data:`ANY_CONFIG`."""
     return config.name if config is not None else ANY_CONFIG
+
+
+@dataclass(frozen=True)
+class RunLabels:
+    """A run's judge labels under the one rule (:func:`run_labels`) and whose they are."""
+
+    #: Item key -> label (ERROR only where the configuration never replied); unjudged rows absent.
+    labels: dict[str, str]
+    #: The configuration chosen for the run; None while none is (the latest label of each row).
+    choice: JudgeConfig | None
+    #: The configurations the labels come from (sorted); the chosen one alone when there is a choice.
+    configs: tuple[JudgeConfig, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """Whose labels these are, as pages, the CLI and the export manifest name them."""
+        return labels_name(self.choice, self.configs)
+
+
+def labels_name(choice: JudgeConfig | None, configs: Iterable[JudgeConfig] = ()) -> str:
+    """``gpt-x (prompt v2), chosen for this run``; without a choice ``gpt-y (prompt v3), the latest
+    label of each row; none chosen`` (every configuration that gave one of those labels)."""
+    if choice is not None:
+        return f"{choice.name}, chosen for this run"
+    names = ", ".join(c.name for c in sorted(set(configs)))
+    return f"{names or 'no configuration'}, the latest label of each row; none chosen"
+
+
+def judge_line(labels: RunLabels | None) -> str:
+    """The plain-text line a page shows beside judge figures: ``Judge: <name>.``"""
+    return f"Judge: {labels.name}." if labels is not None else ""
+
+
+def run_labels(engine: Engine, run_id: int, item_keys: Iterable[str]) -> RunLabels:
+    """Run ``run_id``'s judge labels on ``item_keys`` (the run's keys) under the one rule: the
+    configuration chosen for the run (its latest label per row, an ERROR row only where it never
+    replied), else, until one is chosen, the latest label of each row of any configuration."""
+    choice = get_choice(engine, run_id)
+    model, version = (choice.model, choice.prompt_version) if choice is not None else (None, None)
+    found = judge_cache.latest_by_item(engine, item_keys, model, version)
+    labels = {key: verdict.label for key, verdict in found.items()}
+    if choice is not None:
+        return RunLabels(labels, choice, (choice,))
+    configs = tuple(sorted({JudgeConfig(v.model, v.prompt_version) for v in found.values()}))
+    return RunLabels(labels, None, configs)
 
 
 def get_choice(engine: Engine, run_id: int) -> JudgeConfig | None:
