@@ -52,9 +52,10 @@ if wanted is not None:
 # the review mode's switches sit in a popover (its label says the mode in force).
 c1, c2, c3, c4, c5 = st.columns([2, 2, 1.2, 1.6, 1.4], vertical_alignment="bottom")
 try:
-    audit_size = len(review.audit_keys(engine, run.id))
+    audit = review.audit_keys(engine, run.id)
 except store.DatabaseError:  # unreachable: the queue says so below
-    audit_size = 0
+    audit = set()
+audit_size = len(audit)
 scopes = [*BUCKETS, review.AUDIT] if audit_size else list(BUCKETS)
 asked = st.query_params.get("scope")  # ?scope=audit: another page (the planner) sends reviewers here
 if asked is not None:
@@ -109,6 +110,9 @@ if double_blind:
                  f"{int(review.CLAIM_TTL.total_seconds() // 60)} minutes.")  # fmt: skip
 else:
     blind = mode.toggle("Blind review (hide metric verdicts and judge suggestion)", key="q_blind")
+# Blind means blind everywhere: a row of any double-blind scope (the audit, a bucket, a sample) is
+# shown blind in every scope that serves it, opened by a link, and in My verdicts.
+blind_view = review.blind_rows(frame, scopes, run.review_seed, audit, chose_blind=blind)
 second = not double_blind and bool(reviewer) and mode.toggle(
     "Second opinion: review rows another reviewer has already marked", key="q_second",
     help="Off (the default), reviewers of a scope get different rows, so the team's reviews add up. On, you are "
@@ -218,8 +222,12 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
     and the lines above the row sit in one container, so the row's block keeps its place on the
     page and the redraw from one row to the next is one replacement, never a moment without a row."""
     place = f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}"
-    lines = [place if blind else f"{place}   {verdict_caption(row, with_domain=False)}"]
-    if not blind:
+    row_blind = blind_view.hides(row["item_key"])
+    lines = [place if row_blind else f"{place}   {verdict_caption(row, with_domain=False)}"]
+    if row_blind and not blind:
+        lines.append("Shown blind: this row is in a double-blind scope of this run, so its metric verdicts, "
+                     "highlighting and judge label are hidden wherever it is shown.")  # fmt: skip
+    if not row_blind:
         suggestion = None if offline else judge_state.judge_suggestion(row["item_key"])
         if suggestion:
             lines.append(f"Judge suggests: {suggestion}")
@@ -233,7 +241,7 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
     above = st.container()
     for line in lines:
         above.text(line)
-    show_row(row, plain=blind, data=keys.row_marker(run.id, screen, str(row["item_key"])))
+    show_row(row, plain=row_blind, data=keys.row_marker(run.id, screen, str(row["item_key"])))
     # The buttons come right after the row (visible without scrolling); reason and note below them.
     b1, b2, b3, b4 = st.columns(4)
     disabled = not reviewer
@@ -368,7 +376,7 @@ def my_verdicts_view() -> None:
     if not reviewer:
         st.info(md_escape(loop.cannot_mark))
         return
-    mine = my_verdicts.my_verdicts(frame, _scope(), engine, reviewer)
+    mine = my_verdicts.my_verdicts(frame, _scope(), engine, reviewer, blind=blind_view)
     f1, f2 = st.columns([1, 3])
     which = f1.selectbox("Verdict", ["any", *review.VERDICTS], key="q_my_verdict")
     query = f2.text_input("Search question, golden answer, response, or a row number (#12)", key="q_my_search")
@@ -381,7 +389,8 @@ def my_verdicts_view() -> None:
     if mine.empty:
         st.info("None of your verdicts is in this scope: choose another bucket or domain above, or review rows "
                 "in the Queue.")  # fmt: skip
-    table = shown.drop(columns=["row_idx"]).assign(marked_in_run=shown["marked_in_run"].map(
+    hidden = ["bucket"] if (shown["bucket"] == my_verdicts.HIDDEN).all() else []  # blind rows only: no column
+    table = shown.drop(columns=["row_idx", *hidden]).assign(marked_in_run=shown["marked_in_run"].map(
         lambda r: "" if r is None or r == run.id else f"#{r}"))  # fmt: skip
     event = st.dataframe(table.rename(columns=MY_LABELS), hide_index=True, on_select="rerun",
                          selection_mode="single-row", key="q_my_table")  # fmt: skip

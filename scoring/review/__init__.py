@@ -48,6 +48,7 @@ from scoring.review.adjudicate import (
     record_adjudication,
     waiting_count,
 )
+from scoring.review.blind import BlindRows, blind_rows
 from scoring.review.loop import ReviewLoop
 from scoring.review.queue import (
     QueueScope,
@@ -105,7 +106,7 @@ from scoring.store.verdict_log import (
 )
 
 __all__ = [
-    "AUDIT", "audit_keys", "set_audit",
+    "AUDIT", "audit_keys", "set_audit", "BlindRows", "blind_rows",
     "CLAIM_TTL", "VERDICTS_NEEDED", "BlindSpec", "blind_buckets", "blind_scopes", "claim_next", "covers", "is_blind",
     "live_claims", "set_blind", "ClaimRule", "DOUBLE_BLIND", "SECOND_OPINION", "SPLIT", "claim_in_queue", "hold",
     "release", "resume", "team_progress", "reviewers_per_item",

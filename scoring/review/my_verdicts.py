@@ -12,6 +12,7 @@ from sqlalchemy import Engine
 
 from scoring.core.adjudication import VERDICTS
 from scoring.core.protocols import BUCKETS
+from scoring.review.blind import HIDDEN, BlindRows
 from scoring.review.queue import QueueScope
 from scoring.store.verdict_log import current_verdicts
 
@@ -24,11 +25,14 @@ def scope_rows(scored: pd.DataFrame, scope: QueueScope) -> pd.DataFrame:
     return scored.iloc[scope.row_idx]
 
 
-def my_verdicts(scored: pd.DataFrame, scope: QueueScope, engine: Engine, reviewer: str) -> pd.DataFrame:
+def my_verdicts(scored: pd.DataFrame, scope: QueueScope, engine: Engine, reviewer: str,
+                blind: BlindRows | None = None) -> pd.DataFrame:  # fmt: skip
     """Rows of the scope that carry the reviewer's current verdict, newest verdict first.
 
     ``row`` is 1-based; ``marked_in_run`` is the run the verdict was given in when it is another
-    run holding the identical row (else empty). Columns: :data:`MY_COLUMNS`.
+    run holding the identical row (else empty). Columns: :data:`MY_COLUMNS`. The bucket of a row
+    ``blind`` hides (:func:`~scoring.review.blind.blind_rows`) reads :data:`HIDDEN`: it would name
+    both metrics' verdicts.
     """
     rows = scope_rows(scored, scope)
     current = current_verdicts(engine, scope.item_keys, reviewer=reviewer)
@@ -40,6 +44,8 @@ def my_verdicts(scored: pd.DataFrame, scope: QueueScope, engine: Engine, reviewe
     run_ids = mine["run_id"]
     mine["row"] = mine["row_idx"].astype("int64") + 1
     mine["marked_in_run"] = run_ids.astype(object).where(run_ids.notna(), None)
+    if blind:
+        mine["bucket"] = mine["bucket"].astype(object).where(~blind.mask(mine["item_key"]), HIDDEN)
     mine = mine.sort_values(["reviewed_at", "row_idx"], ascending=[False, True], kind="stable")
     return mine[MY_COLUMNS].reset_index(drop=True)
 

@@ -1,0 +1,72 @@
+"""Which rows a viewer is shown blind: the one decision every page that serves a row asks.
+
+A row is blind when a double-blind scope of the run holds it (the planner's audit, a bucket, a
+domain, a reproducible sample: :class:`~scoring.store.claims.BlindSpec`), or when the viewer
+chose blind review for themselves. A blind row is blind wherever it is served (any queue scope,
+a link to the row, "My verdicts"): the question, golden answer and response only; no metric
+verdicts, highlighting, bucket or judge label, since any of them names both metrics' verdicts.
+
+Decided per item (question, golden answer, response): identical rows share one verdict, so an
+item is blind on every row that holds it once one of its rows is in a blind scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Hashable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from scoring.core.adjudication import isin
+from scoring.review.queue import _sampled_scope, _scope
+from scoring.store.audit import AUDIT
+from scoring.store.claims import BlindSpec
+
+#: What "My verdicts" shows in the bucket column of a blind row.
+HIDDEN = "hidden (double-blind)"
+
+
+@dataclass(frozen=True)
+class BlindRows:
+    """The items one viewer is shown blind (see :func:`blind_rows`)."""
+
+    items: frozenset[str] = frozenset()
+    everything: bool = False  #: the viewer's own blind review, or a blind scope over the whole run
+
+    def hides(self, item_key: Hashable) -> bool:
+        """Whether the row holding ``item_key`` is shown blind to this viewer."""
+        return self.everything or str(item_key) in self.items
+
+    def mask(self, item_keys: Iterable[Hashable]) -> np.ndarray:
+        """:meth:`hides` for many rows at once (True: blind)."""
+        keys = item_keys if isinstance(item_keys, pd.Series) else pd.Series(list(item_keys), dtype=object)
+        if self.everything or not self.items:
+            return np.full(len(keys), self.everything, dtype=bool)
+        return isin(keys.astype(str), self.items)
+
+    def __bool__(self) -> bool:
+        return self.everything or bool(self.items)
+
+
+def blind_rows(
+    scored: pd.DataFrame,
+    specs: Iterable[BlindSpec],
+    seed: int,
+    audit: Collection[str] = (),
+    chose_blind: bool = False,
+) -> BlindRows:
+    """The rows of a run (its scored frame) shown blind to a viewer: those of the run's
+    double-blind scopes ``specs`` (:func:`~scoring.store.claims.blind_scopes`; a sampled scope
+    holds the first k of its review order under the run's ``seed``; the audit scope the items
+    in ``audit``), or every row when ``chose_blind`` (the viewer's own Blind review switch)."""
+    specs = list(specs)
+    if chose_blind or any(s.bucket is None and s.domain is None and not s.sample for s in specs):
+        return BlindRows(everything=True)
+    items: set[str] = set()
+    for spec in specs:
+        keys = audit if spec.bucket == AUDIT else None
+        rows = (_sampled_scope(scored, spec.bucket, spec.domain, spec.sample, seed, keys) if spec.sample
+                else _scope(scored, spec.bucket, spec.domain, keys=keys))  # fmt: skip
+        items.update(str(k) for k in rows["item_key"])
+    return BlindRows(frozenset(items))
