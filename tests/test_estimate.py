@@ -92,31 +92,33 @@ def test_vectorised_variance_matches_the_scalar_formula() -> None:
 def test_stratified_estimate_worked_example() -> None:
     # both_pass 800 rows, 10 reviewed all correct; overlap_only 200 rows, 10 reviewed, 4 correct.
     # Estimate 0.8 x 1 + 0.2 x 0.4 = 0.88.
-    # both_pass: bucket share (10 + 1/2)/11 = 0.954545, shrunk p' = (10 + 0.954545)/11 = 0.995868,
-    #   var 0.995868 x 0.004132 / 9 x (1 - 10/800) = 0.00045150
+    # both_pass: 10 reviewed rows (POOL_FROM = 8 or more), all correct, so its variance is taken at the
+    #   Jeffreys share of its bucket's all-correct rows, (10 + 1/2)/11 = 0.954545:
+    #   var 0.954545 x 0.045455 / 9 x (1 - 10/800) = 0.0047607
     # overlap_only: bucket share 4.5/11 = 0.409091, p' = 4.409091/11 = 0.400826,
     #   var 0.400826 x 0.599174 / 9 x 0.95 = 0.025351
-    # Var = 0.8² x 0.00045150 + 0.2² x 0.025351 = 0.0013030; se 0.036097.
-    # Effective n at p' = 0.8 x 0.995868 + 0.2 x 0.400826 = 0.876860: 0.876860 x 0.123140 / 0.0013030
-    # = 82.867; Wilson(0.88, 82.867) = [0.79272, 0.93360].
+    # Var = 0.8² x 0.0047607 + 0.2² x 0.025351 = 0.0040609; se 0.063725.
+    # Effective n at the same shares, 0.8 x 0.954545 + 0.2 x 0.400826 = 0.843801: 0.843801 x 0.156199
+    # / 0.0040609 = 32.456; Wilson(0.88, 32.456) = [0.72668, 0.95289].
     est = estimate_accuracy(cells(("both_pass", "Art", 800, 10, 10), ("overlap_only", "Art", 200, 10, 4)))
     c = est.combined
     assert c.estimate == pytest.approx(0.88)
-    assert c.standard_error == pytest.approx(0.036097, abs=1e-6)
-    assert (c.ci_low, c.ci_high) == (pytest.approx(0.79272, abs=1e-5), pytest.approx(0.93360, abs=1e-5))
+    assert c.standard_error == pytest.approx(0.063725, abs=1e-6)
+    assert (c.ci_low, c.ci_high) == (pytest.approx(0.72668, abs=1e-5), pytest.approx(0.95289, abs=1e-5))
     assert (c.rows, c.reviewed, c.correct, c.unknown_weight, c.missing) == (1000, 20, 14, 0.0, 0)
     assert c.method == ACCURACY_METHOD and "Wilson" in c.method and "(1-n/N)" in c.method
     assert est.fell_back == [] and est.unreviewed == []
 
 
 def test_all_or_none_correct_does_not_collapse_to_zero_width() -> None:
-    # 10 of 10 correct out of 1000: p' = (10 + 10.5/11)/11 = 0.995868, var p'(1-p')/9 x 0.99 =
-    # 0.00045265 (se 0.021276), effective n p'(1-p')/var = 9/0.99 = 9.0909: Wilson's lower bound
+    # 10 of 10 correct out of 1000: p' = 10.5/11 = 0.954545 (the Jeffreys share of the bucket's
+    # all-correct rows), var p'(1-p')/9 x 0.99 = 0.0047727 (se 0.069085), effective n
+    # p'(1-p')/var = 9/0.99 = 9.0909: Wilson's lower bound
     # at 10 of 10 is n/(n + z²) = 9.0909/12.9324 = 0.70296. Ten rows all correct leave the true
     # share anywhere above about 0.7, as ten rows should, not [0.96, 1].
     c = estimate_accuracy(cells(("both_pass", "Art", 1000, 10, 10))).combined
     assert (c.estimate, c.ci_high) == (1.0, 1.0)
-    assert c.standard_error == pytest.approx(0.021276, abs=1e-6)
+    assert c.standard_error == pytest.approx(0.069085, abs=1e-6)
     assert c.ci_low == pytest.approx(0.70296, abs=1e-5)
     # 0 of 10: the mirror image, [0, 0.29704]
     c = estimate_accuracy(cells(("both_fail", "Art", 1000, 10, 0))).combined

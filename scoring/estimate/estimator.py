@@ -30,8 +30,8 @@ from scoring.estimate.strata import (
     cell_sums,
     model_variances,
     shares,
-    shrunk_shares,
     shrunk_variances,
+    spread_centres,
     weights,
 )
 
@@ -165,7 +165,7 @@ def wilson_interval(strata: Strata, k: np.ndarray, w: Weights, known: float, var
     if se == 0 or mass <= 0:
         low = high = known
     else:  # the Wilson interval of the known part's own share, scaled back to the target
-        spread = float(np.dot(w.a, shrunk_shares(strata, k))) / mass
+        spread = float(np.dot(w.a, spread_centres(strata, k))) / mass
         share = min(1.0, max(0.0, known / mass))
         share_low, share_high = wilson_from_share(share, spread * (1 - spread) * mass**2 / var, z)
         low, high = mass * share_low, mass * share_high

@@ -43,6 +43,9 @@ from scoring.estimate.sample import check_sample
 MIN_REVIEWED = 2
 #: Pseudo-rows at the bucket's pooled share added to a cell's share for its variance (not its estimate).
 SHRINK = 1.0
+#: From this many reviewed rows, all agreeing, a cell's variance is taken at its bucket's pooled
+#: all-agreeing share (:func:`spreads`).
+POOL_FROM = 8
 OWN, BUCKET, NONE = "stratum", "bucket", "none"
 CELL_COLUMNS = ("bucket", "Domain", "size", "reviewed", "correct")
 
@@ -243,10 +246,26 @@ def spreads(strata: Strata, k: np.ndarray) -> np.ndarray:
     """Per cell, ``p(1-p)`` at its shrunk share (:func:`shrunk_shares`) or at its own share, whichever
     is larger: shrinking toward the bucket keeps an all-correct cell a variance, but must not shrink
     the variance of a cell whose share sits nearer 0.5 than its bucket's (a domain 10-30 points
-    off its buckets covered 0.92-0.93 when its cells' variances were pulled toward theirs)."""
-    centre = shrunk_shares(strata, k)
+    off its buckets covered 0.92-0.93 when its cells' variances were pulled toward theirs).
+
+    A cell with :data:`POOL_FROM` or more reviewed rows that all agree takes its variance at the
+    share of every such row of its bucket pooled (:func:`variance_centres`, as the ratios do): one
+    pseudo-row toward a bucket at 0.98 takes 12 of 12 correct at p(1-p) = 0.0015, a thirteenth of
+    a true 0.98's 0.0196, so after a plan that reviews the
+    nearly-right buckets thinly, their all-correct strata carried most of the error and the combined
+    interval covered 0.90-0.92 on 300-row runs (0.93-0.96 pooled from 8 rows, 300 runs a regime). Below 8 rows the
+    pseudo-row already leaves a variance of that size, and pooling there made the proportional
+    reviews' intervals cover 0.98-0.99."""
+    centre = spread_centres(strata, k)
     own = shares(strata, k)
     return np.maximum(centre * (1 - centre), own * (1 - own))
+
+
+def spread_centres(strata: Strata, k: np.ndarray) -> np.ndarray:
+    """Per cell, the share its variance is taken at (:func:`spreads`): :func:`variance_centres` from
+    :data:`POOL_FROM` reviewed rows, else :func:`shrunk_shares`. The Wilson interval's effective
+    sample size is taken at the same shares, or ten of ten correct would count as one row."""
+    return np.where(strata.reviewed >= POOL_FROM, variance_centres(strata, k), shrunk_shares(strata, k))
 
 
 def between_cells(strata: Strata, k: np.ndarray, min_reviewed: int = MIN_REVIEWED) -> np.ndarray:
