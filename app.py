@@ -11,8 +11,11 @@ from ui.display import md_escape
 
 st.set_page_config(page_title="Answer review", page_icon=":material/fact_check:", layout="wide")
 
+# Start here is the default page (the root URL); every other page keeps the url_path its file name
+# gives it (/overview, /review, ...), so links to them and their ?run=, ?row= keep working.
 PAGES = [
-    st.Page("views/overview.py", title="Overview", icon=":material/bar_chart:", default=True),
+    st.Page("views/start.py", title="Start here", icon=":material/flag:", default=True),
+    st.Page("views/overview.py", title="Overview", icon=":material/bar_chart:"),
     st.Page("views/upload.py", title="Upload", icon=":material/upload_file:"),
     st.Page("views/agreement.py", title="Agreement", icon=":material/compare_arrows:"),
     st.Page("views/compare.py", title="Compare", icon=":material/difference:"),

@@ -501,7 +501,7 @@ def server_rss(db: Path, runs: dict[int, str], log: Path) -> tuple[int, int, lis
             start_rss = 0
             for run_id, name in runs.items():
                 began = time.perf_counter()
-                page.goto(f"{app.url}/?run={run_id}", timeout=timeout_ms)
+                page.goto(f"{app.url}/overview?run={run_id}", timeout=timeout_ms)
                 expect(page.locator("h1").first).to_contain_text(f"Overview: {name}", timeout=timeout_ms)
                 page.locator("[data-testid='stPlotlyChart']").first.wait_for(state="visible", timeout=timeout_ms)
                 settle(page, timeout_ms)

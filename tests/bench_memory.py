@@ -49,7 +49,7 @@ def server_rss(url: str, run_ids: list[int], budget_mb: int, log: Path) -> tuple
             settle(page, 300_000)
             start = rss_mib(app.process.pid)
             for run_id in run_ids:
-                page.goto(f"{app.url}/?run={run_id}", timeout=300_000)
+                page.goto(f"{app.url}/overview?run={run_id}", timeout=300_000)
                 settle(page, 300_000)
                 open_nav(page, "Agreement", "Agreement")
                 open_nav(page, "Overview", "Overview")

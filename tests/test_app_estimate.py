@@ -356,4 +356,6 @@ def test_without_a_reviewer_name_the_button_waits_for_one(engine: Engine, run_id
     at = open_page("estimate", reviewer=None, run_id=run_id)
     assert at.button(key="est_audit").disabled
     assert any("Type your name in the sidebar" in c for c in captions(at).splitlines())
-    assert any("No row is reviewed yet" in i.value for i in at.info)
+    # No reviewed row of the random sample: no estimate, the pilot instead, its button waiting too.
+    assert any("Review about" in i.value and "rows of the random sample" in i.value for i in at.info)
+    assert at.button(key="est_pilot").disabled

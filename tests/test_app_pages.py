@@ -184,7 +184,8 @@ def test_page_opens_on_the_sample_run(db_url: str, engine: Engine, page: str) ->
     at = open_app()
     runs = store.list_runs(engine)
     assert [r.name for r in runs] == [s.name for s in reversed(store.SAMPLE_SET)]  # newest first
-    assert titles(at) == ["Overview: Sample run"]
+    assert titles(at) == ["Start here"]  # the default page
+    assert titles(goto(at, page_path("overview"))) == ["Overview: Sample run"]
     goto(at, page)
     assert not at.exception, at.exception
     assert run_param(at) == str(runs[0].id)
@@ -282,7 +283,8 @@ def test_missing_run_in_url_falls_back_with_a_warning(db_url: str, engine: Engin
     warnings = [str(w.value) for w in at.sidebar.warning]
     assert any("999" in w for w in warnings), warnings
     assert run_param(at) == str(newest.id)
-    assert titles(at) == [f"Overview: {newest.name}"]
+    assert titles(at) == ["Start here"]
+    assert titles(goto(at, page_path("overview"))) == [f"Overview: {newest.name}"]
 
 
 def test_non_numeric_run_in_url_falls_back(db_url: str, engine: Engine) -> None:
@@ -290,7 +292,8 @@ def test_non_numeric_run_in_url_falls_back(db_url: str, engine: Engine) -> None:
     at = open_app({"run": "abc"})
     newest = store.list_runs(engine)[0]
     assert run_param(at) == str(newest.id)
-    assert titles(at) == [f"Overview: {newest.name}"]
+    assert titles(at) == ["Start here"]
+    assert titles(goto(at, page_path("overview"))) == [f"Overview: {newest.name}"]
 
 
 def test_run_in_url_opens_that_run(db_url: str, engine: Engine) -> None:
@@ -300,7 +303,8 @@ def test_run_in_url_opens_that_run(db_url: str, engine: Engine) -> None:
     assert store.list_runs(engine)[0].id == newer.id
     at = open_app({"run": str(older.id)})
     assert run_param(at) == str(older.id)
-    assert titles(at) == [f"Overview: {older.name}"]
+    assert titles(at) == ["Start here"]
+    assert titles(goto(at, page_path("overview"))) == [f"Overview: {older.name}"]
     goto(at, AGREEMENT_PAGE)
     assert not at.exception, at.exception
     assert titles(at) == [f"Agreement: {older.name}"]
@@ -354,7 +358,7 @@ def _check_against_cli(at: AppTest, report: dict) -> None:
 
 def test_sample_overview_equals_cli(db_url: str) -> None:
     """The sample run's dashboard numbers equal `python -m scoring score --json` on the file."""
-    at = open_app()
+    at = goto(open_app(), OVERVIEW_PAGE)
     _check_against_cli(at, cli_report(SAMPLE))
 
 
@@ -477,7 +481,7 @@ def row_cards(at: AppTest) -> list[int]:
 
 
 def test_overview_accuracy_reads_as_percentages(db_url: str) -> None:
-    at = open_app()
+    at = goto(open_app(), OVERVIEW_PAGE)
     table = frame_with(at, "Exact substring accuracy")
     shown = displayed(at, "Exact substring accuracy")
     accuracy_cols = [c for c in table.columns if c.endswith("accuracy")] + ["Adjudicated if pending right"]

@@ -53,7 +53,8 @@ def assert_plain_numbers(page: Page, where: str) -> None:
 def test_overview_percentages_and_agreement_search(server: AppServer, page: Page) -> None:
     page.goto(f"{server.url}/?reviewer=pages_tester", timeout=TIMEOUT_MS)  # so the queue's buttons are enabled
     settle(page)
-    expect(page.locator("h1").first).to_have_text("Overview: Sample run", timeout=TIMEOUT_MS)
+    expect(page.locator("h1").first).to_have_text("Start here", timeout=TIMEOUT_MS)
+    open_nav(page, "Overview", "Overview: Sample run")
 
     # Overview: every accuracy reads as a percentage, in the metrics and in the table.
     metrics = page.locator("[data-testid='stMetricValue']").all_inner_texts()

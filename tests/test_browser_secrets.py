@@ -163,10 +163,10 @@ def test_no_secret_on_any_page_log_line_export_or_cli_output(
         page.on("console", lambda msg: frames.append(("the browser console", msg.text)))
         page.goto(f"{app.url}/?reviewer={REVIEWER}", timeout=TIMEOUT_MS)
         settle(page)
-        expect(page.locator("h1").first).to_contain_text("Overview: ")
+        expect(page.locator("h1").first).to_have_text("Start here")
         expect(page.locator("[data-testid='stSidebar']")).to_contain_text(masked)  # the database, password masked
         no_exception(page, "the first page")
-        seen.page(page, "the first page (Overview)")
+        seen.page(page, "the first page (Start here)")
         code, _, stderr = _finish(wrong_cli, seen, "the CLI with a wrong password")
         assert code != 0 and store.display_url(wrong_url) in stderr, stderr  # refused, named masked
         assert "password authentication failed" in stderr, stderr  # the driver's reason, not a bare class name

@@ -39,7 +39,7 @@ from scoring.estimate.judged import JudgeFigures, judge_figures
 from scoring.estimate.ppi import judge_inputs
 from scoring.estimate.stored import StoredRun, stored_estimate, stored_runs
 from scoring.store import database_url
-from ui import identity, judge_state, run_choice, state
+from ui import identity, judge_state, queue_state, run_choice, state
 
 T = TypeVar("T")
 
@@ -158,6 +158,39 @@ def plan(fig: Figures, half_width: float) -> ReviewPlan:
         return with_judge.plan.plan
     key = ("plan", database_url(), fig.run_id, *fig.revs, half_width)
     return _cached(key, lambda: plan_review(build_strata(fig.sample), half_width))
+
+
+#: The first plan's half-width, before any row of the random sample is reviewed: a +-5-point pilot.
+PILOT_HALF_WIDTH = 0.05
+
+
+def has_evidence(fig: Figures) -> bool:
+    """Whether any reviewed row of the random sample is in the estimate: until one is, no page
+    shows an estimated true accuracy (no number before its evidence)."""
+    return fig.estimate.random_sample["in_estimate"] > 0
+
+
+def pilot_plan(fig: Figures) -> ReviewPlan:
+    """The pilot: the planner's plan for +-5 points (:data:`PILOT_HALF_WIDTH`), the rows to review
+    before the estimate is worth showing."""
+    return plan(fig, PILOT_HALF_WIDTH)
+
+
+def start_pilot(fig: Figures, by: str) -> int:
+    """Put the pilot's rows (:func:`planned_rows` at :data:`PILOT_HALF_WIDTH`, the planner's own
+    choice, in the queue's order) in the run's audit scope; returns the scope's size. Double-blind
+    is left as it is (None)."""
+    keys = planned_rows(fig, PILOT_HALF_WIDTH)["item_key"].to_list()
+    return put_in_audit(fig.run_id, keys, by, None)
+
+
+def overlap_waiting(run_id: int) -> int:
+    """Rows of the run's overlap-only queue (all domains) with no current verdict by anyone: what
+    the Review queue's progress bar leaves there (:func:`scoring.review.scope_progress` on the
+    queue's own scope, :func:`ui.queue_state.queue_scope`)."""
+    scope = queue_state.queue_scope(run_id, "overlap_only", None, None)
+    done = review.scope_progress(scope, state.engine(), None).iloc[-1]
+    return int(done["n"]) - int(done["reviewed"])
 
 
 def planned_rows(fig: Figures, half_width: float) -> pl.DataFrame:

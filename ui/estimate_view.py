@@ -11,13 +11,16 @@ import html
 import pandas as pd
 import plotly.graph_objects as go
 import polars as pl
+import streamlit as st
 
+from scoring import review
 from scoring.core.formatting import interval, percent
 from scoring.core.report import COMBINED
 from scoring.estimate import AccuracyEstimate, MetricQuality, ReviewPlan
 from scoring.estimate.wording import judge_sentence, withheld_text
+from ui import estimate_data
 from ui.charts import SERIES_COLOURS
-from ui.estimate_data import RAW_SERIES, Figures
+from ui.estimate_data import PILOT_HALF_WIDTH, RAW_SERIES, Figures
 
 ESTIMATE = "Estimated true accuracy"
 ESTIMATE_COLOUR = "#db2777"
@@ -120,10 +123,35 @@ def judged_sentence(comparison: pl.DataFrame, human: dict) -> str:
     return judge_sentence(judged, human)
 
 
-def page_figure(figs: Figures, judged: pl.DataFrame | None = None) -> go.Figure:
+REVIEW_PAGE = "views/review.py"
+
+
+def pilot_sentence(rows: int) -> str:
+    """What to do before any estimate is shown: the planner's pilot (+-5 points) in words."""
+    return (f"Review about {rows:,} rows of the random sample to estimate the true accuracy "
+            f"(±{PILOT_HALF_WIDTH * 100:g} points).")  # fmt: skip
+
+
+def pilot_prompt(figs: Figures, reviewer: str | None, key: str) -> None:
+    """In place of an estimate with no reviewed row of the random sample behind it: the pilot's
+    size (:func:`ui.estimate_data.pilot_plan`) and a button that puts its rows in the audit scope
+    (as the planner's button does) and opens that scope in the Review queue."""
+    rows = estimate_data.pilot_plan(figs).remaining
+    st.info(pilot_sentence(rows) + " No estimated true accuracy is shown until a row of it is reviewed: a figure "
+            "with nothing reviewed behind it would be a guess.")  # fmt: skip
+    if st.button(f"Start the audit: review {rows:,} rows of the random sample", key=key, type="primary",
+                 icon=":material/target:", disabled=not reviewer or rows == 0):  # fmt: skip
+        estimate_data.start_pilot(figs, str(reviewer))
+        st.switch_page(REVIEW_PAGE, query_params={"scope": review.AUDIT, "run": str(figs.run_id)})
+    if not reviewer:
+        st.caption("Type your name in the sidebar (Reviewer name): the audit scope records who planned it.")
+
+
+def page_figure(figs: Figures, judged: pl.DataFrame | None = None, estimate: bool = True) -> go.Figure:
     """Raw accuracy of each metric (95% Wilson intervals) and the estimated true accuracy (its 95%
     interval), per domain and combined; the judge-assisted estimate too when ``judged`` is given
-    (:meth:`scoring.estimate.judged.JudgeFigures.comparison`)."""
+    (:meth:`scoring.estimate.judged.JudgeFigures.comparison`). ``estimate`` False: the raw
+    metrics alone (no reviewed row of the random sample yet)."""
     fig = go.Figure()
     for metric, name in RAW_SERIES.items():
         part = figs.raw[figs.raw["metric"] == metric]
@@ -138,7 +166,8 @@ def page_figure(figs: Figures, judged: pl.DataFrame | None = None) -> go.Figure:
             hovertemplate=("%{x}<br>" + name + " passes %{y:.1%} (%{customdata[0]} of %{customdata[1]})"
                            "<br>95% CI %{customdata[2]:.1%} to %{customdata[3]:.1%}<extra></extra>"),
         )  # fmt: skip
-    add_estimate(fig, figs.estimate.comparison())
+    if estimate:
+        add_estimate(fig, figs.estimate.comparison())
     if judged is not None:
         add_judged(fig, judged)
     fig.update_layout(barmode="group", yaxis={"title": "accuracy", "tickformat": ".0%", "range": [0, 1.05]},

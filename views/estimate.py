@@ -47,35 +47,38 @@ reviewed, conflicts = int(sample["reviewed"].sum()), int(sample["conflict"].sum(
 
 # --- the estimate -------------------------------------------------------------------------------
 st.subheader("Estimated true accuracy")
-total = acc.combined
-# Lead with the figure to act on: the judge-assisted one where the judge narrows the interval, else
-# the human-only one (then said in plain words below).
-lead = judged.estimate.combined if judged is not None and judged.estimate.narrows else total
-c1, c2, c3 = st.columns(3)
-lead_help = f"95% CI {interval(lead.ci_low, lead.ci_high)}" if lead.shown else None
-c1.metric("True accuracy, judge-assisted" if lead is not total else "Estimated true accuracy (combined)",
-          percent(lead.estimate), help=lead_help)  # fmt: skip
-c2.metric("95% interval, ± points", f"{lead.half_width * 100:.1f}" if lead.shown else "not yet")
-c3.metric("Rows reviewed", f"{reviewed:,} of {len(sample):,}")
-conflict_note = f" ({conflicts:,} more in conflict: not counted until adjudicated)" if conflicts else ""
-if total.shown:
-    st.text(f"Combined: {percent(total.estimate)}, 95% CI {interval(total.ci_low, total.ci_high)}, from {reviewed:,} "
-            f"reviewed rows of {len(sample):,}{conflict_note}.")  # fmt: skip
+evidence = estimate_data.has_evidence(figs)  # no number before its evidence: a reviewed row of the sample
+if not evidence:
+    estimate_view.pilot_prompt(figs, reviewer, "est_pilot")
+    st.plotly_chart(estimate_view.page_figure(figs, estimate=False), key="est_chart")
 else:
-    st.text(f"Combined: {percent(total.estimate)} from {reviewed:,} reviewed rows of {len(sample):,}{conflict_note}; "
-            f"{withheld_text('the run', total.needed)} (the planner below says which rows).")  # fmt: skip
-if judged is not None and judged_table is not None:
-    st.text(estimate_view.judged_sentence(judged_table, {"estimate": total.estimate, "ci_low": total.ci_low,
-                                                         "ci_high": total.ci_high}))  # fmt: skip
-if not reviewed:
-    st.info("No row is reviewed yet: the estimate is 50%, with no interval to give. The planner below "
-            "says which rows to review.")  # fmt: skip
-st.plotly_chart(estimate_view.page_figure(figs, judged_table), key="est_chart")
-st.dataframe(percent_style(estimate_view.estimate_frame(acc), ["estimate", "rows in unreviewed buckets"]),
-             hide_index=True, key="est_table")  # fmt: skip
-for note in estimate_view.strata_notes(acc):
-    st.text(note)
-st.caption(md_escape(f"Method: {ACCURACY_METHOD}"))
+    total = acc.combined
+    # Lead with the figure to act on: the judge-assisted one where the judge narrows the interval, else
+    # the human-only one (then said in plain words below).
+    lead = judged.estimate.combined if judged is not None and judged.estimate.narrows else total
+    c1, c2, c3 = st.columns(3)
+    lead_help = f"95% CI {interval(lead.ci_low, lead.ci_high)}" if lead.shown else None
+    c1.metric("True accuracy, judge-assisted" if lead is not total else "Estimated true accuracy (combined)",
+              percent(lead.estimate), help=lead_help)  # fmt: skip
+    c2.metric("95% interval, ± points", f"{lead.half_width * 100:.1f}" if lead.shown else "not yet")
+    c3.metric("Rows reviewed", f"{reviewed:,} of {len(sample):,}")
+    conflict_note = f" ({conflicts:,} more in conflict: not counted until adjudicated)" if conflicts else ""
+    if total.shown:
+        st.text(f"Combined: {percent(total.estimate)}, 95% CI {interval(total.ci_low, total.ci_high)}, from "
+                f"{reviewed:,} reviewed rows of {len(sample):,}{conflict_note}.")  # fmt: skip
+    else:
+        st.text(f"Combined: {percent(total.estimate)} from {reviewed:,} reviewed rows of {len(sample):,}"
+                f"{conflict_note}; {withheld_text('the run', total.needed)} (the planner below says which "
+                "rows).")  # fmt: skip
+    if judged is not None and judged_table is not None:
+        st.text(estimate_view.judged_sentence(judged_table, {"estimate": total.estimate, "ci_low": total.ci_low,
+                                                             "ci_high": total.ci_high}))  # fmt: skip
+    st.plotly_chart(estimate_view.page_figure(figs, judged_table), key="est_chart")
+    st.dataframe(percent_style(estimate_view.estimate_frame(acc), ["estimate", "rows in unreviewed buckets"]),
+                 hide_index=True, key="est_table")  # fmt: skip
+    for note in estimate_view.strata_notes(acc):
+        st.text(note)
+    st.caption(md_escape(f"Method: {ACCURACY_METHOD}"))
 drawn = est.random_sample
 st.text(f"Random sample: {SAMPLE_RULE}")
 if drawn["missing"]:
@@ -91,7 +94,7 @@ if drawn["by_hand"]:
         st.dataframe(estimate_view.by_hand_frame(sample), hide_index=True)
 
 # --- the judge-assisted estimate ------------------------------------------------------------------
-if judged is not None and judged_table is not None:
+if evidence and judged is not None and judged_table is not None:
     st.subheader("Judge-assisted estimate")
     j = estimate_view.combined_row(judged_table)
     d1, d2, d3 = st.columns(3)

@@ -14,6 +14,7 @@ run = run_choice.require_run()
 
 st.title(md_escape(f"Overview: {run.name}"))
 st.caption(md_escape(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run.language or '?'}"))
+uploaded = run.id in st.session_state.get("upload_notes", {})  # saved from the Upload page in this session
 for _kind, text in st.session_state.get("upload_notes", {}).get(run.id, []):
     alert("warning", text)
 
@@ -29,9 +30,20 @@ series, adjudicated = charts.accuracy_series(run.id, humans=humans)
 # Raw metrics, adjudicated and the estimated true accuracy side by side (the estimate is kept per
 # verdict revision: python -m scoring estimate's figures).
 figs = estimate_data.figures(run.id) if humans else None
-comparison = figs.estimate.comparison() if figs is not None else None
+# No number before its evidence: with no reviewed row of the random sample, no estimate at all.
+evidence = figs is not None and estimate_data.has_evidence(figs)
+comparison = figs.estimate.comparison() if figs is not None and evidence else None
 # The judge-assisted estimate beside it when the judge has labelled the run (None otherwise).
-judged = estimate_data.judged(figs) if figs is not None else None
+judged = estimate_data.judged(figs) if figs is not None and evidence else None
+if uploaded:  # just saved: what to do next, with the buttons
+    st.success("Saved. Next: settle the rows the two metrics disagree on (triage), and review a random sample "
+               "to estimate the true accuracy (two jobs: the queue's overlap-only scope, and the audit).")  # fmt: skip
+    waiting = estimate_data.overlap_waiting(run.id)
+    if st.button(f"{waiting:,} rows need a verdict: open the queue", key="ov_triage", icon=":material/rule:",
+                 disabled=not waiting):  # fmt: skip
+        st.switch_page(estimate_view.REVIEW_PAGE, query_params={"scope": "overlap_only", "run": str(run.id)})
+if figs is not None and not evidence:
+    estimate_view.pilot_prompt(figs, identity.reviewer(), "ov_pilot")
 judged_table = judged.comparison(figs.estimate.accuracy.table()) if judged is not None and figs is not None else None
 figure = charts.accuracy_figure(series, adjudicated)
 if comparison is not None:
