@@ -183,8 +183,8 @@ def test_upload_page_archives_restores_and_deletes(tmp_path: Path, monkeypatch: 
         ok(fresh.run())  # app.py: the sidebar's run picker and the URL's run
         assert fresh.sidebar.selectbox(key="run_picker").value == sample.id
         assert [o for o in fresh.sidebar.selectbox(key="run_picker").options if "other" in o] == []
-        assert [w.value for w in fresh.sidebar.warning] == [
-            f"Run {other.id} is archived (restore it on the Upload page); showing the newest run."
+        assert [w.value for w in fresh.sidebar.warning] == [  # Markdown-escaped: the ?run= value is quoted
+            rf"Run {other.id} is archived \(restore it on the Upload page\)\; showing the newest run\."
         ]
         click(at, f"restore_run_{other.id}")
         assert [r.id for r in store.listed_runs(engine)] == [other.id, *samples]
