@@ -9,6 +9,7 @@ from collections.abc import Mapping
 import pandas as pd
 import streamlit as st
 
+from scoring.core.exact_why import why_exact_fails
 from scoring.core.formatting import percent
 from scoring.core.highlight import highlight_golden, highlight_response, text_block
 from scoring.review import PairAgreement
@@ -48,6 +49,10 @@ def show_row(row: pd.Series, plain: bool = False, data: Mapping[str, str] | None
         attrs = "".join(f' data-{_attr_name(k)}="{html.escape(str(v), quote=True)}"' for k, v in data.items())
         body = f"<div{attrs}>{body}</div>"
     st.html(body)
+    # An invisible difference (a double space, a tab, a zero-width character) said in words, as text.
+    why = None if plain else why_exact_fails(answer, response)
+    if why:
+        st.text(why)
 
 
 def _attr_name(name: str) -> str:

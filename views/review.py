@@ -112,7 +112,15 @@ else:
     blind = mode.toggle("Blind review (hide metric verdicts and judge suggestion)", key="q_blind")
 # Blind means blind everywhere: a row of any double-blind scope (the audit, a bucket, a sample) is
 # shown blind in every scope that serves it, opened by a link, and in My verdicts.
-blind_view = review.blind_rows(frame, scopes, run.review_seed, audit, chose_blind=blind)
+# And, unless REVIEW_BLIND_AUDIT is off, the random sample is blind: the audit scope's rows wherever
+# they are served, and the rows of a sampled scope; triage scopes keep the verdicts.
+blind_audit = identity.identity_config().blind_audit
+blind_view = review.blind_rows(frame, scopes, run.review_seed, audit, chose_blind=blind, blind_audit=blind_audit,
+                               viewing=blind_scope)  # fmt: skip
+audited = blind_audit and not blind and (bucket == review.AUDIT or bool(sample))
+if audited:
+    mode.caption("Blind audit: this scope is a random sample that estimates the true accuracy, so its rows are "
+                 "shown without the metrics' verdicts, highlighting and judge label (REVIEW_BLIND_AUDIT).")  # fmt: skip
 second = not double_blind and bool(reviewer) and mode.toggle(
     "Second opinion: review rows another reviewer has already marked", key="q_second",
     help="Off (the default), reviewers of a scope get different rows, so the team's reviews add up. On, you are "
@@ -128,7 +136,9 @@ elif rule == SECOND_OPINION:
     mode.caption("Second opinion: you are handed rows one other reviewer has marked (their verdict is not shown), "
                f"each held for you for {minutes} minutes.")  # fmt: skip
 MODE_NAMES = {DOUBLE_BLIND: "double-blind", SECOND_OPINION: "second opinion", SPLIT: "team split"}
-st.caption(f"Mode: {MODE_NAMES[rule]}{', blind' if blind and not double_blind else ''} (change it under Review mode)")
+audit_note = ", blind audit of the random sample" if audited else ""
+st.caption(f"Mode: {MODE_NAMES[rule]}{', blind' if blind and not double_blind else ''}{audit_note} (change it under "
+           "Review mode)")  # fmt: skip
 view = c4.segmented_control("Show", VIEWS, default=VIEWS[0], key="q_view") or VIEWS[0]
 scope_domain = None if domain == ALL_DOMAINS else domain
 
@@ -225,8 +235,7 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
     row_blind = blind_view.hides(row["item_key"])
     lines = [place if row_blind else f"{place}   {verdict_caption(row, with_domain=False)}"]
     if row_blind and not blind:
-        lines.append("Shown blind: this row is in a double-blind scope of this run, so its metric verdicts, "
-                     "highlighting and judge label are hidden wherever it is shown.")  # fmt: skip
+        lines.append(blind_view.why(row["item_key"]) or "")
     if not row_blind:
         suggestion = None if offline else judge_state.judge_suggestion(row["item_key"])
         if suggestion:

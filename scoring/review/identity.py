@@ -18,6 +18,13 @@ case and surrounding spaces (identity providers differ in the case of emails).
 (default: yes, with a warning on the card; ``false``, ``no``, ``off`` or ``0`` forbids it, and so
 does any other value than ``true``, ``yes``, ``on`` or ``1``: a setting someone wrote to restrict
 adjudication should not open it by a typo).
+
+``REVIEW_BLIND_AUDIT`` says whether the random sample (the audit scope, and a queue scope's
+reproducible sample: the rows the true-accuracy estimate counts) is reviewed blind: the question,
+golden answer and response only, without the metrics' verdicts, their highlighting or the judge's
+label. Default: yes, since verdicts anchored by those labels bias the estimate and the judge's
+measured agreement with people. Only a clear no (``false``, ``no``, ``off``, ``0``) turns it off,
+so a misspelt value keeps the audit blind.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ HEADER_SETTING = "REVIEW_TRUSTED_HEADER"
 ADJUDICATORS_SETTING = "REVIEW_ADJUDICATORS"
 REVIEWERS_SETTING = "REVIEW_REVIEWERS"
 ADJUDICATE_OWN_SETTING = "REVIEW_ADJUDICATE_OWN"
+BLIND_AUDIT_SETTING = "REVIEW_BLIND_AUDIT"
 MODE_LABELS = {
     "signin": "signed in (st.login)",
     "header": "from the proxy header {header}",
@@ -48,6 +56,7 @@ class Identity:
     adjudicators: frozenset[str] | None = None
     reviewers: frozenset[str] | None = None
     adjudicate_own: bool = True
+    blind_audit: bool = True  #: review the random sample blind (``REVIEW_BLIND_AUDIT``)
 
     @property
     def label(self) -> str:
@@ -79,6 +88,14 @@ def _flag(value: object, default: bool) -> bool:
     return str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
+def _unless_no(value: object) -> bool:
+    """A yes/no setting that is on unless clearly turned off (a TOML false, ``false``, ``no``,
+    ``off``, ``0``): a misspelt value keeps the safer setting."""
+    if isinstance(value, bool):
+        return value
+    return not (isinstance(value, str | int) and str(value).strip().lower() in ("0", "false", "no", "off"))
+
+
 def _names(value: object) -> frozenset[str] | None:
     if value in (None, ""):
         return None
@@ -93,12 +110,13 @@ def identity(secrets: Mapping, environ: Mapping[str, str] = os.environ) -> Ident
     if reviewers is not None and adjudicators is not None:
         reviewers = reviewers | adjudicators  # an adjudicator may always mark
     own = _flag(_setting(ADJUDICATE_OWN_SETTING, secrets, environ), default=True)
+    blind = _unless_no(_setting(BLIND_AUDIT_SETTING, secrets, environ))
     if "auth" in secrets:
-        return Identity("signin", None, adjudicators, reviewers, own)
+        return Identity("signin", None, adjudicators, reviewers, own, blind)
     header = _setting(HEADER_SETTING, secrets, environ)
     if header:
-        return Identity("header", str(header).strip(), adjudicators, reviewers, own)
-    return Identity("typed", None, adjudicators, reviewers, own)
+        return Identity("header", str(header).strip(), adjudicators, reviewers, own, blind)
+    return Identity("typed", None, adjudicators, reviewers, own, blind)
 
 
 def from_header(headers: Mapping[str, str], config: Identity) -> tuple[str, str | None]:
