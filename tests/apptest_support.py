@@ -10,12 +10,14 @@ themselves, so tests put both in ``at.query_params`` before the first run.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
 from sqlalchemy import Engine
@@ -111,6 +113,33 @@ def frame_with(at: AppTest, column: str) -> pd.DataFrame:
         if column in df.value.columns:
             return df.value
     raise AssertionError(f"no dataframe with a {column!r} column; got {[list(d.value.columns) for d in at.dataframe]}")
+
+
+def browser_cells(element: Any) -> pd.DataFrame:
+    """What the browser draws in each cell of an ``st.dataframe``: a missing value as the
+    element's ``placeholder`` ("None" when it has none: Streamlit's frontend draws missing cells
+    so, whatever the Styler's display value), else the Styler's display value, else the value."""
+    raw = element.value
+    styler = element.proto.arrow_data.styler
+    shown = pa.ipc.open_stream(styler.display_values).read_pandas() if styler.display_values else raw
+    shown = shown.astype(str).set_axis(raw.index)
+    placeholder = element.proto.placeholder if element.proto.HasField("placeholder") else "None"
+    return shown.mask(raw.isna(), placeholder)
+
+
+def browser_headers(element: Any) -> list[str]:
+    """The column headers the browser draws for an ``st.dataframe``: each visible column's
+    ``column_config`` label, else its name; the index's names too unless the index is hidden."""
+    config = json.loads(element.proto.columns or "{}")
+    raw = element.value
+    out: list[str] = []
+    if not config.get("_index", {}).get("hidden"):
+        out += [str(n) for n in raw.index.names if n is not None]
+    for name in raw.columns:
+        entry = config.get(str(name), {})
+        if not entry.get("hidden"):
+            out.append(str(entry.get("label") or name))
+    return out
 
 
 def walk(node: Any) -> Iterator[Any]:

@@ -15,10 +15,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import pandas as pd
-import pyarrow as pa
 import pytest
-from apptest_support import open_page, texts
+from apptest_support import browser_cells, open_page, texts
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
@@ -68,18 +66,6 @@ def label_every_row(engine: Engine, keys: list[str]) -> None:
     rows = [{"cache_key": f"m-{k}", "item_key": k, "model": MODEL, "prompt_version": judge.PROMPT_VERSION,
              "label": judge.CORRECT} for k in keys]  # fmt: skip
     judge_cache.save(engine, rows)
-
-
-def browser_cells(element) -> pd.DataFrame:
-    """What the browser draws in each cell of an ``st.dataframe``: a missing value as the
-    element's ``placeholder`` ("None" when it has none: Streamlit's frontend draws missing cells
-    so, whatever the Styler's display value), else the Styler's display value, else the value."""
-    raw = element.value
-    styler = element.proto.arrow_data.styler
-    shown = pa.ipc.open_stream(styler.display_values).read_pandas() if styler.display_values else raw
-    shown = shown.astype(str).set_axis(raw.index)
-    placeholder = element.proto.placeholder if element.proto.HasField("placeholder") else "None"
-    return shown.mask(raw.isna(), placeholder)
 
 
 def drawn(at: AppTest) -> list[str]:

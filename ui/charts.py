@@ -14,6 +14,7 @@ from scoring.core.report import AccuracyRow
 from scoring.core.stats import wilson_interval
 from scoring.review import AdjudicatedRow
 from ui import state, verdicts
+from ui.tables import bucket_name
 
 SERIES_COLOURS = {
     "Exact substring": "#2563eb",
@@ -138,13 +139,23 @@ def percent_style(frame: pd.DataFrame, columns: Iterable[str] | None = None) -> 
     return frame.style.format({c: percent for c in names if c in frame.columns})
 
 
+def count_axis(title: str, top: float) -> dict:
+    """A y axis that counts (rows, verdicts): whole-number ticks from 0, one per unit when the
+    tallest bar is 10 or less (plotly would otherwise tick 0.5, 1, 1.5)."""
+    axis = {"title": title, "tickformat": ",d", "rangemode": "tozero"}
+    if top <= 10:
+        axis["dtick"] = 1
+    return axis
+
+
 def bucket_figure(buckets: dict[str, dict[str, int]]) -> go.Figure:
     """Per-domain stacked bars of the four agreement buckets."""
     domains = [d for d in buckets if d != "combined"]
     fig = go.Figure()
     for name, colour in BUCKET_COLOURS.items():
-        fig.add_bar(name=name, x=[html.escape(d) for d in domains], y=[buckets[d][name] for d in domains],
-                    marker_color=colour)
-    fig.update_layout(barmode="stack", yaxis={"title": "rows"}, xaxis={"title": "domain"}, height=380,
+        fig.add_bar(name=bucket_name(name), x=[html.escape(d) for d in domains], y=[buckets[d][name] for d in domains],
+                    marker_color=colour)  # fmt: skip
+    top = max((sum(buckets[d].get(b, 0) for b in BUCKET_COLOURS) for d in domains), default=0)
+    fig.update_layout(barmode="stack", yaxis=count_axis("rows", top), xaxis={"title": "domain"}, height=380,
                       legend={"orientation": "h", "y": -0.25}, margin={"t": 30})
     return fig

@@ -19,7 +19,7 @@ from scoring.core.report import COMBINED
 from scoring.estimate import AccuracyEstimate, MetricQuality, ReviewPlan
 from scoring.estimate.wording import judge_sentence, withheld_text
 from ui import estimate_data
-from ui.charts import SERIES_COLOURS
+from ui.charts import SERIES_COLOURS, count_axis
 from ui.estimate_data import PILOT_HALF_WIDTH, RAW_SERIES, Figures
 
 ESTIMATE = "Estimated true accuracy"
@@ -252,12 +252,13 @@ def reasons_figure(counts: pl.DataFrame, by: str) -> go.Figure:
     """Stacked bars: how many verdicts gave each reason, per ``by`` (``Domain`` or ``language``)."""
     fig = go.Figure()
     grouped = counts.group_by(by, "reason").agg(pl.col("count").sum()).sort(by)
+    top = grouped.group_by(by).agg(pl.col("count").sum())["count"].max() or 0
     for reason in grouped["reason"].unique(maintain_order=True).to_list():
         part = grouped.filter(pl.col("reason") == reason)
         fig.add_bar(name=html.escape(str(reason)), x=[html.escape(str(v)) for v in part[by]], y=part["count"].to_list(),
                     marker_color=REASON_COLOURS.get(str(reason)))  # fmt: skip
     fig.update_layout(
-        barmode="stack", yaxis={"title": "verdicts with this reason"}, legend={"orientation": "h", "y": -0.25},
+        barmode="stack", yaxis=count_axis("verdicts with this reason", top), legend={"orientation": "h", "y": -0.25},
         xaxis={"title": by.lower(), "type": "category", "categoryorder": "category ascending"}, margin={"t": 30},
         height=380,
     )  # fmt: skip

@@ -13,6 +13,7 @@ from scoring import review, store
 from scoring.core.errors import NotSaved
 from ui import identity, run_choice, state
 from ui.display import alert, md_escape, show_row
+from ui.tables import show_table
 
 run = run_choice.require_run()
 engine = state.engine()
@@ -47,7 +48,7 @@ st.text(f"Row {row_idx + 1} of the run   Domain: {row['Domain']}")
 show_row(row)
 st.subheader("The reviewers' verdicts")
 verdicts = review.current_verdicts(engine, [key])
-st.dataframe(verdicts[["reviewer", "verdict", "reason", "note", "reviewed_at"]], hide_index=True, key="adj_verdicts")
+show_table(verdicts[["reviewer", "verdict", "reason", "note", "reviewed_at"]], key="adj_verdicts")
 own = review.own_verdict_in(verdicts, name)
 if own is not None and not review.adjudicate_own_allowed():
     alert("info", review.own_refusal(own))  # in place of the note and the Decide buttons

@@ -12,6 +12,7 @@ from scoring.core.search import search_rows
 from scoring.store import database_url
 from ui import charts, identity, judge_state, queue_state, run_choice, state, verdicts
 from ui.display import agreement_block, md_escape, show_row, verdict_caption
+from ui.tables import bucket_option, show_table
 
 PAGE_SIZE = 10
 ALL_BUCKETS = "All buckets"
@@ -52,14 +53,14 @@ grid = pd.DataFrame(
     index=["exact passes", "exact fails"],
 )
 shares = grid.map(lambda v: f"{v} ({share(v, total)})")
-st.dataframe(shares, key="two_by_two")
+show_table(shares, hide_index=False, key="two_by_two")
 test = summary["mcnemar"]
 st.text(
     f"McNemar exact test: exact_only = {test.exact_only}, overlap_only = {test.overlap_only}, "
     f"{p_value(test.p_value)}"
 )
 st.plotly_chart(charts.bucket_figure(summary["buckets"]), key="bucket_chart")
-st.dataframe(pd.DataFrame(summary["buckets"]).T.rename_axis("domain"), key="bucket_table")
+show_table(pd.DataFrame(summary["buckets"]).T.rename_axis("domain"), hide_index=False, key="bucket_table")
 
 if identity.others_hidden(run.id):  # double-blind: nothing built on reviewers' verdicts, no row's verdicts
     st.info(identity.BLIND_NOTE + " The precision on reviewed rows and the rows themselves are hidden until then.")
@@ -69,7 +70,7 @@ st.subheader("Precision of each metric on reviewed rows")
 decided = verdicts.verdict_summary(run.id)
 precision = decided["precision"]
 st.caption("Precision: the share of a metric's passes that a reviewer confirmed correct (— when none was reviewed).")
-st.dataframe(
+show_table(
     pd.DataFrame(
         [
             {"metric": name, "passes reviewed": reviewed, "confirmed correct": confirmed,
@@ -77,7 +78,6 @@ st.dataframe(
             for name, (confirmed, reviewed, value) in precision.items()
         ]
     ),
-    hide_index=True,
     key="precision",
 )
 comparisons = decided["judge_comparisons"]
@@ -91,7 +91,7 @@ st.subheader("Rows")
 left, middle, right = st.columns([1, 1, 2])
 bucket = left.selectbox(
     "Bucket", [ALL_BUCKETS, *BUCKETS], index=1 + list(BUCKETS).index("overlap_only"), key="agree_bucket",
-    on_change=_first_page,
+    on_change=_first_page, format_func=lambda b: f"{b}: {total:,}" if b == ALL_BUCKETS else bucket_option(b, combined),
 )  # fmt: skip
 domain = middle.selectbox("Domain", [ALL_DOMAINS, *summary["domains"]], key="agree_domain", on_change=_first_page)
 query = right.text_input(

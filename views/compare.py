@@ -30,6 +30,7 @@ from scoring.compare import (
 from scoring.core.errors import InputError
 from ui import compare_charts, compare_data, identity, run_choice
 from ui.display import alert, show_row
+from ui.tables import HOW, show_table
 
 REVIEW_PAGE = "views/review.py"
 UNMATCHED_PAGE = 200  # unmatched rows listed per page
@@ -98,11 +99,8 @@ advice = match.advice()
 if advice:
     alert("warning", advice)
 if several:
-    st.dataframe(
-        pd.DataFrame([{"run A": labels[i], "run B": labels[j], "questions in both (once each)": n}
-                      for (i, j), n in match.shared.items()]),
-        hide_index=True, key="cmp_shared",
-    )  # fmt: skip
+    show_table(pd.DataFrame([{"run A": labels[i], "run B": labels[j], "questions in both (once each)": n}
+                             for (i, j), n in match.shared.items()]), key="cmp_shared")  # fmt: skip
 
 # --- accuracy per run -------------------------------------------------------------------------------
 st.subheader("Accuracy per run")
@@ -122,7 +120,7 @@ for source in cmp.sources:
 with st.expander("Accuracy table"):
     st.text(f"Unknown verdicts: {UNKNOWN_RULE}.\nAdjudicated: each row's final verdict as the export writes it "
             "(reviewers' verdicts and adjudicators' decisions, else the automatic rule; the judge settles no row).")
-    st.dataframe(compare_charts.accuracy_frame(cmp.accuracy), hide_index=True, key="cmp_accuracy")
+    show_table(compare_charts.accuracy_frame(cmp.accuracy), key="cmp_accuracy")
 
 # --- model x language -------------------------------------------------------------------------------
 st.subheader("Model x language")
@@ -148,10 +146,11 @@ st.subheader("Paired comparison on the matched questions")
 methods = [f"Interval of the difference: {INTERVAL_METHOD}", f"Test: {TEST_METHOD}"]
 if several:
     methods.append(f"Adjustment for multiple comparisons: {ADJUSTMENT_METHOD} (column Holm p)")
-st.text("\n".join(methods))
+with st.expander(HOW):
+    st.text("\n".join(methods))
 if cmp.comparisons:
     with st.container(key="cmp_paired_box"):
-        st.dataframe(compare_charts.paired_frame(cmp.paired, several), hide_index=True, key="cmp_paired")
+        show_table(compare_charts.paired_frame(cmp.paired, several), key="cmp_paired")
     st.caption("b: questions run A got right and run B wrong; c: the reverse. Difference: accuracy of A minus "
                f"accuracy of B on the questions used. LLM judge and adjudicated pairs use {DECIDED_IN_BOTH}; "
                "the last column counts the matched questions left out.")  # fmt: skip
@@ -161,8 +160,7 @@ else:
 # --- unmatched rows ---------------------------------------------------------------------------------
 st.subheader("Rows not matched")
 counts = match.unmatched_counts()
-st.dataframe(pd.DataFrame([{"run": label, **c} for label, c in counts.items()]), hide_index=True,
-             key="cmp_unmatched_counts")  # fmt: skip
+show_table(pd.DataFrame([{"run": label, **c} for label, c in counts.items()]), key="cmp_unmatched_counts")
 total = match.unmatched.height
 if total == 0:
     st.text("Every row of every run is matched.")
@@ -171,7 +169,7 @@ else:
                "missing from, or repeated in, another run. Empty key: every key cell is blank.")  # fmt: skip
     page = _page_number("Unmatched rows page", total, UNMATCHED_PAGE, "cmp_unmatched_page")
     shown = match.unmatched.slice((page - 1) * UNMATCHED_PAGE, UNMATCHED_PAGE)
-    st.dataframe(shown.drop("run_index").to_pandas(), hide_index=True, key="cmp_unmatched")
+    show_table(shown.drop("run_index").to_pandas(), key="cmp_unmatched")
 
 # --- discordant questions ---------------------------------------------------------------------------
 st.subheader("Questions one run got right and the other wrong")
@@ -210,7 +208,7 @@ view = pd.DataFrame({
     "row in B": shown["row_b"].to_list(),
 })  # fmt: skip
 with st.container(key="cmp_disc_table"):
-    event = st.dataframe(view, hide_index=True, on_select="rerun", selection_mode="single-row", key=table_key)
+    event = show_table(view, on_select="rerun", selection_mode="single-row", key=table_key)
 picked = [i for i in event.selection.rows if 0 <= i < shown.height]
 if not picked:
     st.text("Choose a row of the table (the box at its left) to see both responses side by side.")

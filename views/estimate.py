@@ -22,6 +22,7 @@ from scoring.estimate.wording import withheld_text
 from ui import estimate_data, estimate_view, identity, run_choice
 from ui.charts import percent_style
 from ui.display import alert, md_escape
+from ui.tables import HOW, show_table
 
 REVIEW_PAGE = "views/review.py"
 DEFAULT_POINTS = 2.0
@@ -74,11 +75,12 @@ else:
         st.text(estimate_view.judged_sentence(judged_table, {"estimate": total.estimate, "ci_low": total.ci_low,
                                                              "ci_high": total.ci_high}))  # fmt: skip
     st.plotly_chart(estimate_view.page_figure(figs, judged_table), key="est_chart")
-    st.dataframe(percent_style(estimate_view.estimate_frame(acc), ["estimate", "rows in unreviewed buckets"]),
-                 hide_index=True, key="est_table")  # fmt: skip
+    show_table(percent_style(estimate_view.estimate_frame(acc), ["estimate", "rows in unreviewed buckets"]),
+               key="est_table")  # fmt: skip
     for note in estimate_view.strata_notes(acc):
         st.text(note)
-    st.caption(md_escape(f"Method: {ACCURACY_METHOD}"))
+    with st.expander(HOW):
+        st.caption(md_escape(f"Method: {ACCURACY_METHOD}"))
 drawn = est.random_sample
 st.text(f"Random sample: {SAMPLE_RULE}")
 if drawn["missing"]:
@@ -91,7 +93,7 @@ st.text(f"Reviewed by hand, not in the estimate: {drawn['by_hand']:,}"
            if drawn["by_hand"] else "."))  # fmt: skip
 if drawn["by_hand"]:
     with st.container(key="est_by_hand"):
-        st.dataframe(estimate_view.by_hand_frame(sample), hide_index=True)
+        show_table(estimate_view.by_hand_frame(sample))
 
 # --- the judge-assisted estimate ------------------------------------------------------------------
 if evidence and judged is not None and judged_table is not None:
@@ -104,9 +106,11 @@ if evidence and judged is not None and judged_table is not None:
     d3.metric("The judge is worth", f"{max(0.0, j['effective_reviews'] - j['reviewed']):,.0f} reviews",
               help="Reviews the judge's labels add: the human-only estimate would need "
               f"{j['effective_reviews']:,.0f} reviewed rows for this interval")  # fmt: skip
-    st.dataframe(percent_style(estimate_view.judged_frame(judged_table), ["human-only", "judge-assisted"]),
-                 hide_index=True, key="est_judged")  # fmt: skip
-    st.caption(md_escape(f"Judge labels: {figs.judge_config}. Method: {PPI_METHOD}"))
+    show_table(percent_style(estimate_view.judged_frame(judged_table), ["human-only", "judge-assisted"]),
+               key="est_judged")  # fmt: skip
+    st.caption(md_escape(f"Judge labels: {figs.judge_config}."))
+    with st.expander(HOW):
+        st.caption(md_escape(f"Method: {PPI_METHOD}"))
 
 # --- the metrics against the reviewers ------------------------------------------------------------
 st.subheader("The metrics against the reviewers")
@@ -114,9 +118,10 @@ st.text("Estimated for the whole run from the reviewed rows: how often a pass is
         "right answers pass (recall), how many wrong ones fail (specificity), and the raw accuracy corrected "
         "for those errors (Rogan-Gladen).")  # fmt: skip
 metrics, share_columns = estimate_view.metrics_frame(est.metrics)
-st.dataframe(percent_style(metrics, share_columns), hide_index=True, key="est_metrics")
-st.caption(md_escape(f"Precision, recall, specificity: {RATIO_METHOD}."))
-st.caption(md_escape(f"Corrected accuracy: {CORRECTED_METHOD}."))
+show_table(percent_style(metrics, share_columns), key="est_metrics")
+with st.expander(HOW):
+    st.caption(md_escape(f"Precision, recall, specificity: {RATIO_METHOD}."))
+    st.caption(md_escape(f"Corrected accuracy: {CORRECTED_METHOD}."))
 
 # --- the planner --------------------------------------------------------------------------------
 st.subheader("Review planner")
@@ -138,7 +143,7 @@ elif plan_judged is not None:
     c = plan_judged.estimate.combined
     st.text(f"The judge has labelled {c.judged:,} of {c.rows:,} rows: planned without it. Judge every row not yet "
             "judged (Judge page) to plan with its labels.")  # fmt: skip
-st.dataframe(estimate_view.plan_frame(plan), hide_index=True, key="est_plan")
+show_table(estimate_view.plan_frame(plan), key="est_plan")
 st.caption(md_escape(f"Method: {plan.method}."))
 rows = estimate_data.planned_rows(figs, half_width)
 in_conflict = int(rows["conflict"].sum())
@@ -191,7 +196,7 @@ else:
     by = st.segmented_control("Chart by", ["Domain", "Language"], default="Domain", key="est_reason_by") or "Domain"
     st.plotly_chart(estimate_view.reasons_figure(found.counts, "Domain" if by == "Domain" else "language"),
                     key="est_reasons_chart")  # fmt: skip
-    st.dataframe(found.counts.to_pandas(), hide_index=True, key="est_reasons")
+    show_table(found.counts.to_pandas(), key="est_reasons")
 
 # --- golden answer wrong --------------------------------------------------------------------------
 st.subheader("Golden answer wrong")
@@ -199,7 +204,7 @@ report = found.report
 questions = report.select("question", "answer").unique().height
 st.text(f"{questions} question(s) marked \"golden answer wrong\", with every run's response to them "
         f"({report.height} row(s)), for the dataset's maintainers.")  # fmt: skip
-st.dataframe(report.to_pandas(), hide_index=True, key="est_golden")
+show_table(report.to_pandas(), key="est_golden")
 d1, d2 = st.columns(2)
 d1.download_button("Download CSV", data=lambda r=report: golden_wrong_csv(r), file_name="golden_answer_wrong.csv",
                    mime="text/csv", key="est_golden_csv", disabled=report.is_empty())  # fmt: skip
@@ -212,4 +217,4 @@ st.info("Diagnostic only: the protocols never change. Each candidate normalisati
         "rows: how many it would turn right (overturns fixed) and wrong (confirmed verdicts broken), and the "
         "metric's estimated pass share and agreement with the reviewers under it.")  # fmt: skip
 whatif, whatif_shares = estimate_view.whatif_frame(estimate_data.what_if_table(figs))
-st.dataframe(percent_style(whatif, whatif_shares), hide_index=True, key="est_whatif")
+show_table(percent_style(whatif, whatif_shares), key="est_whatif")

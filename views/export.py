@@ -15,6 +15,7 @@ from scoring import export
 from scoring.core.formatting import phase_progress
 from ui import identity, judge_state, run_choice, state, verdicts
 from ui.display import md_escape
+from ui.tables import show_table
 
 run = run_choice.require_run()
 
@@ -121,5 +122,4 @@ else:
         st.caption("Verdicts given after preparing are not in the file: prepare again to include them.")
 final = verdicts.final_frame(run.id)
 st.subheader("Final verdicts")
-st.dataframe(final["final_source"].value_counts().rename_axis("final source").reset_index(), hide_index=True,
-             key="final_counts")
+show_table(final["final_source"].value_counts().rename_axis("final source").reset_index(), key="final_counts")

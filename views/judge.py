@@ -6,10 +6,10 @@ import streamlit as st
 
 from scoring import judge, store
 from scoring.core.errors import InputError
-from scoring.core.formatting import MISSING  # empty table cells: Streamlit draws "None" without a placeholder
 from scoring.core.protocols import BUCKETS
 from ui import charts, identity, jobs, judge_data, judge_trust, run_choice, state
 from ui.display import alert, md_escape
+from ui.tables import HOW, bucket_option, show_table
 
 REVIEW_PAGE = "views/review.py"
 
@@ -91,8 +91,9 @@ def judge_run_section() -> None:
         scope = st.radio("Scope", judge_data.JUDGE_SCOPES, horizontal=True, key="judge_scope")
         bucket = "overlap_only"
         if scope == "One bucket":
+            sizes = state.summary(run.id)["buckets"]["combined"]
             bucket = st.selectbox("Bucket", list(BUCKETS), index=list(BUCKETS).index("overlap_only"),
-                                  key="judge_bucket")
+                                  key="judge_bucket", format_func=lambda b: bucket_option(b, sizes))
         items = judge_data.judge_items(run.id, scope, bucket)
         pf = judge_data.judge_preflight(run.id, scope, bucket, settings)
         cost = "no price set" if pf.est_cost is None else f"about {pf.est_cost:.4f}"
@@ -142,8 +143,7 @@ def judge_run_section() -> None:
     if not judge_data.has_replies(judge_table):
         st.text('No row has a judge label from this model and prompt yet: press "Judge every row not yet judged" '
                 "above. (Blank responses count as incorrect without being sent.)")  # fmt: skip
-    st.dataframe(charts.percent_style(judge_table, ["accuracy", "ci_low", "ci_high"]), hide_index=True,
-                 key="judge_accuracy", placeholder=MISSING)  # fmt: skip
+    show_table(charts.percent_style(judge_table, ["accuracy", "ci_low", "ci_high"]), key="judge_accuracy")
 
 
 if configured:
@@ -172,22 +172,21 @@ missing = judge_trust.nothing_to_compare(data, overall, shown, configured)
 if missing:  # nothing judged and reviewed: say what to do, never an agreement or a table of blanks
     st.text(missing)
 else:
-    st.dataframe(judge_trust.confusion(overall), hide_index=True, key="judge_confusion", placeholder=MISSING)
+    show_table(judge_trust.confusion(overall), key="judge_confusion")
     st.text(judge_trust.summary_line(overall))
-    st.caption(f"Kappa's interval: {judge_trust.KAPPA_METHOD}. Agreement's: {judge_trust.AGREEMENT_METHOD}. "
-               "Kappa alone misleads when nearly every row is correct: read it beside raw agreement and the table.")
+    st.caption("Kappa alone misleads when nearly every row is correct: read it beside raw agreement and the table.")
+    with st.expander(HOW):
+        st.caption(f"Kappa's interval: {judge_trust.KAPPA_METHOD}. Agreement's: {judge_trust.AGREEMENT_METHOD}.")
     for title, table in judge_trust.group_tables(data, shown).items():
         st.subheader(title)
-        st.dataframe(judge_trust.styled(table), hide_index=True, key=f"judge_trust_{title.split()[-1].lower()}",
-                     placeholder=MISSING)  # fmt: skip
+        show_table(judge_trust.styled(table), key=f"judge_trust_{title.split()[-1].lower()}")  # fmt: skip
 
 with_language = [(r.id, r.language) for r in run_choice.known_runs() if r.language.strip()]
 if with_language:
     st.subheader("Per language")
     if st.toggle(f"Across the {len(with_language)} runs that carry a language, each with the judge its estimate uses",
                  key="judge_trust_languages"):  # fmt: skip
-        st.dataframe(judge_trust.styled(judge_trust.language_table(with_language)), hide_index=True,
-                     placeholder=MISSING)
+        show_table(judge_trust.styled(judge_trust.language_table(with_language)))
 else:
     st.caption("Per language: no run carries a language (set it on the Upload page).")
 
@@ -198,8 +197,7 @@ if missing:
 elif dis.is_empty():
     st.text(judge_trust.agreement_line(overall))
 else:
-    event = st.dataframe(dis.drop("item_key"), hide_index=True, on_select="rerun", selection_mode="single-row",
-                         key="judge_disagree", placeholder=MISSING)  # fmt: skip
+    event = show_table(dis.drop("item_key"), on_select="rerun", selection_mode="single-row", key="judge_disagree")
     picked = [i for i in event.selection.rows if 0 <= i < dis.height]
     st.caption("Opening a row in the review queue does not add it to the estimate: a row opened on purpose is "
                "reviewed by hand.")
@@ -216,10 +214,10 @@ table = judge_trust.config_table(data)
 if table.is_empty():
     st.text("No judge configuration has labelled this run yet.")
     st.stop()
-st.dataframe(judge_trust.styled(table), hide_index=True, key="judge_configs", placeholder=MISSING)
+show_table(judge_trust.styled(table), key="judge_configs")
 pairs = judge_trust.pair_table(data)
 if not pairs.is_empty():
-    st.dataframe(judge_trust.styled(pairs), hide_index=True, key="judge_pairs", placeholder=MISSING)
+    show_table(judge_trust.styled(pairs), key="judge_pairs")
     st.caption(f"Per pair, on the reviewed rows both judged: only_a = A agrees with the reviewers and B does not; "
                f"difference = agreement A - agreement B with {judge_trust.PAIR_INTERVAL}; p: {judge_trust.PAIR_TEST}"
                "; p_holm: Holm-adjusted across the pairs (more than two configurations).")  # fmt: skip

@@ -9,6 +9,7 @@ from scoring.estimate import ACCURACY_METHOD
 from scoring.estimate.ppi import PPI_METHOD
 from ui import charts, estimate_data, estimate_view, identity, judge_state, run_choice
 from ui.display import alert, md_escape
+from ui.tables import HOW, show_table
 
 run = run_choice.require_run()
 
@@ -65,8 +66,9 @@ if comparison is not None:
                     help=f"{estimate_view.ESTIMATE} from {total['reviewed']} reviewed rows of {total['rows']}; "
                     + ("95% CI " + interval(total["ci_low"], total["ci_high"]) if total["shown"]
                        else estimate_view.ci_text({**total, "scope": "the run"})))  # fmt: skip
-    st.caption(md_escape(f"{estimate_view.ESTIMATE}: {ACCURACY_METHOD} The True accuracy page has the details "
-                         "and the review planner."))  # fmt: skip
+    with st.expander(HOW):
+        st.caption(md_escape(f"{estimate_view.ESTIMATE}: {ACCURACY_METHOD} The True accuracy page has the details "
+                             "and the review planner."))  # fmt: skip
     drawn = figs.estimate.random_sample if figs is not None else None
     if drawn and (drawn["missing"] or drawn["by_hand"]):
         st.text(f"In the estimate: {drawn['in_estimate']:,} rows of the random sample; missing from it: "
@@ -77,7 +79,9 @@ if judged_table is not None and comparison is not None:
                     help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}; the judge is worth "
                     f"{max(0.0, j['effective_reviews'] - j['reviewed']):,.0f} reviews here")  # fmt: skip
     st.text(estimate_view.judged_sentence(judged_table, estimate_view.combined_row(comparison)))
-    st.caption(md_escape(f"{estimate_view.JUDGED} (judge labels: {figs.judge_config if figs else ''}): {PPI_METHOD}"))
+    with st.expander(HOW):
+        st.caption(md_escape(f"{estimate_view.JUDGED} (judge labels: {figs.judge_config if figs else ''}): "
+                             f"{PPI_METHOD}"))  # fmt: skip
 table = charts.accuracy_frame(series)
 columns = [c for c in table.columns if c.endswith("accuracy")]
 if adjudicated:
@@ -106,4 +110,4 @@ if adjudicated:
                "(a random sample of each scope), with its 95% interval.")  # fmt: skip
 else:
     st.caption("Accuracy in percent.")
-st.dataframe(charts.percent_style(table, columns), hide_index=True, key="accuracy_table")
+show_table(charts.percent_style(table, columns), key="accuracy_table")

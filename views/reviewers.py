@@ -13,6 +13,7 @@ import streamlit as st
 from scoring import review
 from ui import identity, run_choice, state, verdicts
 from ui.display import agreement_block, md_escape
+from ui.tables import show_table
 
 run = run_choice.require_run()
 
@@ -50,7 +51,7 @@ if "run_id" in current.columns:  # the run each mark was given in (newer verdict
     made_in = pd.to_numeric(current["run_id"], errors="coerce")
     carried = made_in.notna() & (made_in != run.id)
     per_reviewer["marked in another run"] = carried.groupby(current["reviewer"]).sum().astype("int64")
-st.dataframe(per_reviewer, key="per_reviewer")
+show_table(per_reviewer, hide_index=False, key="per_reviewer")
 
 copies = rows_per_item.groupby(current["item_key"]).first()  # rows of the run per item with a verdict
 items, covered, shared = len(copies), int(copies.sum()), int((copies > 1).sum())
@@ -98,9 +99,8 @@ else:
         f"{len(shown)} conflict(s): items whose reviewers' current verdicts differ"
         + (f" ({n_rows} rows, counting duplicate rows)." if n_rows != len(shown) else ".")
     )
-    st.dataframe(
+    show_table(
         shown,
-        hide_index=True,
         key="conflicts",
         column_config={"row_idx": None, "item_key": None, "rows": st.column_config.TextColumn("row(s)")},
     )
