@@ -10,6 +10,7 @@ themselves, so tests put both in ``at.query_params`` before the first run.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Iterator
@@ -75,9 +76,14 @@ def click(at: AppTest, key: str) -> AppTest:
     return ok(at.run())
 
 
+_CARD_LINE = re.compile(r'<div class="q-line"[^>]*>([^<]*)</div>')
+
+
 def texts(at: AppTest) -> list[str]:
-    """Every ``st.text`` value on the page (main area)."""
-    return [str(t.value) for t in at.main.text]
+    """Every line of plain text on the page (main area): each ``st.text`` value, and the review
+    card's lines, which are drawn inside the row's own HTML block (``ui.display.show_row``)."""
+    card = [html.unescape(m) for h in at.main.get("html") for m in _CARD_LINE.findall(str(h.proto.body))]
+    return card + [str(t.value) for t in at.main.text]
 
 
 def text_with(at: AppTest, needle: str) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pytest
-from apptest_support import markdown_texts
+from apptest_support import markdown_texts, texts
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
@@ -578,7 +578,7 @@ def test_agreement_opens_a_found_row_in_the_review_queue(db_url: str, engine: En
     assert titles(at)[0].startswith("Review queue")
     assert run_param(at) == str(run.id)
     # The queue reads ?row= (1-based) and may drop it from the URL once it has opened that row.
-    shown = [str(t.value) for t in at.main.text if str(t.value).startswith("Row 5 of the run")]
+    shown = [t for t in texts(at) if t.startswith("Row 5 of the run")]
     assert at.query_params.get("row") in ("5", ["5"]) or shown, (dict(at.query_params), shown)
 
 

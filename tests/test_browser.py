@@ -16,6 +16,7 @@ from scoring import store
 from scoring.core.loader import load_bytes
 from scoring.core.report import mcnemar, score_frame
 from scoring.store import make_engine
+from ui.tables import bucket_option
 
 GOOD_NAME = "browser_model_tamil.csv"
 GOOD_CSV = (
@@ -140,7 +141,8 @@ def test_payloads_render_as_text_and_fetch_nothing(server: AppServer, context: B
     scored = score_frame(load_bytes(XSS_CSV, XSS_NAME).frame)
     bucket = str(scored.loc[0, "bucket"])
     open_nav(page, "Agreement", "Agreement: ")
-    choose(page, "agree_bucket", bucket)
+    # The picker names a bucket in words with its row count ("Both pass: 3").
+    choose(page, "agree_bucket", bucket_option(bucket, scored["bucket"].value_counts().to_dict()))
     main = page.locator("[data-testid='stMain']")
     expect(main).to_contain_text(f"Bucket: {bucket}", timeout=TIMEOUT_MS)
     expect(main).to_contain_text(PAYLOADS[0], timeout=TIMEOUT_MS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -25,12 +25,15 @@ def labelled(label: str, body_html: str) -> str:
     )
 
 
-def show_row(row: pd.Series, plain: bool = False, data: Mapping[str, str] | None = None) -> None:
+def show_row(row: pd.Series, plain: bool = False, data: Mapping[str, str] | None = None,
+             lines: Sequence[str] = ()) -> None:  # fmt: skip
     """Question, golden answer and response with the matches highlighted; all text escaped.
     ``plain`` (blind review): no highlighting and neutral captions, since green golden words and an
     amber match would tell the reviewer both metrics' verdicts. ``data``: ``data-*`` attributes on
     the block (the review queue's keyboard reads the row a press belongs to from the very element
-    that shows it)."""
+    that shows it). ``lines``: plain-text lines above the row (its place, verdicts, your verdict),
+    drawn in the same element, so the row's number and its text change in one redraw: as separate
+    elements the number could show the next row while the marker still named the last."""
     question = str(row.get("question", ""))
     answer = str(row["answer"])
     response = str(row["response"])
@@ -45,6 +48,9 @@ def show_row(row: pd.Series, plain: bool = False, data: Mapping[str, str] | None
             + labelled("Response (amber: exact substring match, green: golden words)",
                        f'<div style="white-space:pre-wrap">{highlight_response(answer, response)}</div>')
         )  # fmt: skip
+    if lines:
+        body = "".join(f'<div class="{CARD_LINE}" style="white-space:pre-wrap">{html.escape(str(line))}</div>'
+                       for line in lines) + body  # fmt: skip
     if data:
         attrs = "".join(f' data-{_attr_name(k)}="{html.escape(str(v), quote=True)}"' for k, v in data.items())
         body = f"<div{attrs}>{body}</div>"
@@ -53,6 +59,10 @@ def show_row(row: pd.Series, plain: bool = False, data: Mapping[str, str] | None
     why = None if plain else why_exact_fails(answer, response)
     if why:
         st.text(why)
+
+
+#: The class of a plain-text line drawn inside the row's block (:func:`show_row`).
+CARD_LINE = "q-line"
 
 
 def _attr_name(name: str) -> str:

@@ -229,8 +229,9 @@ def _finished(scope: review.QueueScope) -> None:
 def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
     """The row on ``screen`` and its buttons. The row's block carries the screen a key press names
     (:func:`ui.keys.row_marker`); everything is read from the database before anything is drawn,
-    and the lines above the row sit in one container, so the row's block keeps its place on the
-    page and the redraw from one row to the next is one replacement, never a moment without a row."""
+    and the lines above the row (its number among them) sit in the row's own block, so the redraw
+    from one row to the next is one replacement: the number a reviewer reads and the row a key
+    press names change together, never a moment without a row."""
     place = f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}"
     row_blind = blind_view.hides(row["item_key"])
     lines = [place if row_blind else f"{place}   {verdict_caption(row, with_domain=False)}"]
@@ -247,10 +248,7 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
             where = "" if pd.isna(given["run_id"]) or int(given["run_id"]) == run.id else (
                 f" (marked in run #{int(given['run_id'])}, which holds the identical row)")
             lines.append(f"Your current verdict: {given['verdict']}{where}. Marking the row again replaces it.")
-    above = st.container()
-    for line in lines:
-        above.text(line)
-    show_row(row, plain=row_blind, data=keys.row_marker(run.id, screen, str(row["item_key"])))
+    show_row(row, plain=row_blind, data=keys.row_marker(run.id, screen, str(row["item_key"])), lines=lines)
     # The buttons come right after the row (visible without scrolling); reason and note below them.
     b1, b2, b3, b4 = st.columns(4)
     disabled = not reviewer
