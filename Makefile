@@ -53,11 +53,11 @@ promptfoo: install-dev
 lint: install-dev
 	$(PY) -m ruff check .
 
-# Two worker processes, each test file in one of them (module fixtures and servers stay whole):
-# the browser tests mostly wait, so this takes about 8.5 minutes here instead of 14.
+# Two worker processes, each test file in one of them (module fixtures and servers stay whole),
+# the longest files first (tests/conftest.py SLOW_FIRST) so neither worker ends alone on one.
 TEST_WORKERS ?= 2
 test: install-dev browser postgres nginx promptfoo lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Every bench script in turn (a short goal or a crash does not stop the rest), then every goal
 # line together and each script's exit status; exits non-zero on a crash or a short goal.
