@@ -359,3 +359,48 @@ def test_without_a_reviewer_name_the_button_waits_for_one(engine: Engine, run_id
     # No reviewed row of the random sample: no estimate, the pilot instead, its button waiting too.
     assert any("Review about" in i.value and "rows of the random sample" in i.value for i in at.info)
     assert at.button(key="est_pilot").disabled
+
+
+# --- the layout: the figure and the next step lead, the rest in tabs (issue 27) --------------------
+
+
+def test_the_page_leads_with_the_figure_and_the_next_step_the_rest_in_tabs(
+    engine: Engine, run_id: int, marked: dict[str, list[int]]
+) -> None:
+    at = open_page("estimate", run_id=run_id)
+    assert [t.label for t in at.tabs] == ["Plan", "Judge-assisted", "Metrics vs reviewers", "Reasons",
+                                          "Golden answers wrong", "What-if rules"]  # fmt: skip
+    tabs = {t.label: t for t in at.tabs}
+    # The lead, above the tabs: the estimate's tiles and the next rows to review with their button.
+    inside = [w.key for t in at.tabs for w in (*t.button, *t.number_input, *t.checkbox)]
+    assert "est_audit" not in inside and "est_half_width" not in inside
+    assert at.metric[0].label == "Estimated true accuracy (combined)"
+    plan = stored_estimate(engine, run_id, 0.02)[1].plan
+    assert any(t.startswith(f"Review {plan.remaining:,} more rows of the random sample for ±2 points")
+               for t in texts(at))  # fmt: skip
+    assert at.button(key="est_audit").label == f"Put these {plan.remaining:,} rows in the audit scope"
+    # Every other section sits in its tab.
+    assert [str(s.value) for s in at.main.subheader if str(s.value) in ("Estimated true accuracy", "Next step")] == [
+        "Estimated true accuracy", "Next step"]  # fmt: skip
+    placed = {"Plan": "planned", "Judge-assisted": "judge-assisted", "Metrics vs reviewers": "precision",
+              "Reasons": "reason", "Golden answers wrong": "flagged_by",
+              "What-if rules": "overturns fixed"}  # fmt: skip
+    for label, column in placed.items():
+        assert any(column in d.value.columns for d in tabs[label].dataframe), (label, column)
+    outside = {c for d in at.dataframe for c in d.value.columns} - {
+        c for t in at.tabs for d in t.dataframe for c in d.value.columns}  # fmt: skip
+    assert "judged correct" in outside  # the per-domain estimate stays in the lead
+    assert tabs["Reasons"].radio(key="est_reason_runs") is not None
+    assert tabs["Golden answers wrong"].get("download_button")
+
+
+def test_before_any_evidence_the_pilot_leads_and_the_planner_sits_in_the_plan_tab(engine: Engine, run_id: int) -> None:
+    at = open_page("estimate", run_id=run_id)
+    tabs = {t.label: t for t in at.tabs}
+    assert at.button(key="est_pilot") and not [b for t in at.tabs for b in t.button if b.key == "est_pilot"]
+    assert [b.key for b in tabs["Plan"].button] == ["est_audit"]
+    assert [n.key for n in tabs["Plan"].number_input] == ["est_half_width"]
+    assert "Next step" not in [str(s.value) for s in at.main.subheader]
+    # The sample run has no judge labels: its tab says so rather than stay blank.
+    assert [str(i.value) for i in tabs["Judge-assisted"].info] == [
+        "No judge-assisted estimate: the judge has labelled no row of this run (the Judge page runs it)."]

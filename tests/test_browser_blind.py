@@ -70,6 +70,8 @@ def test_an_audit_row_is_blind_in_a_bucket_scope_and_in_my_verdicts(browser: Bro
         settle(ana)
         open_nav(ana, "True accuracy", "True accuracy")
         run = store.list_runs(engine)[0]
+        # Nothing reviewed yet: the pilot leads the page and the planner waits in its tab.
+        ana.get_by_role("tab", name="Plan").click()
         ana.locator(f".st-key-est_blind_{run.id} label").click()
         settle(ana)
         ana.locator(".st-key-est_audit button").click()

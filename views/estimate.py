@@ -1,6 +1,7 @@
-"""True accuracy: the run's accuracy estimated from the reviewed rows, the metrics against the
-reviewers, the review planner (and its audit scope), the reviewers' reasons, the "golden answer
-wrong" report and the what-if rules. Every figure is ``python -m scoring estimate``'s."""
+"""True accuracy: the run's accuracy estimated from the reviewed rows and the next rows to review
+lead the page; the rest (the judge-assisted estimate, the metrics against the reviewers, the plan
+per stratum, the reviewers' reasons, the "golden answer wrong" report, the what-if rules) sits in
+tabs a reader opens on purpose. Every figure is ``python -m scoring estimate``'s."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ from ui.tables import HOW, show_table
 REVIEW_PAGE = "views/review.py"
 DEFAULT_POINTS = 2.0
 RUN_CHOICES = ("This run", "Every run")
+#: The tabs under the lead, in plain words; the planner's controls move into "Plan" before evidence.
+TABS = ("Plan", "Judge-assisted", "Metrics vs reviewers", "Reasons", "Golden answers wrong", "What-if rules")
 
 run = run_choice.require_run()
 st.title(md_escape(f"True accuracy: {run.name}"))
@@ -46,12 +49,11 @@ judged = estimate_data.judged(figs)  # None when the judge labelled no row: the 
 judged_table = judged.comparison(acc.table()) if judged is not None else None
 reviewed, conflicts = int(sample["reviewed"].sum()), int(sample["conflict"].sum())
 
-# --- the estimate -------------------------------------------------------------------------------
+# --- the lead: the figure, then the next rows to review -------------------------------------------
 st.subheader("Estimated true accuracy")
 evidence = estimate_data.has_evidence(figs)  # no number before its evidence: a reviewed row of the sample
 if not evidence:
-    estimate_view.pilot_prompt(figs, reviewer, "est_pilot")
-    st.plotly_chart(estimate_view.page_figure(figs, estimate=False), key="est_chart")
+    estimate_view.pilot_prompt(figs, reviewer, "est_pilot")  # the next step until then: the pilot
 else:
     total = acc.combined
     # Lead with the figure to act on: the judge-assisted one where the judge narrows the interval, else
@@ -69,11 +71,13 @@ else:
                 f"{reviewed:,} reviewed rows of {len(sample):,}{conflict_note}.")  # fmt: skip
     else:
         st.text(f"Combined: {percent(total.estimate)} from {reviewed:,} reviewed rows of {len(sample):,}"
-                f"{conflict_note}; {withheld_text('the run', total.needed)} (the planner below says which "
+                f"{conflict_note}; {withheld_text('the run', total.needed)} (the next step below says which "
                 "rows).")  # fmt: skip
     if judged is not None and judged_table is not None:
         st.text(estimate_view.judged_sentence(judged_table, {"estimate": total.estimate, "ci_low": total.ci_low,
                                                              "ci_high": total.ci_high}))  # fmt: skip
+next_step = st.container(key="est_next")  # the planner's controls, once there is an estimate to narrow
+if evidence:
     st.plotly_chart(estimate_view.page_figure(figs, judged_table), key="est_chart")
     show_table(percent_style(estimate_view.estimate_frame(acc), ["estimate", "rows in unreviewed buckets"]),
                key="est_table")  # fmt: skip
@@ -81,6 +85,8 @@ else:
         st.text(note)
     with st.expander(HOW):
         st.caption(md_escape(f"Method: {ACCURACY_METHOD}"))
+else:
+    st.plotly_chart(estimate_view.page_figure(figs, estimate=False), key="est_chart")
 drawn = est.random_sample
 st.text(f"Random sample: {SAMPLE_RULE}")
 if drawn["missing"]:
@@ -95,126 +101,150 @@ if drawn["by_hand"]:
     with st.container(key="est_by_hand"):
         show_table(estimate_view.by_hand_frame(sample))
 
+plan_tab, judge_tab, metrics_tab, reasons_tab, golden_tab, whatif_tab = st.tabs(TABS)
+
+# --- the planner: its controls lead the page (next step), its per-stratum plan is in "Plan" --------
+with next_step if evidence else plan_tab:
+    if evidence:
+        st.subheader("Next step")
+    points = st.number_input("Interval half-width wanted (± percentage points)", min_value=0.1, max_value=25.0,
+                             value=DEFAULT_POINTS, step=0.5, format="%.1f", key="est_half_width")  # fmt: skip
+    half_width = round(float(points) / 100, 6)
+    plan = estimate_data.plan(figs, half_width)
+    rows = estimate_data.planned_rows(figs, half_width)
+    if rows.is_empty():
+        st.text(f"Nothing left to review for ±{points:g} points: every planned row is reviewed. Ask for a narrower "
+                "interval (a smaller half-width) to plan the next rows.")  # fmt: skip
+    else:
+        st.text(f"Review {len(rows):,} more rows of the random sample for ±{points:g} points (expected interval "
+                f"once they are reviewed: ±{plan.expected_half_width * 100:.2f} points, if the assumed rates hold; "
+                "the Plan tab shows them per stratum).")  # fmt: skip
+    in_conflict = int(rows["conflict"].sum())
+    if in_conflict:
+        st.text(f"{in_conflict} of the rows to review have reviewers in conflict: they need an adjudicator.")
+    may_adjudicate = bool(reviewer) and identity.identity_config().may_adjudicate(reviewer)
+    any_blind, audit_blind = estimate_data.audit_blind(run.id)
+    blind = None
+    if may_adjudicate:
+        wanted = st.checkbox("Double-blind for the audit scope (each row to two reviewers, claimed in turn)",
+                             value=any_blind or audit_blind, key=f"est_blind_{run.id}")  # fmt: skip
+        blind = wanted if wanted != audit_blind else None
+
+    def _put_in_audit(keys: list[str], blind: bool | None) -> None:
+        count = estimate_data.put_in_audit(run.id, keys, reviewer, blind)
+        st.session_state["est_audit_done"] = (run.id, count)
+
+    st.button(f"Put these {len(rows):,} rows in the audit scope", key="est_audit", type="primary",
+              disabled=not reviewer or rows.is_empty(), on_click=_put_in_audit,
+              args=(rows["item_key"].to_list(), blind))  # fmt: skip
+    if not reviewer:
+        st.caption("Type your name in the sidebar (Reviewer name): the audit scope records who planned it.")
+    done = st.session_state.get("est_audit_done")
+    if done and done[0] == run.id:
+        st.success(f"The audit scope now holds these {done[1]:,} rows. In the Review queue choose Scope \"audit\" "
+                   "(the link below opens it), and review them in the order shown.")  # fmt: skip
+    held = estimate_data.audit_size(run.id)
+    if held:
+        st.page_link(REVIEW_PAGE, label=f"Review the audit scope ({held:,} rows) in the Review queue",
+                     icon=":material/rule:", query_params={"scope": review.AUDIT, "run": str(run.id)})  # fmt: skip
+
+with plan_tab:
+    st.subheader("Review planner")
+    expected = f"±{plan.expected_half_width * 100:.2f} points"
+    st.text(f"For ±{points:g} points: {plan.planned:,} rows planned in all (per stratum below), {plan.reviewed:,} "
+            f"reviewed, {plan.remaining:,} remaining. Expected interval once they are reviewed: {expected} (if the "
+            "assumed rates hold).")  # fmt: skip
+    plan_judged = estimate_data.judged(figs, half_width) if judged is not None else None
+    if plan_judged is not None and plan_judged.plans:
+        with_judge = plan_judged.plan
+        st.text(f"Planned with the judge's labels: {with_judge.plan.planned:,} rows in all for ±{points:g} points "
+                f"({with_judge.plan.remaining:,} remaining); the same interval without its labels needs "
+                f"{with_judge.human_planned:,}.")  # fmt: skip
+    elif plan_judged is not None:
+        c = plan_judged.estimate.combined
+        st.text(f"The judge has labelled {c.judged:,} of {c.rows:,} rows: planned without it. Judge every row not "
+                "yet judged (Judge page) to plan with its labels.")  # fmt: skip
+    show_table(estimate_view.plan_frame(plan), key="est_plan")
+    st.caption(md_escape(f"Method: {plan.method}."))
+
 # --- the judge-assisted estimate ------------------------------------------------------------------
-if evidence and judged is not None and judged_table is not None:
-    st.subheader("Judge-assisted estimate")
-    j = estimate_view.combined_row(judged_table)
-    d1, d2, d3 = st.columns(3)
-    d1.metric("Judge-assisted (combined)", percent(j["judge_estimate"]),
-              help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}")  # fmt: skip
-    d2.metric("95% interval, ± points", f"{(j['judge_ci_high'] - j['judge_ci_low']) * 50:.1f}")
-    d3.metric("The judge is worth", f"{max(0.0, j['effective_reviews'] - j['reviewed']):,.0f} reviews",
-              help="Reviews the judge's labels add: the human-only estimate would need "
-              f"{j['effective_reviews']:,.0f} reviewed rows for this interval")  # fmt: skip
-    show_table(percent_style(estimate_view.judged_frame(judged_table), ["human-only", "judge-assisted"]),
-               key="est_judged")  # fmt: skip
-    st.caption(md_escape(f"Judge labels: {figs.judge_config}."))
-    with st.expander(HOW):
-        st.caption(md_escape(f"Method: {PPI_METHOD}"))
+with judge_tab:
+    if evidence and judged is not None and judged_table is not None:
+        st.subheader("Judge-assisted estimate")
+        j = estimate_view.combined_row(judged_table)
+        d1, d2, d3 = st.columns(3)
+        d1.metric("Judge-assisted (combined)", percent(j["judge_estimate"]),
+                  help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}")  # fmt: skip
+        d2.metric("95% interval, ± points", f"{(j['judge_ci_high'] - j['judge_ci_low']) * 50:.1f}")
+        d3.metric("The judge is worth", f"{max(0.0, j['effective_reviews'] - j['reviewed']):,.0f} reviews",
+                  help="Reviews the judge's labels add: the human-only estimate would need "
+                  f"{j['effective_reviews']:,.0f} reviewed rows for this interval")  # fmt: skip
+        show_table(percent_style(estimate_view.judged_frame(judged_table), ["human-only", "judge-assisted"]),
+                   key="est_judged")  # fmt: skip
+        st.caption(md_escape(f"Judge labels: {figs.judge_config}."))
+        with st.expander(HOW):
+            st.caption(md_escape(f"Method: {PPI_METHOD}"))
+    elif judged is None:
+        st.info("No judge-assisted estimate: the judge has labelled no row of this run (the Judge page runs it).")
+    else:
+        st.info("No judge-assisted estimate before a row of the random sample is reviewed (the next step above).")
 
 # --- the metrics against the reviewers ------------------------------------------------------------
-st.subheader("The metrics against the reviewers")
-st.text("Estimated for the whole run from the reviewed rows: how often a pass is right (precision), how many "
-        "right answers pass (recall), how many wrong ones fail (specificity), and the raw accuracy corrected "
-        "for those errors (Rogan-Gladen).")  # fmt: skip
-metrics, share_columns = estimate_view.metrics_frame(est.metrics)
-show_table(percent_style(metrics, share_columns), key="est_metrics")
-with st.expander(HOW):
-    st.caption(md_escape(f"Precision, recall, specificity: {RATIO_METHOD}."))
-    st.caption(md_escape(f"Corrected accuracy: {CORRECTED_METHOD}."))
-
-# --- the planner --------------------------------------------------------------------------------
-st.subheader("Review planner")
-points = st.number_input("Interval half-width wanted (± percentage points)", min_value=0.1, max_value=25.0,
-                         value=DEFAULT_POINTS, step=0.5, format="%.1f", key="est_half_width")  # fmt: skip
-half_width = round(float(points) / 100, 6)
-plan = estimate_data.plan(figs, half_width)
-expected = f"±{plan.expected_half_width * 100:.2f} points"
-st.text(f"For ±{points:g} points: {plan.planned:,} rows planned in all (per stratum below), {plan.reviewed:,} "
-        f"reviewed, {plan.remaining:,} remaining. Expected interval once they are reviewed: {expected} (if the "
-        "assumed rates hold).")  # fmt: skip
-plan_judged = estimate_data.judged(figs, half_width) if judged is not None else None
-if plan_judged is not None and plan_judged.plans:
-    with_judge = plan_judged.plan
-    st.text(f"Planned with the judge's labels: {with_judge.plan.planned:,} rows in all for ±{points:g} points "
-            f"({with_judge.plan.remaining:,} remaining); the same interval without its labels needs "
-            f"{with_judge.human_planned:,}.")  # fmt: skip
-elif plan_judged is not None:
-    c = plan_judged.estimate.combined
-    st.text(f"The judge has labelled {c.judged:,} of {c.rows:,} rows: planned without it. Judge every row not yet "
-            "judged (Judge page) to plan with its labels.")  # fmt: skip
-show_table(estimate_view.plan_frame(plan), key="est_plan")
-st.caption(md_escape(f"Method: {plan.method}."))
-rows = estimate_data.planned_rows(figs, half_width)
-in_conflict = int(rows["conflict"].sum())
-if in_conflict:
-    st.text(f"{in_conflict} of the rows to review have reviewers in conflict: they need an adjudicator.")
-may_adjudicate = bool(reviewer) and identity.identity_config().may_adjudicate(reviewer)
-any_blind, audit_blind = estimate_data.audit_blind(run.id)
-blind = None
-if may_adjudicate:
-    wanted = st.checkbox("Double-blind for the audit scope (each row to two reviewers, claimed in turn)",
-                         value=any_blind or audit_blind, key=f"est_blind_{run.id}")  # fmt: skip
-    blind = wanted if wanted != audit_blind else None
-
-
-def _put_in_audit(keys: list[str], blind: bool | None) -> None:
-    count = estimate_data.put_in_audit(run.id, keys, reviewer, blind)
-    st.session_state["est_audit_done"] = (run.id, count)
-
-
-st.button(f"Put these {len(rows):,} rows in the audit scope", key="est_audit", type="primary",
-          disabled=not reviewer or rows.is_empty(), on_click=_put_in_audit,
-          args=(rows["item_key"].to_list(), blind))  # fmt: skip
-if not reviewer:
-    st.caption("Type your name in the sidebar (Reviewer name): the audit scope records who planned it.")
-elif rows.is_empty():
-    st.caption("Nothing left to plan: every planned row is reviewed.")
-done = st.session_state.get("est_audit_done")
-if done and done[0] == run.id:
-    st.success(f"The audit scope now holds these {done[1]:,} rows. In the Review queue choose Scope \"audit\" "
-               "(the link below opens it), and review them in the order shown.")  # fmt: skip
-held = estimate_data.audit_size(run.id)
-if held:
-    st.page_link(REVIEW_PAGE, label=f"Review the audit scope ({held:,} rows) in the Review queue",
-                 icon=":material/rule:", query_params={"scope": review.AUDIT, "run": str(run.id)})  # fmt: skip
+with metrics_tab:
+    st.subheader("The metrics against the reviewers")
+    st.text("Estimated for the whole run from the reviewed rows: how often a pass is right (precision), how many "
+            "right answers pass (recall), how many wrong ones fail (specificity), and the raw accuracy corrected "
+            "for those errors (Rogan-Gladen).")  # fmt: skip
+    metrics, share_columns = estimate_view.metrics_frame(est.metrics)
+    show_table(percent_style(metrics, share_columns), key="est_metrics")
+    with st.expander(HOW):
+        st.caption(md_escape(f"Precision, recall, specificity: {RATIO_METHOD}."))
+        st.caption(md_escape(f"Corrected accuracy: {CORRECTED_METHOD}."))
 
 # --- the reviewers' reasons -----------------------------------------------------------------------
-st.subheader("Reviewers' reasons")
-which = st.radio("Runs", RUN_CHOICES, horizontal=True, key="est_reason_runs",
-                 help="Every run: reasons per language (each run has its language), and the golden-answer report "
-                 "with every run's response to a flagged question. Reads every run again after each mark.")  # fmt: skip
-found = figs.reasons
-if which == RUN_CHOICES[1]:
-    run_ids, left_out = estimate_data.visible_runs()
-    if left_out:
-        st.text(f"{left_out} run(s) under double-blind review are left out (their verdicts are for adjudicators).")
-    found = estimate_data.reasons(run_ids)
-if found.counts.is_empty():
-    st.info("No reviewer has given a reason yet (the Reason field under a row in the Review queue).")
-else:
-    by = st.segmented_control("Chart by", ["Domain", "Language"], default="Domain", key="est_reason_by") or "Domain"
-    st.plotly_chart(estimate_view.reasons_figure(found.counts, "Domain" if by == "Domain" else "language"),
-                    key="est_reasons_chart")  # fmt: skip
-    show_table(found.counts.to_pandas(), key="est_reasons")
+with reasons_tab:
+    st.subheader("Reviewers' reasons")
+    which = st.radio("Runs", RUN_CHOICES, horizontal=True, key="est_reason_runs",
+                     help="Every run: reasons per language (each run has its language), and the golden-answer "
+                     "report with every run's response to a flagged question. Reads every run again after each "
+                     "mark.")  # fmt: skip
+    found = figs.reasons
+    if which == RUN_CHOICES[1]:
+        run_ids, left_out = estimate_data.visible_runs()
+        if left_out:
+            st.text(f"{left_out} run(s) under double-blind review are left out (their verdicts are for "
+                    "adjudicators).")  # fmt: skip
+        found = estimate_data.reasons(run_ids)
+    if found.counts.is_empty():
+        st.info("No reviewer has given a reason yet (the Reason field under a row in the Review queue).")
+    else:
+        by = st.segmented_control("Chart by", ["Domain", "Language"], default="Domain",
+                                  key="est_reason_by") or "Domain"  # fmt: skip
+        st.plotly_chart(estimate_view.reasons_figure(found.counts, "Domain" if by == "Domain" else "language"),
+                        key="est_reasons_chart")  # fmt: skip
+        show_table(found.counts.to_pandas(), key="est_reasons")
 
 # --- golden answer wrong --------------------------------------------------------------------------
-st.subheader("Golden answer wrong")
-report = found.report
-questions = report.select("question", "answer").unique().height
-st.text(f"{questions} question(s) marked \"golden answer wrong\", with every run's response to them "
-        f"({report.height} row(s)), for the dataset's maintainers.")  # fmt: skip
-show_table(report.to_pandas(), key="est_golden")
-d1, d2 = st.columns(2)
-d1.download_button("Download CSV", data=lambda r=report: golden_wrong_csv(r), file_name="golden_answer_wrong.csv",
-                   mime="text/csv", key="est_golden_csv", disabled=report.is_empty())  # fmt: skip
-d2.download_button("Download JSONL", data=lambda r=report: golden_wrong_jsonl(r), file_name="golden_answer_wrong.jsonl",
-                   mime="application/jsonl", key="est_golden_jsonl", disabled=report.is_empty())  # fmt: skip
+with golden_tab:
+    st.subheader("Golden answer wrong")
+    report = found.report
+    questions = report.select("question", "answer").unique().height
+    st.text(f"{questions} question(s) marked \"golden answer wrong\", with every run's response to them "
+            f"({report.height} row(s)), for the dataset's maintainers. The Reasons tab chooses this run or every "
+            "run.")  # fmt: skip
+    show_table(report.to_pandas(), key="est_golden")
+    d1, d2 = st.columns(2)
+    d1.download_button("Download CSV", data=lambda r=report: golden_wrong_csv(r), file_name="golden_answer_wrong.csv",
+                       mime="text/csv", key="est_golden_csv", disabled=report.is_empty())  # fmt: skip
+    d2.download_button("Download JSONL", data=lambda r=report: golden_wrong_jsonl(r),
+                       file_name="golden_answer_wrong.jsonl", mime="application/jsonl", key="est_golden_jsonl",
+                       disabled=report.is_empty())  # fmt: skip
 
 # --- what-if rules --------------------------------------------------------------------------------
-st.subheader("What-if rules (diagnostic only)")
-st.info("Diagnostic only: the protocols never change. Each candidate normalisation is applied to the reviewed "
-        "rows: how many it would turn right (overturns fixed) and wrong (confirmed verdicts broken), and the "
-        "metric's estimated pass share and agreement with the reviewers under it.")  # fmt: skip
-whatif, whatif_shares = estimate_view.whatif_frame(estimate_data.what_if_table(figs))
-show_table(percent_style(whatif, whatif_shares), key="est_whatif")
+with whatif_tab:
+    st.subheader("What-if rules (diagnostic only)")
+    st.info("Diagnostic only: the protocols never change. Each candidate normalisation is applied to the reviewed "
+            "rows: how many it would turn right (overturns fixed) and wrong (confirmed verdicts broken), and the "
+            "metric's estimated pass share and agreement with the reviewers under it.")  # fmt: skip
+    whatif, whatif_shares = estimate_view.whatif_frame(estimate_data.what_if_table(figs))
+    show_table(percent_style(whatif, whatif_shares), key="est_whatif")
