@@ -190,3 +190,54 @@ def test_only_a_press_while_no_row_is_shown_is_refused_and_said_once(server: App
     assert stored_events(server.db_url, "steady")[-1] == ("mark", keys_of["kq2 easy?"], "wrong")
     assert not NOT_APPLIED.search(main.inner_text()), main.inner_text()[:1500]
     no_exception(page, "the queue after a refused press")
+
+
+# At each click (window, capture phase: before the app's listener) record the button and the
+# question of the row the page shows at that instant.
+RECORD_CLICKS = """() => {
+    window.__clicked = [];
+    window.addEventListener('click', (e) => {
+        const button = e.target.closest ? e.target.closest("button") : null;
+        const box = button ? button.closest("[class*='st-key-q_']") : null;
+        const name = box ? [...box.classList].find((c) => c.startsWith("st-key-q_")) : null;
+        const main = document.querySelector("[data-testid='stMain']");
+        const found = /(kq\\d+) question (\\d+)\\?/.exec(main ? main.innerText : '');
+        window.__clicked.push({button: name, question: found ? found[0] : null});
+    }, true);
+}"""
+CLICK_VERDICT = {"st-key-q_yes": "correct", "st-key-q_no": "wrong"}
+
+
+def test_every_click_applies_once_to_the_row_seen_even_mid_redraw(server: AppServer, page: Page) -> None:
+    """Issue 27: a click on Correct or Wrong, like a key press, goes to the row on screen at the
+    click, once, also when it lands while the server is drawing the next row (left to Streamlit,
+    the click's callback took the newest run's row)."""
+    data = keys_csv("kq3", 30)
+    page.goto(server.url, timeout=TIMEOUT_MS)
+    settle(page)
+    upload_file(page, "kq3_model_english.csv", data)
+    keys_of = item_keys_by_question(server.db_url, data)
+    type_reviewer(page, "clicker")
+    open_nav(page, "Review queue", "Review queue")
+    expect(page.locator(MAIN)).to_contain_text("kq3 question", timeout=TIMEOUT_MS)
+    page.evaluate(RECORD_CLICKS)
+    buttons = ["q_no", "q_yes", "q_yes", "q_no", "q_yes", "q_no", "q_yes", "q_yes"]
+    for name in buttons:
+        # A person's quick clicks: the button where it is, no waiting for the page to settle.
+        box = page.locator(f".st-key-{name} button").bounding_box()
+        assert box is not None
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_timeout(150)
+    wait_for_events(page, server.db_url, "clicker", len(buttons))
+    page.wait_for_timeout(1000)  # a click resent or applied twice would show up by now
+    settle(page)
+    no_exception(page, "the queue after quick clicks")
+    clicked = page.evaluate("() => window.__clicked")
+    assert [c["button"] for c in clicked] == [f"st-key-{b}" for b in buttons], clicked
+    assert all(c["question"] for c in clicked), clicked
+    wanted = [("mark", keys_of[c["question"]], CLICK_VERDICT[c["button"]]) for c in clicked]
+    got = stored_events(server.db_url, "clicker")
+    print(f"clicks 150 ms apart: {len(buttons)} clicked, {len(got)} stored; rows seen "
+          f"{[c['question'] for c in clicked]}")  # fmt: skip
+    assert got == wanted, f"stored {got}\nwanted (one per click, on the row seen) {wanted}"
+    assert not NOT_APPLIED.search(page.locator(MAIN).inner_text()), page.locator(MAIN).inner_text()[:1500]

@@ -118,13 +118,17 @@ class BlindScope(Base):
 
 class AuditRow(Base):
     """A row the review planner chose for the run's "audit" scope (the queue offers it as a
-    scope like a bucket): the rows whose review narrows the true-accuracy estimate the most."""
+    scope like a bucket): the rows whose review narrows the true-accuracy estimate the most.
+    Each row also carries who planned the scope and for which half-width."""
 
     __tablename__ = "audit_rows"
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
     item_key: Mapped[str] = mapped_column(String(64), primary_key=True)
     created_by: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # The interval half-width (a share, 0.05 = +-5 points) the plan was made for, the same on every
+    # row of the scope: the planner offers it again, in any session. NULL before revision 0012.
+    half_width: Mapped[float | None] = mapped_column(nullable=True)
 
 
 class JudgeChoice(Base):
