@@ -50,6 +50,7 @@ from scoring.estimate import (
 )
 from scoring.estimate.stored import stored_estimate
 from scoring.store import judge_cache
+from scoring.store.audit import audit_half_width
 from ui.estimate_view import ci_text
 
 NOTE = "the key names the wrong ruler"
@@ -212,7 +213,7 @@ def test_the_planner_table_equals_plan_review_and_its_button_fills_the_audit_sco
     engine: Engine, run_id: int, scored: pd.DataFrame, marked: dict[str, list[int]]
 ) -> None:
     at = open_page("estimate", run_id=run_id)
-    assert at.number_input(key="est_half_width").value == 2.0
+    assert at.number_input(key="est_half_width").value == 5.0  # a run's first plan: the +-5-point pilot
     at.number_input(key="est_half_width").set_value(12.5)
     ok(at.run())
     run, figures = stored_estimate(engine, run_id, 0.125)
@@ -375,8 +376,9 @@ def test_the_page_leads_with_the_figure_and_the_next_step_the_rest_in_tabs(
     inside = [w.key for t in at.tabs for w in (*t.button, *t.number_input, *t.checkbox)]
     assert "est_audit" not in inside and "est_half_width" not in inside
     assert at.metric[0].label == "Estimated true accuracy (combined)"
-    plan = stored_estimate(engine, run_id, 0.02)[1].plan
-    assert any(t.startswith(f"Review {plan.remaining:,} more rows of the random sample for ±2 points")
+    plan = stored_estimate(engine, run_id, 0.05)[1].plan
+    assert plan.remaining > 0
+    assert any(t.startswith(f"Review {plan.remaining:,} more rows of the random sample for ±5 points")
                for t in texts(at))  # fmt: skip
     assert at.button(key="est_audit").label == f"Put these {plan.remaining:,} rows in the audit scope"
     # Every other section sits in its tab.
@@ -404,3 +406,50 @@ def test_before_any_evidence_the_pilot_leads_and_the_planner_sits_in_the_plan_ta
     # The sample run has no judge labels: its tab says so rather than stay blank.
     assert [str(i.value) for i in tabs["Judge-assisted"].info] == [
         "No judge-assisted estimate: the judge has labelled no row of this run (the Judge page runs it)."]
+
+
+# --- the plan's half-width: the pilot first, then the one asked for, kept per run (issue 27) -------
+
+
+def test_the_first_plan_is_the_pilot_then_the_asked_half_width_is_kept_for_the_run(
+    engine: Engine, run_id: int, marked: dict[str, list[int]]
+) -> None:
+    at = open_page("estimate", run_id=run_id)
+    assert audit_half_width(engine, run_id) is None
+    assert at.number_input(key="est_half_width").value == 5.0
+    at.number_input(key="est_half_width").set_value(3.0)
+    ok(at.run())
+    click(at, "est_audit")
+    assert audit_half_width(engine, run_id) == pytest.approx(0.03)
+    link = at.get("page_link")[0].proto
+    assert "planned for ±3 points" in link.label
+    # A refresh or another reviewer's session: the planner offers ±3 and plans the same rows.
+    again = open_page("estimate", reviewer="bob", run_id=run_id)
+    assert again.number_input(key="est_half_width").value == 3.0
+    run, figures = stored_estimate(engine, run_id, 0.03)
+    wanted = next_rows(figures.sample, figures.plan, seed=run.info.review_seed)
+    assert again.button(key="est_audit").label == f"Put these {wanted.height} rows in the audit scope"
+    assert any(t.startswith("For ±3 points") for t in texts(again))
+    # Kept for that run only: another run starts from its own pilot.
+    other = next(r.id for r in store.list_runs(engine) if r.id != run_id)
+    assert open_page("estimate", run_id=other).number_input(key="est_half_width").value == 5.0
+    # A new plan at another half-width replaces the kept one.
+    again.number_input(key="est_half_width").set_value(10.0)
+    ok(again.run())
+    click(again, "est_audit")
+    assert audit_half_width(engine, run_id) == pytest.approx(0.10)
+    assert open_page("estimate", run_id=run_id).number_input(key="est_half_width").value == 10.0
+
+
+def test_the_pilot_button_keeps_five_points_and_a_done_pilot_asks_for_a_narrower_interval(
+    engine: Engine, run_id: int
+) -> None:
+    at = open_page("estimate", run_id=run_id)
+    click(at, "est_pilot")
+    assert audit_half_width(engine, run_id) == pytest.approx(0.05)
+    for key in review.audit_keys(engine, run_id):  # the pilot reviewed, as the queue records it
+        review.record_mark(engine, key, run_id, "alice", "correct")
+    at = open_page("estimate", run_id=run_id)
+    assert at.number_input(key="est_half_width").value == 5.0
+    assert any(t.startswith("Nothing left to review for ±5 points") and "narrower interval" in t for t in texts(at))
+    assert at.button(key="est_audit").disabled

@@ -39,6 +39,7 @@ from scoring.estimate.judged import JudgeFigures, judge_figures
 from scoring.estimate.ppi import judge_inputs
 from scoring.estimate.stored import StoredRun, stored_estimate, stored_runs
 from scoring.store import database_url
+from scoring.store.audit import audit_half_width
 from ui import identity, judge_state, queue_state, run_choice, state
 
 T = TypeVar("T")
@@ -181,7 +182,20 @@ def start_pilot(fig: Figures, by: str) -> int:
     choice, in the queue's order) in the run's audit scope; returns the scope's size. Double-blind
     is left as it is (None)."""
     keys = planned_rows(fig, PILOT_HALF_WIDTH)["item_key"].to_list()
-    return put_in_audit(fig.run_id, keys, by, None)
+    return put_in_audit(fig.run_id, keys, by, None, PILOT_HALF_WIDTH)
+
+
+def planned_half_width(run_id: int) -> float | None:
+    """The half-width (a share) the run's audit scope was planned for; None before any plan."""
+    return audit_half_width(state.engine(), run_id)
+
+
+def kept_half_width(run_id: int) -> float:
+    """The half-width (a share) the planner offers for the run: the one its audit scope was last
+    planned for (kept in the database, so it survives a refresh and holds in every session), else
+    the +-5-point pilot (:data:`PILOT_HALF_WIDTH`) for the first plan."""
+    kept = planned_half_width(run_id)
+    return kept if kept is not None else PILOT_HALF_WIDTH
 
 
 def overlap_waiting(run_id: int) -> int:
@@ -224,11 +238,14 @@ def audit_size(run_id: int) -> int:
     return len(review.audit_keys(state.engine(), run_id))
 
 
-def put_in_audit(run_id: int, item_keys: Sequence[str], by: str, blind: bool | None) -> int:
-    """Make ``item_keys`` the run's audit scope; with ``blind`` True/False turn double-blind on or
-    off for that scope (None: leave it). Returns the scope's size."""
+def put_in_audit(
+    run_id: int, item_keys: Sequence[str], by: str, blind: bool | None, half_width: float | None = None
+) -> int:
+    """Make ``item_keys`` the run's audit scope, planned for ``half_width`` (kept with it: see
+    :func:`kept_half_width`); with ``blind`` True/False turn double-blind on or off for that scope
+    (None: leave it). Returns the scope's size."""
     engine = state.engine()
-    count = review.set_audit(engine, run_id, item_keys, by)
+    count = review.set_audit(engine, run_id, item_keys, by, half_width)
     if blind is not None:
         review.set_blind(engine, run_id, review.BlindSpec(review.AUDIT), by, on=blind)
     return count

@@ -26,7 +26,6 @@ from ui.display import alert, md_escape
 from ui.tables import HOW, show_table
 
 REVIEW_PAGE = "views/review.py"
-DEFAULT_POINTS = 2.0
 RUN_CHOICES = ("This run", "Every run")
 #: The tabs under the lead, in plain words; the planner's controls move into "Plan" before evidence.
 TABS = ("Plan", "Judge-assisted", "Metrics vs reviewers", "Reasons", "Golden answers wrong", "What-if rules")
@@ -107,8 +106,16 @@ plan_tab, judge_tab, metrics_tab, reasons_tab, golden_tab, whatif_tab = st.tabs(
 with next_step if evidence else plan_tab:
     if evidence:
         st.subheader("Next step")
+    # The run's kept half-width (its audit scope's, else the +-5-point pilot) until this session asks
+    # for another; offered again whenever the run changes or someone plans it anew.
+    kept = round(estimate_data.kept_half_width(run.id) * 100, 1)
+    if st.session_state.get("est_half_width_for") != (run.id, kept) or "est_half_width" not in st.session_state:
+        st.session_state["est_half_width"] = kept
+        st.session_state["est_half_width_for"] = (run.id, kept)
     points = st.number_input("Interval half-width wanted (± percentage points)", min_value=0.1, max_value=25.0,
-                             value=DEFAULT_POINTS, step=0.5, format="%.1f", key="est_half_width")  # fmt: skip
+                             step=0.5, format="%.1f", key="est_half_width",
+                             help="A run's first plan is a ±5-point pilot; after that the half-width of the plan "
+                             "last put in the audit scope is offered, in every session.")  # fmt: skip
     half_width = round(float(points) / 100, 6)
     plan = estimate_data.plan(figs, half_width)
     rows = estimate_data.planned_rows(figs, half_width)
@@ -130,13 +137,13 @@ with next_step if evidence else plan_tab:
                              value=any_blind or audit_blind, key=f"est_blind_{run.id}")  # fmt: skip
         blind = wanted if wanted != audit_blind else None
 
-    def _put_in_audit(keys: list[str], blind: bool | None) -> None:
-        count = estimate_data.put_in_audit(run.id, keys, reviewer, blind)
+    def _put_in_audit(keys: list[str], blind: bool | None, half_width: float) -> None:
+        count = estimate_data.put_in_audit(run.id, keys, reviewer, blind, half_width)
         st.session_state["est_audit_done"] = (run.id, count)
 
     st.button(f"Put these {len(rows):,} rows in the audit scope", key="est_audit", type="primary",
               disabled=not reviewer or rows.is_empty(), on_click=_put_in_audit,
-              args=(rows["item_key"].to_list(), blind))  # fmt: skip
+              args=(rows["item_key"].to_list(), blind, half_width))  # fmt: skip
     if not reviewer:
         st.caption("Type your name in the sidebar (Reviewer name): the audit scope records who planned it.")
     done = st.session_state.get("est_audit_done")
@@ -145,7 +152,8 @@ with next_step if evidence else plan_tab:
                    "(the link below opens it), and review them in the order shown.")  # fmt: skip
     held = estimate_data.audit_size(run.id)
     if held:
-        st.page_link(REVIEW_PAGE, label=f"Review the audit scope ({held:,} rows) in the Review queue",
+        planned_for = f", planned for ±{kept:g} points" if estimate_data.planned_half_width(run.id) else ""
+        st.page_link(REVIEW_PAGE, label=f"Review the audit scope ({held:,} rows{planned_for}) in the Review queue",
                      icon=":material/rule:", query_params={"scope": review.AUDIT, "run": str(run.id)})  # fmt: skip
 
 with plan_tab:
