@@ -230,7 +230,9 @@ def manifest(
 ) -> dict:
     """What an export contains and how it was made; ``data`` (the exported bytes) adds its sha256;
     ``judge_config`` (:attr:`~scoring.store.judge_choice.RunLabels.name`) names whose judge labels
-    the file carries (``judge_configuration``, only when it carries them)."""
+    the file carries (``judge_configuration``, only when it carries them). ``review_guidelines``:
+    what the reviewers were told (text, who wrote it, when), null when the run has none; every
+    export (the CLI's and the page's) builds its manifest here."""
     info = _require_run(engine, run_id)
 
     def counts(col: str, labels: tuple[str, ...]) -> dict[str, int]:
@@ -256,6 +258,7 @@ def manifest(
         "judge_labels": JUDGE_COLUMN in frame.columns,
         "judge_settles": bool(judge_settles),
         **({"judge_configuration": judge_config} if judge_config and JUDGE_COLUMN in frame.columns else {}),
+        "review_guidelines": review.guidelines.manifest_entry(engine, run_id),
         "counts": {
             "final_source": counts("final_source", review.FINAL_SOURCES),
             "final_verdict": counts("final_verdict", review.FINAL_VERDICTS),

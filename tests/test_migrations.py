@@ -244,9 +244,40 @@ def test_the_archive_revision_both_ways(tmp_path: Path) -> None:
     engine.dispose()
     engine = make_engine(_url(tmp_path / "archive.db"))  # upgrades again
     with engine.connect() as conn:
-        assert migrations.current(conn) == migrations.head() == "0010"
+        assert migrations.current(conn) == migrations.head()
         assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
     with sqlite3.connect(tmp_path / "archive.db") as raw:
         assert raw.execute("SELECT archived_at, column_map FROM runs").fetchall() == [(None, None)]
     assert store.get_run(engine, run.id) == run and len(store.load_scored(engine, run.id)) == 2
+    engine.dispose()
+
+
+def test_the_guidelines_revision_both_ways(tmp_path: Path) -> None:
+    """0011 adds ``run_guidelines`` and ``guideline_reads``; the downgrade drops both (the
+    guidelines are lost, every run and verdict kept), the upgrade brings them back empty."""
+    from scoring.store import guidelines
+
+    engine = make_engine(_url(tmp_path / "guide.db"))
+    run = store.save_run(engine, b"answer,response\na,a\n", "guide.csv").run
+    version = guidelines.save(engine, run.id, "Be strict.", "ana")
+    assert version is not None and guidelines.mark_read(engine, version.id, "alice")
+    review.record_mark(engine, store.load_scored(engine, run.id)["item_key"][0], run.id, "alice", "correct")
+    with engine.begin() as conn:  # down to 0011 (past any later revision): the guidelines are there
+        command.downgrade(migrations._config(conn), "0011")
+    found = guidelines.current(engine, run.id)
+    assert found is not None and found.text == "Be strict." and guidelines.has_read(engine, version.id, "alice")
+    with engine.begin() as conn:
+        command.downgrade(migrations._config(conn), "0010")
+    with sqlite3.connect(tmp_path / "guide.db") as raw:
+        tables = {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert raw.execute("SELECT version_num FROM alembic_version").fetchall() == [("0010",)]
+        assert raw.execute("SELECT count(*) FROM verdict_events").fetchone()[0] == 1
+    assert not {"run_guidelines", "guideline_reads"} & tables and "runs" in tables
+    engine.dispose()
+    engine = make_engine(_url(tmp_path / "guide.db"))  # upgrades again
+    with engine.connect() as conn:
+        assert migrations.current(conn) == migrations.head()
+        assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
+    assert guidelines.current(engine, run.id) is None and store.get_run(engine, run.id) == run
+    assert guidelines.save(engine, run.id, "Again.", "ana") is not None
     engine.dispose()

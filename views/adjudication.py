@@ -2,7 +2,8 @@
 
 The decision becomes the row's final verdict (source "adjudicated"); the reviewers' verdicts and
 every decision stay in the history and in the export. Who may adjudicate comes from
-configuration (REVIEW_ADJUDICATORS); without it everyone may, as on one machine.
+configuration (REVIEW_ADJUDICATORS); without it everyone may, as on one machine. Adjudicators also
+write the run's review guidelines here (:mod:`ui.guidelines`), which reviewers read above the queue.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import streamlit as st
 
 from scoring import review, store
 from scoring.core.errors import NotSaved
-from ui import identity, run_choice, state
+from ui import guidelines, identity, run_choice, state
 from ui.display import alert, md_escape, show_row
 from ui.tables import show_table
 
@@ -27,6 +28,7 @@ if not name:
 if not config.may_adjudicate(name):
     alert("error", f"{name} is not an adjudicator here (REVIEW_ADJUDICATORS): the decisions are theirs.")
     st.stop()
+guidelines.editor(engine, run.id, name)
 
 show_decided = st.toggle("Show decided items too", key="adj_decided")
 table = review.adjudication_queue(frame, engine, include_decided=show_decided)

@@ -14,7 +14,7 @@ from scoring.core import search
 from scoring.core.errors import NotSaved
 from scoring.core.protocols import BUCKETS
 from scoring.review import DOUBLE_BLIND, SECOND_OPINION, SPLIT, my_verdicts
-from ui import identity, judge_state, keys, queue_state, run_choice, state
+from ui import guidelines, identity, judge_state, keys, queue_state, run_choice, state
 from ui.display import alert, md_escape, show_row, verdict_caption
 
 ALL_DOMAINS = "All domains"
@@ -410,6 +410,7 @@ def my_verdicts_view() -> None:
         st.caption("Select a row (or narrow the list to one) to open it in the queue.")
 
 
+guidelines.show_for_reviewer(engine, run.id, reviewer)  # above the card, outside the fragment: a mark keeps it
 if view == "My verdicts":
     my_verdicts_view()
 else:

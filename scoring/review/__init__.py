@@ -1,7 +1,8 @@
 """Human review, the public names: what a verdict is and what follows from the verdicts
 (:mod:`scoring.core.adjudication`, pure), the verdict log (:mod:`scoring.store.verdict_log`), the
 queue over a run (:mod:`scoring.review.queue`), one reviewer's pass through it in a tab
-(:mod:`scoring.review.loop`) and their own verdicts (:mod:`scoring.review.my_verdicts`).
+(:mod:`scoring.review.loop`), their own verdicts (:mod:`scoring.review.my_verdicts`) and the run's
+review guidelines (:mod:`scoring.review.guidelines`).
 
 Pages and commands use ``from scoring import review`` and ``review.record_mark(...)``.
 """
@@ -35,7 +36,7 @@ from scoring.core.adjudication import (
     reviewer_agreement,
     split_per_reviewer,
 )
-from scoring.review import loop, my_verdicts
+from scoring.review import guidelines, loop, my_verdicts
 from scoring.review.adjudicate import (
     OwnDecisionRefused,
     adjudicate_own_allowed,
@@ -49,6 +50,14 @@ from scoring.review.adjudicate import (
     waiting_count,
 )
 from scoring.review.blind import BlindRows, blind_rows
+from scoring.review.guidelines import (
+    GuidelinesRefused,
+    ShownGuidelines,
+    guidelines_to_show,
+    reuse_guidelines,
+    reuse_offer,
+    save_guidelines,
+)
 from scoring.review.loop import ReviewLoop
 from scoring.review.queue import (
     QueueScope,
@@ -83,6 +92,7 @@ from scoring.store.claims import (
     reviewers_per_item,
     set_blind,
 )
+from scoring.store.guidelines import MAX_CHARS as GUIDELINES_MAX_CHARS
 from scoring.store.verdict_log import (
     ACTION_BUSY_MS,
     KEY_FILTER_LIMIT,
@@ -122,4 +132,6 @@ __all__ = [
     "record_skip", "OPENED", "QUEUE", "RESTORED", "VIA", "served_keys", "served_unmarked",
     "reviewer_agreement", "ReviewLoop", "revision", "scope_progress", "skipped_keys", "split_per_reviewer",
     "undo_last", "undo_last_mark", "Undone",
+    "GUIDELINES_MAX_CHARS", "GuidelinesRefused", "ShownGuidelines", "guidelines", "guidelines_to_show",
+    "reuse_guidelines", "reuse_offer", "save_guidelines",
 ]  # fmt: skip

@@ -7,10 +7,10 @@ either, nor by deleting: they belong to items (the item key), live in the append
 log, and apply to any run holding the same rows, so they carry over to a new upload of the file.
 
 Deleting for good (only an archived run, so it always takes two separate steps) removes the run's
-rows, its name and file details, its double-blind scopes, audit plan, judge choice, column
-mapping and live claims. The run is hidden at once (in the same transaction that drops its
-scopes), then its parts go in short transactions, newest first, so no reader sees half a run and
-no reviewer waits on the write lock. Its ``runs`` row stays as an empty placeholder that keeps the
+rows, its name and file details, its double-blind scopes, audit plan, judge choice, review
+guidelines, column mapping and live claims. The run is hidden at once (in the same transaction that
+drops its scopes), then its parts go in short transactions, newest first, so no reader sees half a
+run and no reviewer waits on the write lock. Its ``runs`` row stays as an empty placeholder that keeps the
 id taken: SQLite gives the highest free id to the next insert, and a new upload under a deleted
 run's id would inherit what is keyed by run id outside the run (the verdict log's ``run_id``,
 which says which rows the queue served and scopes an undo, and every server's per-run caches). The
@@ -32,7 +32,17 @@ from scoring.store.chunked import pause
 from scoring.store.engine import writer
 from scoring.store.run_table import delete_parts_from, highest_part
 from scoring.store.runs import REMOVE_PARTS, RunInfo, _info, _visible
-from scoring.store.tables import AuditRow, BlindScope, Claim, JudgeChoice, Run, VerdictEvent, utcnow
+from scoring.store.tables import (
+    AuditRow,
+    BlindScope,
+    Claim,
+    GuidelinesRead,
+    JudgeChoice,
+    Run,
+    RunGuidelines,
+    VerdictEvent,
+    utcnow,
+)
 
 #: A deleted run's placeholder row is dated this, far after any real upload (see the module docstring).
 PLACEHOLDER_DATE = datetime(9999, 1, 1, tzinfo=UTC)
@@ -150,7 +160,9 @@ def delete_run(engine: Engine, run_id: int) -> DeleteSummary:
             if found is None or not found.complete:  # deleted meanwhile
                 raise UnknownRun(f"No run with id {run_id}.")
             raise InputError(f"Run {run_id} is not archived: archive it before deleting it for good.")
-        for table in (Claim, BlindScope, AuditRow, JudgeChoice):
+        versions = select(RunGuidelines.id).where(RunGuidelines.run_id == run_id)
+        conn.execute(delete(GuidelinesRead).where(GuidelinesRead.guidelines_id.in_(versions)))
+        for table in (Claim, BlindScope, AuditRow, JudgeChoice, RunGuidelines):
             conn.execute(delete(table).where(table.run_id == run_id))
     while True:  # the parts, newest first, a few per transaction
         with writer(engine).begin() as conn:
@@ -182,7 +194,8 @@ def delete_warning(summary: DeleteSummary) -> str:
     info = summary.run
     return (
         f'Deleting run #{info.id} "{info.name}" for good removes its {summary.rows:,} rows, its name, model, '
-        "language and file details, its double-blind scopes, audit plan, judge choice and column mapping. "
+        "language and file details, its double-blind scopes, audit plan, judge choice, review guidelines and "
+        "column mapping. "
         "This cannot be undone: to have the run again, upload its file again. "
         f"Kept: the {summary.log_events:,} verdicts, skips and decisions given in this run stay in the "
         "verdict log (they belong to the items and show again in any run with the same rows), and so do "

@@ -1,4 +1,4 @@
-"""The database schema: runs, their rows, reviewers' verdict history.
+"""The database schema: runs, their rows, reviewers' verdict history, each run's review guidelines.
 
 Judge verdicts live in :mod:`scoring.store.judge_cache`; importing this module registers every table.
 """
@@ -145,3 +145,28 @@ class JudgeChoice(Base):
     prompt_version: Mapped[str] = mapped_column(String(40), default="")
     chosen_by: Mapped[str] = mapped_column(String(200), default="")
     chosen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class RunGuidelines(Base):
+    """The review guidelines of a run, written by an adjudicator and shown to every reviewer above
+    the queue (plain text). Append-only like ``judge_choices``: the latest row of a run is in force
+    (an empty text clears them); earlier versions, who wrote them and when, stay readable.
+    Revision 0011."""
+
+    __tablename__ = "run_guidelines"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
+    text: Mapped[str] = mapped_column(Text, default="")
+    written_by: Mapped[str] = mapped_column(String(200), default="")
+    written_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class GuidelinesRead(Base):
+    """A reviewer has been shown one version of a run's guidelines (opened, the first time): later
+    visits show them collapsed, on any device, until a new version is saved. ``reader`` is the
+    name as roles compare it (stripped, case-folded). Revision 0011."""
+
+    __tablename__ = "guideline_reads"
+    guidelines_id: Mapped[int] = mapped_column(ForeignKey("run_guidelines.id", ondelete="CASCADE"), primary_key=True)
+    reader: Mapped[str] = mapped_column(String(200), primary_key=True)
+    read_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
