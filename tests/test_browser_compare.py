@@ -62,7 +62,12 @@ def test_compare_three_uploaded_runs_and_open_a_discordant_question_in_the_queue
     paired = page.locator(".st-key-cmp_paired_box [data-testid='stDataFrame']")
     expect(paired).to_be_visible()
     headers = paired.locator("[role='columnheader']").all_inner_texts()  # the grid draws visible columns only
-    assert headers[:6] == ["source", "run A", "run B", "n", "b (A right, B wrong)", "c (A wrong, B right)"], headers
+    # The pair, then the answer: the difference, its interval and p come before the counts.
+    assert headers[:7] == ["source", "run A", "run B", "difference A − B", "95% CI of the difference", "McNemar p",
+                           "Holm p"], headers  # fmt: skip
+    # ... and the page leads with it in words, one sentence per pair.
+    answer = page.locator(".st-key-cmp_answer").inner_text()
+    assert answer.count("matched questions") == 3 and "McNemar p" in answer, answer
     expect(main(page)).to_contain_text("Adjustment for multiple comparisons: Holm step-down")
     cells = [c.strip() for c in paired.locator("[role='gridcell']").all_text_contents()]
     assert cells.count("Exact substring") == 3, cells

@@ -18,8 +18,10 @@ from scoring.core.formatting import MISSING, interval, is_missing, p_value, perc
 from scoring.core.report import COMBINED
 from ui.compare_data import HeatCell
 
-RUN_COLOURS = ("#2563eb", "#f97316", "#7c3aed", "#059669", "#dc2626", "#0891b2", "#ca8a04", "#db2777",
-               "#4b5563", "#65a30d")  # fmt: skip
+#: Runs' colours: none is a metric's (ui.charts.SERIES_COLOURS) or the estimate's, so a run's bar is
+#: never read as exact substring or the judge.
+RUN_COLOURS = ("#0f766e", "#b91c1c", "#a16207", "#be185d", "#475569", "#0e7490", "#65a30d", "#854d0e",
+               "#1e3a8a", "#9f1239")  # fmt: skip
 
 
 def _rgba(colour: str, alpha: float) -> str:
@@ -138,16 +140,21 @@ def paired_frame(paired: pl.DataFrame, several: bool) -> Styler:
     """The paired table for ``st.dataframe``: numbers stay numbers (tests and sorting read them),
     shown as percentages and p-values; ``several`` (more than two runs) adds the Holm column."""
     p = paired.to_pandas()
+    # Which pair and source, then the answer (difference, its interval, p), visible at 1280 px; the
+    # counts after.
     frame = pd.DataFrame({
-        "source": p["source"].map(SOURCE_TITLES), "run A": p["run_a"], "run B": p["run_b"], "n": p["n"],
-        B_COLUMN: p["b"], C_COLUMN: p["c"], "both right": p["both_right"], "both wrong": p["both_wrong"],
-        "accuracy A": p["accuracy_a"], "accuracy B": p["accuracy_b"], "difference A − B": p["difference"],
+        "source": p["source"].map(SOURCE_TITLES), "run A": p["run_a"], "run B": p["run_b"],
+        "difference A − B": p["difference"],
         "95% CI of the difference": [_signed_interval(lo, hi) for lo, hi in zip(p["ci_low"], p["ci_high"])],
         P_COLUMN: p["p_value"],
     })  # fmt: skip
     if several:
         frame[HOLM_COLUMN] = p["p_holm"]
-    frame["left out (verdict unknown)"] = p["excluded"]
+    more = {"n": p["n"], "accuracy A": p["accuracy_a"],
+            "accuracy B": p["accuracy_b"], B_COLUMN: p["b"], C_COLUMN: p["c"], "both right": p["both_right"],
+            "both wrong": p["both_wrong"], "left out (verdict unknown)": p["excluded"]}  # fmt: skip
+    for name, column in more.items():
+        frame[name] = column
     formats = {"accuracy A": percent, "accuracy B": percent, "difference A − B": _signed, P_COLUMN: _p,
                HOLM_COLUMN: _p}  # fmt: skip
     return frame.style.format({c: f for c, f in formats.items() if c in frame.columns})

@@ -26,6 +26,7 @@ from scoring.compare import (
     TEST_METHOD,
     UNKNOWN_RULE,
     SourceAccuracy,
+    lead_sentences,
 )
 from scoring.core.errors import InputError
 from ui import compare_charts, compare_data, identity, run_choice
@@ -87,6 +88,13 @@ except InputError as exc:
     alert("error", str(exc))
     st.stop()
 match, labels = cmp.match, cmp.labels
+
+# --- the answer first: one sentence per pair (scoring.compare.answer) -----------------------------
+if cmp.comparisons:
+    with st.container(key="cmp_answer"):
+        st.text("\n".join(lead_sentences(cmp.paired)))
+    st.caption("Each pair on the most trustworthy verdict source both runs have (adjudicated, else the LLM judge, "
+               "else exact substring); every source is in the paired table below.")  # fmt: skip
 
 # --- how the rows were matched --------------------------------------------------------------------
 st.subheader("Matching")

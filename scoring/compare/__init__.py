@@ -14,6 +14,7 @@ Typical use::
     discordant_rows(match, 0, 1, sources=["exact"], domains=["Art"])
 """
 
+from scoring.compare.answer import lead_sentences
 from scoring.compare.heatmap import HeatCell, heat_cells
 from scoring.compare.matching import (
     DUPLICATE,
@@ -70,7 +71,7 @@ __all__ = [
     "SOURCES", "SOURCE_COLUMNS", "SOURCE_TITLES", "TEST_METHOD", "TEXT_KEY", "UNKNOWN_RULE", "UNMATCHED_COLUMNS",
     "HeatCell", "KeyChoice", "MatchResult", "heat_cells", "PairedComparison", "Run", "SourceAccuracy",
     "accuracy_table", "check_key",
-    "default_key", "discordant_rows", "make_run", "match_runs", "paired_comparisons", "paired_table",
+    "default_key", "discordant_rows", "lead_sentences", "make_run", "match_runs", "paired_comparisons", "paired_table",
     "readable_matched", "run_accuracy", "run_column", "scored_run", "shared_id_column", "unique_labels",
     "verdict_column",
 ]  # fmt: skip
