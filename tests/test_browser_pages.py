@@ -127,3 +127,28 @@ def test_a_first_start_compares_the_sample_set(server: AppServer, page: Page) ->
     paired = page.locator(".st-key-cmp_paired_box [data-testid='stDataFrame']")
     expect(paired).to_be_visible(timeout=TIMEOUT_MS)
     assert exception_count(page) == 0
+
+
+# For each script, letters drawn in the page's own font, each measured on a canvas: without a font
+# for the script every letter is the same empty box (the width of an unassigned code point's box).
+GLYPH_WIDTHS = """(letters) => {
+    const font = getComputedStyle(document.querySelector("[data-testid='stMain']")).font;
+    const ctx = document.createElement("canvas").getContext("2d");
+    ctx.font = font;
+    const box = ctx.measureText("\\u0378").width;  // unassigned: always the missing-glyph box
+    return {font: font, box: box, widths: [...letters].map((c) => ctx.measureText(c).width)};
+}"""
+INDIC_LETTERS = {"Devanagari": "कखगघचजटडतदनपमयरलवसह", "Tamil": "கஙசஞடணதநபமயரலவழளறன",
+                 "Bengali": "কখগঘচজটডতদনপমযরলসহ"}  # fmt: skip
+
+
+def test_indic_text_is_drawn_with_real_glyphs(server: AppServer, page: Page) -> None:
+    """Issue 27: the browser tests see Devanagari, Tamil and Bengali as letters, not empty boxes
+    (``make test`` installs Debian's Noto fonts beside chromium)."""
+    page.goto(server.url, timeout=TIMEOUT_MS)
+    settle(page)
+    for script, letters in INDIC_LETTERS.items():
+        got = page.evaluate(GLYPH_WIDTHS, letters)
+        widths = [round(w, 2) for w in got["widths"]]
+        boxes = sum(w == round(got["box"], 2) for w in widths)
+        assert len(set(widths)) > 3 and boxes < len(widths) / 2, (script, got["font"], widths, got["box"])
