@@ -682,12 +682,13 @@ def test_the_audit_scope_holds_the_planned_rows_in_review_order_and_can_be_repla
     "audit" (``?scope=audit`` opens it): its rows in the run's review order, progress 0 of n, a
     mark lands; a new plan replaces the set in one go."""
     at = open_page("review", run_id=run_id)
-    assert review.AUDIT not in at.selectbox(key="q_bucket").options
+    assert not [o for o in at.selectbox(key="q_bucket").options if o.startswith("Estimate:")]  # triage only
     planned = scored["item_key"].iloc[[3, 11, 17, 30]].tolist()
     assert review.set_audit(engine, run_id, [*planned, planned[0]], "ana") == 4
     assert review.audit_keys(engine, run_id) == set(planned)
     at = open_app_with(run_id, {"scope": review.AUDIT})
     assert at.selectbox(key="q_bucket").value == review.AUDIT
+    assert at.selectbox(key="q_bucket").options[-1] == "Estimate: audit sample (4 rows)"
     seed = store.get_run(engine, run_id).review_seed
     order = review.queue(scored, "", engine, bucket=review.AUDIT, seed=seed, keys=set(planned))
     assert sorted(order) == [3, 11, 17, 30]

@@ -22,6 +22,7 @@ from scoring import review, store
 from scoring.core.highlight import EXACT_STYLE, WORD_STYLE
 from scoring.core.protocols import BUCKETS
 from scoring.store import make_engine
+from ui.queue_state import scope_option
 
 MAIN = "[data-testid='stMain']"
 HIDDEN = "hidden (double-blind)"
@@ -97,8 +98,8 @@ def test_an_audit_row_is_blind_in_a_bucket_scope_and_in_my_verdicts(browser: Bro
         bob.goto(f"{server.url}/?reviewer=bob", timeout=TIMEOUT_MS)
         settle(bob)
         open_nav(bob, "Review queue", "Review queue")
-        if bucket != "overlap_only":
-            _choose(bob, "q_bucket", bucket)
+        if bucket != "overlap_only":  # the picker names the job, the bucket in words and its rows
+            _choose(bob, "q_bucket", scope_option(bucket, scored["bucket"].value_counts().to_dict(), len(audit)))
         expect(_main(bob)).to_contain_text("Mode: team split", timeout=TIMEOUT_MS)
         for i in range(position + 1):
             expect(_main(bob)).to_contain_text(f"Row {order[i]} of the run", timeout=TIMEOUT_MS)
@@ -126,7 +127,7 @@ def test_an_audit_row_is_blind_in_a_bucket_scope_and_in_my_verdicts(browser: Bro
         assert cells.count(bucket) == position, cells
         assert (HIDDEN in cells) if position else ("bucket" not in cells), cells
         # In the audit scope nothing on the page names a bucket, and the row reopens blind.
-        _choose(bob, "q_bucket", "audit (planned sample")
+        _choose(bob, "q_bucket", "Estimate: audit sample")
         expect(_main(bob)).to_contain_text("1 of the 1 rows of this scope", timeout=TIMEOUT_MS)
         text = _main(bob).inner_text()
         assert not [b for b in BUCKETS if b in text], text

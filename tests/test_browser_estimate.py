@@ -70,12 +70,12 @@ def _walk(server: AppServer, page: Page, engine) -> None:
     expect(page.locator("[data-testid='stPageLink']")).to_contain_text("Review the audit scope")
     no_exception(page, "True accuracy after planning")
 
-    # The Review queue: choose the audit scope, see the first planned row, mark it.
+    # The Review queue: choose the audit scope (the estimate's job), see the first planned row, mark it.
     open_nav(page, "Review queue", "Review queue")
     picker = page.locator(".st-key-q_bucket input[role='combobox']").first
     picker.click()
     picker.fill("audit")
-    page.get_by_role("option", name=re.compile(r"^audit \(planned sample")).first.click()
+    page.get_by_role("option", name=re.compile(r"^Estimate: audit sample \(")).first.click()
     first = wanted.row(0, named=True)
     expect(main(page)).to_contain_text(f"Reviewed 0 of {wanted.height} in this scope", timeout=TIMEOUT_MS)
     expect(main(page)).to_contain_text(f"Row {first['row_idx'] + 1} of the run", timeout=TIMEOUT_MS)

@@ -7,12 +7,16 @@ reads the same scopes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import streamlit as st
 
 from scoring import review, store
 from scoring.review import ReviewLoop
+from scoring.review.jobs import job
 from scoring.store import database_url
 from ui import identity, state
+from ui.tables import bucket_name
 
 
 def leave_queue() -> None:
@@ -57,3 +61,11 @@ def queue_scope(run_id: int, bucket: str | None, domain: str | None, sample: int
     part of the key since the planner can replace it)."""
     audit = frozenset(review.audit_keys(state.engine(), run_id)) if bucket == review.AUDIT else None
     return _queue_scope(database_url(), run_id, bucket, domain, sample, audit)
+
+
+def scope_option(scope: str, counts: Mapping[str, int], audit_size: int) -> str:
+    """The scope picker's label: the job its marks serve, then the scope in words and its rows
+    ("Triage: Overlap only (84 rows)", "Estimate: audit sample (40 rows)")."""
+    if scope == review.AUDIT:
+        return f"{job(scope)}: audit sample ({audit_size:,} rows)"
+    return f"{job(scope)}: {bucket_name(scope)} ({int(counts.get(scope, 0)):,} rows)"

@@ -148,8 +148,9 @@ with next_step if evidence else plan_tab:
         st.caption("Type your name in the sidebar (Reviewer name): the audit scope records who planned it.")
     done = st.session_state.get("est_audit_done")
     if done and done[0] == run.id:
-        st.success(f"The audit scope now holds these {done[1]:,} rows. In the Review queue choose Scope \"audit\" "
-                   "(the link below opens it), and review them in the order shown.")  # fmt: skip
+        st.success(f"The audit scope now holds these {done[1]:,} rows. In the Review queue choose the scope "
+                   "\"Estimate: audit sample\" (the link below opens it), and review them in the order "
+                   "shown.")  # fmt: skip
     held = estimate_data.audit_size(run.id)
     if held:
         planned_for = f", planned for ±{kept:g} points" if estimate_data.planned_half_width(run.id) else ""

@@ -13,7 +13,9 @@ from scoring import review, store
 from scoring.core import search
 from scoring.core.errors import NotSaved
 from scoring.core.protocols import BUCKETS
+from scoring.core.report import COMBINED
 from scoring.review import DOUBLE_BLIND, SECOND_OPINION, SPLIT, my_verdicts
+from scoring.review.jobs import job_sentence
 from ui import guidelines, identity, judge_state, keys, queue_state, run_choice, state
 from ui.display import alert, md_escape, show_row, verdict_caption
 
@@ -64,12 +66,16 @@ if asked is not None:
         st.session_state["q_bucket"] = asked
 if st.session_state.get("q_bucket") not in scopes:
     st.session_state["q_bucket"] = "overlap_only"  # first visit, or the audit set was removed
+bucket_rows = summary["buckets"][COMBINED]  # rows per bucket in the run, counted once per run
 bucket = c1.selectbox("Scope (bucket)", scopes, key="q_bucket",
-                      format_func=lambda b: f"audit (planned sample, {audit_size} rows)" if b == review.AUDIT else b,
-                      help="audit: the rows the True accuracy page's planner chose.")  # fmt: skip
+                      format_func=lambda b: queue_state.scope_option(b, bucket_rows, audit_size),
+                      help="Two jobs. Triage: work through a bucket to settle its rows. Estimate: the audit sample, "
+                      "the rows the True accuracy page's planner chose, which estimate the run's true "
+                      "accuracy.")  # fmt: skip
 domain = c2.selectbox("Domain", [ALL_DOMAINS, *summary["domains"]], key="q_domain")
 sample = c3.number_input("Sample (0 = all)", 0, 10_000, 0, step=10, key="q_sample",
-                         help="Audit a metric: review a reproducible random sample of the bucket.")
+                         help="Estimate a bucket's accuracy: review a reproducible random sample of it.")
+st.caption(job_sentence(bucket, sample or None))  # which job these marks serve (our words, no dataset text)
 
 
 def _toggle_key(spec: review.BlindSpec) -> str:

@@ -10,9 +10,11 @@ import io
 import streamlit as st
 
 from scoring import store
+from scoring.review.jobs import job_sentence
 from ui import estimate_data, run_choice
 
 UPLOAD_PAGE, REVIEW_PAGE, EXPORT_PAGE = "views/upload.py", "views/review.py", "views/export.py"
+TRIAGE_SCOPE = "overlap_only"  #: the queue step 2 opens: the rows the metrics disagree on
 #: The template's columns: the four the scorers need, then the optional ones.
 TEMPLATE_COLUMNS = ("question", "answer", "response", "Domain", "model", "language")
 TEMPLATE_ROWS = (
@@ -74,13 +76,14 @@ with st.container(border=True, key="start_review"):
     st.subheader("2. Review the rows the metrics disagree on")
     st.write("Exact substring and word overlap disagree on some rows (overlap passes, exact fails): a person "
              "settles each one in the Review queue, one row at a time, with keyboard shortcuts.")  # fmt: skip
+    st.caption(job_sentence(TRIAGE_SCOPE))  # which of the two jobs, triage or the estimate, this queue serves
     if run is None:
         st.text("No run yet: upload a file first (step 1).")
     else:
         waiting = estimate_data.overlap_waiting(run.id)
         label = f"{waiting:,} rows need a verdict: open the queue" if waiting else "None is waiting: open the queue"
         if st.button(label, key="start_go_review", type="primary", icon=":material/rule:"):
-            _go(REVIEW_PAGE, scope="overlap_only", **run_param)
+            _go(REVIEW_PAGE, scope=TRIAGE_SCOPE, **run_param)
 
 with st.container(border=True, key="start_export"):
     st.subheader("3. Export the adjudicated verdicts")
