@@ -190,3 +190,15 @@ def test_the_pages_name_the_configuration_and_use_it(db, which: str) -> None:
     shown = "\n".join(texts(at))
     assert f"Judge: {CHOSEN}." in shown and f"Judge: {LATEST}." in shown
 
+
+
+@pytest.mark.parametrize("which", ["chosen", "latest"])
+def test_the_review_card_suggests_the_label_the_rule_gives(db, which: str) -> None:
+    """Issue 27: the queue's "Judge suggests" reads the run's chosen configuration too (it read the
+    newest label of any configuration: B's INCORRECT beside an estimate counting A's CORRECT)."""
+    run, label, _ = _which(db, which)
+    at = open_page("review", run_id=run)
+    at.selectbox(key="q_bucket").set_value("both_pass")  # these runs' rows pass both metrics or fail both
+    at.run()
+    suggestions = [t for t in texts(at) if t.startswith("Judge suggests")]
+    assert suggestions == [f"Judge suggests: {label}"], texts(at)

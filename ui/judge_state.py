@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scoring import judge
 from scoring.export import stored_run_labels
 from scoring.store import database_url, judge_cache, judge_choice
 from ui import state
@@ -54,9 +53,11 @@ def judge_line(run_id: int) -> str:
     return judge_choice.judge_line(found) if found.labels else ""
 
 
-def judge_suggestion(key: str) -> str | None:
-    """The judge's latest label for one item, shown as a suggestion in the review queue."""
-    return judge.stored_labels(state.engine(), [key], prompt_version=None).get(key)
+def judge_suggestion(run_id: int, key: str) -> str | None:
+    """The judge's label for one item of run ``run_id``, shown as a suggestion in the review
+    queue: under the one rule (:func:`run_labels`), so the card suggests what the estimate, the
+    Overview and the export count, not a newer configuration's label."""
+    return run_labels(run_id).labels.get(key)
 
 
 def judge_settles() -> bool:

@@ -244,7 +244,7 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
     if row_blind and not blind:
         lines.append(blind_view.why(row["item_key"]) or "")
     if not row_blind:
-        suggestion = None if offline else judge_state.judge_suggestion(row["item_key"])
+        suggestion = None if offline else judge_state.judge_suggestion(run.id, row["item_key"])
         if suggestion:
             lines.append(f"Judge suggests: {suggestion}")
     if reviewer and not offline:
