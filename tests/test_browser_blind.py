@@ -25,7 +25,7 @@ from scoring.store import make_engine
 from ui.queue_state import scope_option
 
 MAIN = "[data-testid='stMain']"
-HIDDEN = "hidden (double-blind)"
+HIDDEN = "hidden (blind review)"
 
 
 def _main(page: Page):

@@ -29,8 +29,8 @@ from scoring.review.queue import _sampled_scope, _scope
 from scoring.store.audit import AUDIT
 from scoring.store.claims import BlindSpec
 
-#: What "My verdicts" shows in the bucket column of a blind row.
-HIDDEN = "hidden (double-blind)"
+#: What "My verdicts" shows in the bucket column of a blind row (double-blind scope or blind audit).
+HIDDEN = "hidden (blind review)"
 #: The card's one line on why a row is blind (not said when the viewer chose blind review).
 WHY_DOUBLE_BLIND = ("Shown blind: this row is in a double-blind scope of this run, so its metric verdicts, "
                     "highlighting and judge label are hidden wherever it is shown.")  # fmt: skip
