@@ -12,6 +12,7 @@ import json
 import streamlit as st
 
 from scoring import export
+from scoring.core.adjudication import AUTO_RULE_TEXT
 from scoring.core.formatting import phase_progress
 from ui import identity, judge_state, run_choice, state, verdicts
 from ui.display import md_escape
@@ -123,3 +124,4 @@ else:
 final = verdicts.final_frame(run.id)
 st.subheader("Final verdicts")
 show_table(final["final_source"].value_counts().rename_axis("final source").reset_index(), key="final_counts")
+st.text(AUTO_RULE_TEXT)

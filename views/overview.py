@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from scoring.core.adjudication import AUTO_RULE_TEXT
 from scoring.core.formatting import interval, percent
 from scoring.estimate import ACCURACY_METHOD
 from scoring.estimate.ppi import PPI_METHOD
@@ -89,7 +90,7 @@ if adjudicated:
     st.text(
         f"Adjudicated (human verdicts, else the automatic rule): {total.pending} of {total.n} rows pending; "
         f"{percent(total.accuracy_low)} if every pending row is wrong, "
-        f"{percent(total.accuracy_high)} if every one is right."
+        f"{percent(total.accuracy_high)} if every one is right.\n{AUTO_RULE_TEXT}"
     )
     table["Adjudicated pending"] = [r.pending for r in adjudicated]
     table["Adjudicated if pending right"] = [round(r.accuracy_high, 4) for r in adjudicated]

@@ -30,6 +30,10 @@ AUTO_RULE: dict[str, str] = {
     "exact_only": "correct",
     "overlap_only": PENDING,
 }
+#: The rule in words, said wherever "auto" or "the automatic rule" appears.
+AUTO_RULE_TEXT = ("The automatic rule (final source \"auto\"), for rows no reviewer has settled: both metrics pass "
+                  "or only exact substring passes: correct; both fail: wrong; only word overlap passes: pending "
+                  "(a person decides).")  # fmt: skip
 JUDGE_LABELS: dict[str, str] = {"CORRECT": "correct", "INCORRECT": "wrong"}
 #: Judge labels read as verdicts when comparing runs or estimating (as scoring.judge.comparisons
 #: reads them: NOT_ATTEMPTED is a wrong answer); UNPARSED, ERROR and no label are unknown.
