@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test install install-dev browser postgres nginx promptfoo lint bench test-load
+.PHONY: run test install install-dev browser postgres nginx promptfoo lint bench test-load screenshots
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,11 @@ promptfoo: install-dev
 
 lint: install-dev
 	$(PY) -m ruff check .
+
+# The README's screenshots (docs/img/*.png): the dashboard on its bundled sample in Debian chromium
+# at 1280x720, viewport only (tests/screenshots.py).
+screenshots: install-dev browser
+	$(PY) tests/screenshots.py
 
 # Two worker processes, each test file in one of them (module fixtures and servers stay whole),
 # the longest files first (tests/conftest.py SLOW_FIRST) so neither worker ends alone on one.

@@ -205,7 +205,7 @@ def test_reason_and_note_are_stored_and_cleared_for_the_next_row(
     reason = [s for s in at.selectbox if str(s.key).startswith("q_reason_")]
     note = [t for t in at.text_input if str(t.key).startswith("q_note_")]
     assert len(reason) == 1 and len(note) == 1
-    assert list(reason[0].options) == ["", *review.REASONS]
+    assert list(reason[0].options) == ["Reason (optional)", *review.REASONS]  # "": no reason, shown by its name
     reason[0].set_value("paraphrase")
     note[0].set_value("  same claim, other words  ")
     click(at, "q_no")

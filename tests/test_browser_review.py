@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
-from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle
+from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle, upload_file
 from playwright.sync_api import Page, expect
 
 from scoring import review, store
@@ -184,5 +184,61 @@ def test_the_row_and_its_buttons_fit_a_1400_by_1000_window_unscrolled(server: Ap
         assert response is not None and response["y"] + response["height"] <= 1000
         page.locator("[data-testid='stPopover'] button", has_text="Review mode").click()
         expect(page.locator("[data-testid='stPopoverBody']")).to_contain_text("Blind review")
+    finally:
+        context.close()
+
+
+#: Elements inside ``root`` whose content is wider than their box and clipped (cut off, not wrapped).
+CLIPPED = """(root) => Array.from(root.querySelectorAll('*')).filter((e) => e.scrollWidth > e.clientWidth + 1
+    && getComputedStyle(e).overflowX !== 'visible').map((e) => `${e.className}: ${e.scrollWidth} > ${e.clientWidth}`)"""
+
+
+def test_the_card_its_buttons_and_fields_fit_a_1280_by_720_laptop_window(server: AppServer, browser) -> None:
+    """Issue 27: on a 1280x720 laptop window a reviewer who uploaded a file and typed a name sees
+    the row, its four buttons and the reason and note fields without scrolling; nothing of the
+    queue's header is cut off and the page never scrolls sideways; the Overview's metric tiles
+    show their whole titles."""
+    data = CSV.replace(b"Who wrote Gitanjali?", b"Who wrote Gitanjali (laptop)?")  # a run of its own
+    name = "laptop_model_bengali.csv"
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(server.url, timeout=TIMEOUT_MS)
+        settle(page)
+        field = page.locator(".st-key-reviewer_name input")
+        field.fill("carol")
+        field.press("Enter")
+        settle(page)
+        upload_file(page, name, data)
+        no_exception(page, "the overview after the upload")
+        labels = page.locator("[data-testid='stMain'] [data-testid='stMetricLabel']")
+        expect(labels.first).to_be_visible()
+        assert labels.count() >= 3
+        for i in range(labels.count()):
+            label = labels.nth(i)
+            assert label.evaluate(CLIPPED) == [], f"metric title cut off: {label.inner_text()!r}"
+        assert page.evaluate("() => document.scrollingElement.scrollWidth") <= 1280
+
+        open_nav(page, "Review queue", "Review queue")
+        main = page.locator("[data-testid='stMain']")
+        expect(main).to_contain_text("of the run", timeout=TIMEOUT_MS)
+        expect(page.locator(".st-key-reviewer_name input")).to_have_value("carol")
+        no_exception(page, "the review queue")
+        assert page.evaluate("() => window.scrollY") == 0
+        assert page.evaluate("() => document.scrollingElement.scrollWidth") <= 1280
+        header = page.locator("[data-testid='stHorizontalBlock']", has=page.locator(".st-key-q_bucket")).first
+        assert header.evaluate(CLIPPED) == [], "a scope control is cut off"
+        for what, locator in (
+            ("the row", page.locator("[data-testid='stHtml']", has_text="of the run")),
+            *((key, page.locator(f".st-key-{key}")) for key in ("q_yes", "q_no", "q_skip", "q_undo")),
+            ("reason", page.locator("[class*='st-key-q_reason_']")),
+            ("note", page.locator("[class*='st-key-q_note_']")),
+        ):  # fmt: skip
+            box = locator.first.bounding_box()
+            assert box is not None, what
+            assert 0 <= box["y"] and box["y"] + box["height"] <= 720, (what, box)
+            assert 0 <= box["x"] and box["x"] + box["width"] <= 1280, (what, box)
+        expect(page.get_by_role("button", name="Correct (Y)")).to_be_enabled()
     finally:
         context.close()

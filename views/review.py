@@ -50,9 +50,10 @@ if wanted is not None:
     else:
         alert("warning", f"There is no row {wanted} in this run (rows 1 to {len(frame)}).")
 
-# One compact row of scope controls, so the row and its buttons fit a 1400x1000 window unscrolled;
-# the review mode's switches sit in a popover (its label says the mode in force).
-c1, c2, c3, c4, c5 = st.columns([2, 2, 1.2, 1.6, 1.4], vertical_alignment="bottom")
+# One compact row of scope controls, so the row, its buttons and its fields fit a 1280x720 window
+# unscrolled; the review mode's switches sit in a popover (the progress line says the mode in force).
+# "Show" gets the width its two segments need (narrower, "My verdicts" was cut off at 1280 wide).
+c1, c2, c3, c4, c5 = st.columns([2.3, 1.4, 1.2, 1.9, 1.3], vertical_alignment="bottom")
 try:
     audit = review.audit_keys(engine, run.id)
 except store.DatabaseError:  # unreachable: the queue says so below
@@ -143,8 +144,9 @@ elif rule == SECOND_OPINION:
                f"each held for you for {minutes} minutes.")  # fmt: skip
 MODE_NAMES = {DOUBLE_BLIND: "double-blind", SECOND_OPINION: "second opinion", SPLIT: "team split"}
 audit_note = ", blind audit of the random sample" if audited else ""
-st.caption(f"Mode: {MODE_NAMES[rule]}{', blind' if blind and not double_blind else ''}{audit_note} (change it under "
-           "Review mode)")  # fmt: skip
+# Said on the progress line (in the fragment), not on a line of its own: one line less above the card.
+MODE_LINE = (f"Mode: {MODE_NAMES[rule]}{', blind' if blind and not double_blind else ''}{audit_note} (change it "
+             "under Review mode)")  # fmt: skip
 view = c4.segmented_control("Show", VIEWS, default=VIEWS[0], key="q_view") or VIEWS[0]
 scope_domain = None if domain == ALL_DOMAINS else domain
 
@@ -255,19 +257,19 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
                 f" (marked in run #{int(given['run_id'])}, which holds the identical row)")
             lines.append(f"Your current verdict: {given['verdict']}{where}. Marking the row again replaces it.")
     show_row(row, plain=row_blind, data=keys.row_marker(run.id, screen, str(row["item_key"])), lines=lines)
-    # The buttons come right after the row (visible without scrolling); reason and note below them.
-    b1, b2, b3, b4 = st.columns(4)
+    # The buttons come right after the row, the reason and note beside them: one line, so all of it
+    # is visible unscrolled on a 1280x720 window (the fields' labels are their placeholders).
+    bar = st.container(horizontal=True, vertical_alignment="center", key="q_bar")
     disabled = not reviewer
-    for col, (label, action, key, kind) in zip(
-        (b1, b2, b3, b4),
-        (("Correct (Y)", "correct", "q_yes", "primary"), ("Wrong (N)", "wrong", "q_no", "secondary"),
-         ("Skip (S)", "skip", "q_skip", "secondary"), ("Undo (U)", "undo", "q_undo", "secondary")),
-        strict=True,
+    for label, action, key, kind in (
+        ("Correct (Y)", "correct", "q_yes", "primary"), ("Wrong (N)", "wrong", "q_no", "secondary"),
+        ("Skip (S)", "skip", "q_skip", "secondary"), ("Undo (U)", "undo", "q_undo", "secondary"),
     ):  # fmt: skip
-        col.button(label, key=key, type=kind, disabled=disabled, on_click=_on_click, args=(action, screen))
-    r1, r2 = st.columns([1, 2])
-    r1.selectbox("Reason (optional)", ["", *review.REASONS], key=_field_key("reason", screen))
-    r2.text_input("Note (optional)", key=_field_key("note", screen))
+        bar.button(label, key=key, type=kind, disabled=disabled, on_click=_on_click, args=(action, screen))
+    bar.selectbox("Reason (optional)", ["", *review.REASONS], key=_field_key("reason", screen), width=170,
+                  format_func=lambda r: r or "Reason (optional)", label_visibility="collapsed")  # fmt: skip
+    bar.text_input("Note (optional)", key=_field_key("note", screen), placeholder="Note (optional)",
+                   label_visibility="collapsed")  # fmt: skip
     st.caption("Keys Y, N, S, U work while no field has the focus. In the note field letters type: "
                "press Esc to leave it, then a key, or click a button.")  # fmt: skip
 
@@ -341,7 +343,8 @@ def queue_view() -> None:
         prog = review.team_progress(scope, counts)
         who = "anyone: the team shares this scope"
     done = int(prog.iloc[-1]["reviewed"])
-    st.progress(done / total if total else 1.0, text=f"Reviewed {done} of {total} in this scope (rows marked by {who})")
+    st.progress(done / total if total else 1.0,
+                text=f"Reviewed {done} of {total} in this scope (rows marked by {who}) · {MODE_LINE}")
     _show_feedback()
     if reviewer and st.session_state.get(f"q_hold_off_{run.id}"):
         st.info("The review mode changed: no row is held for you until you start reviewing in it.")
