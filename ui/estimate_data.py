@@ -38,8 +38,8 @@ from scoring.estimate import (
 from scoring.estimate.judged import JudgeFigures, judge_figures
 from scoring.estimate.ppi import judge_inputs
 from scoring.estimate.stored import StoredRun, stored_estimate, stored_runs
+from scoring.review import audit_half_width
 from scoring.store import database_url
-from scoring.store.audit import audit_half_width
 from ui import identity, judge_state, queue_state, run_choice, state
 
 T = TypeVar("T")

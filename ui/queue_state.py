@@ -12,8 +12,7 @@ from collections.abc import Mapping
 import streamlit as st
 
 from scoring import review, store
-from scoring.review import ReviewLoop
-from scoring.review.jobs import job
+from scoring.review import ReviewLoop, job
 from scoring.store import database_url
 from ui import identity, state
 from ui.tables import bucket_name

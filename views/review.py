@@ -14,8 +14,7 @@ from scoring.core import search
 from scoring.core.errors import NotSaved
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
-from scoring.review import DOUBLE_BLIND, SECOND_OPINION, SPLIT, my_verdicts
-from scoring.review.jobs import job_sentence
+from scoring.review import DOUBLE_BLIND, SECOND_OPINION, SPLIT, job_sentence, my_verdicts
 from ui import guidelines, identity, judge_state, keys, queue_state, run_choice, state
 from ui.display import alert, md_escape, show_row, verdict_caption
 

@@ -10,7 +10,7 @@ import io
 import streamlit as st
 
 from scoring import store
-from scoring.review.jobs import job_sentence
+from scoring.review import job_sentence
 from ui import estimate_data, run_choice
 
 UPLOAD_PAGE, REVIEW_PAGE, EXPORT_PAGE = "views/upload.py", "views/review.py", "views/export.py"

@@ -58,6 +58,7 @@ from scoring.review.guidelines import (
     reuse_offer,
     save_guidelines,
 )
+from scoring.review.jobs import ESTIMATE, TRIAGE, job, job_sentence
 from scoring.review.loop import ReviewLoop
 from scoring.review.queue import (
     QueueScope,
@@ -73,7 +74,7 @@ from scoring.review.queue import (
     team_progress,
 )
 from scoring.store.adjudications import ADJUDICATE, adjudications, restore_adjudications
-from scoring.store.audit import AUDIT, audit_keys, set_audit
+from scoring.store.audit import AUDIT, audit_half_width, audit_keys, set_audit
 from scoring.store.claims import (
     CLAIM_TTL,
     DOUBLE_BLIND,
@@ -116,7 +117,8 @@ from scoring.store.verdict_log import (
 )
 
 __all__ = [
-    "AUDIT", "audit_keys", "set_audit", "BlindRows", "blind_rows",
+    "AUDIT", "audit_half_width", "audit_keys", "set_audit", "BlindRows", "blind_rows",
+    "ESTIMATE", "TRIAGE", "job", "job_sentence",
     "CLAIM_TTL", "VERDICTS_NEEDED", "BlindSpec", "blind_buckets", "blind_scopes", "claim_next", "covers", "is_blind",
     "live_claims", "set_blind", "ClaimRule", "DOUBLE_BLIND", "SECOND_OPINION", "SPLIT", "claim_in_queue", "hold",
     "release", "resume", "team_progress", "reviewers_per_item",
