@@ -92,6 +92,11 @@ def text_with(at: AppTest, needle: str) -> str:
     return found[0]
 
 
+def unescape_md(text: str) -> str:
+    """What Markdown shows for text ui.display.md_escape escaped (its backslashes gone)."""
+    return re.sub(r"\\(.)", r"\1", text).replace("  \n", "\n")
+
+
 def alerts(at: AppTest) -> list[str]:
     """The text of every success/info/warning/error box on the page, Markdown escapes removed."""
     boxes = [*at.main.success, *at.main.info, *at.main.warning, *at.main.error]

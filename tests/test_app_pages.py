@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pytest
-from apptest_support import markdown_texts, texts
+from apptest_support import markdown_texts, texts, unescape_md
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
@@ -134,10 +134,6 @@ def run_param(at: AppTest) -> str | None:
         value = value[0] if value else None
     return value
 
-
-def unescape_md(text: str) -> str:
-    """Alert text without the Markdown backslash escapes ui.display.md_escape adds."""
-    return re.sub(r"\\(.)", r"\1", text).replace("  \n", "\n")
 
 
 def titles(at: AppTest) -> list[str]:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from apptest_support import APP, TIMEOUT, click, markdown_texts, ok, open_page
+from apptest_support import APP, TIMEOUT, click, markdown_texts, ok, open_page, unescape_md
 from browser import TIMEOUT_MS, AppServer, Traffic, no_exception, open_nav, settle, upload_file
 from playwright.sync_api import BrowserContext, Page, expect
 from sqlalchemy import Engine
@@ -40,14 +40,10 @@ def hostile_csv(tag: str) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def unescape(text: str) -> str:
-    """What Markdown shows for backslash-escaped text."""
-    return re.sub(r"\\(.)", r"\1", text)
-
 
 def test_md_escape_leaves_no_markdown_in_the_domain() -> None:
     escaped = md_escape(HOSTILE)
-    assert unescape(escaped) == HOSTILE
+    assert unescape_md(escaped) == HOSTILE
     assert re.search(r"(?<!\\)[!\[\]()*:$^]", escaped) is None, escaped  # every such character escaped
 
 
@@ -68,7 +64,7 @@ def test_end_of_scope_buttons_send_the_domain_escaped(engine: Engine) -> None:
     for _ in range(2):
         click(at, "q_yes")
     labels = {b.key: b.label for b in at.button if str(b.key).startswith("q_todo_")}
-    assert unescape(labels["q_todo_d0"]) == f"overlap_only, {HOSTILE}: 2 rows left", labels
+    assert unescape_md(labels["q_todo_d0"]) == f"overlap_only, {HOSTILE}: 2 rows left", labels
     assert labels["q_todo_d0"] == md_escape(f"overlap_only, {HOSTILE}: 2 rows left")
     # Nothing the page sends to a Markdown renderer holds the domain's Markdown unescaped.
     for text in markdown_texts(at):
@@ -126,6 +122,6 @@ def test_a_run_named_in_the_url_is_quoted_literally(engine: Engine) -> None:
     ok(at.run())
     warnings = [w.value for w in at.sidebar.warning]
     assert warnings, "no warning about the unknown run"
-    assert any(unescape(w) == f"Run {HOSTILE} does not exist; showing the newest run." for w in warnings), warnings
+    assert any(unescape_md(w) == f"Run {HOSTILE} does not exist; showing the newest run." for w in warnings), warnings
     for text in warnings:
         assert "![x]" not in text and "**bold**" not in text, text

@@ -23,6 +23,7 @@ from apptest_support import (
     progress,
     record_media_managers,
     sample_database,
+    unescape_md,
 )
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
@@ -154,7 +155,8 @@ def test_the_template_downloads_and_uploads_cleanly(engine: Engine, monkeypatch:
     assert scored["Domain"].tolist() == ["Geography", "Literature", "Geography"]
     assert scored["answer"].tolist()[2] == "नई दिल्ली"
     # After the upload the Overview says what to do next, with the buttons.
-    assert any(str(s.value).startswith("Saved. Next:") for s in at.success)
+    # It names what was saved: the upload's own status label is replaced by this page at once.
+    assert any(f"saved as run #{run.id} (3 rows). Next:" in unescape_md(str(s.value)) for s in at.success)
     triage = at.button(key="ov_triage")
     waiting = int(review.progress(scored, engine, bucket="overlap_only").iloc[-1]["remaining"])
     assert triage.label == f"{waiting:,} rows need a verdict: open the queue"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from apptest_support import PAGES, open_page, walk
+from apptest_support import PAGES, open_page, unescape_md, walk
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
@@ -41,9 +41,6 @@ def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
     eng.dispose()
 
 
-def unescape(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text)
-
 
 def upload(at: AppTest, name: str, data: bytes) -> AppTest:
     at.file_uploader(key="uploads").set_value((name, data, "text/csv"))
@@ -61,7 +58,7 @@ def shown_words(at: AppTest) -> list[str]:
             proto = getattr(node, "proto", None)
             if proto is not None:
                 # twice: the protobuf text format doubles the backslashes of Markdown escapes
-                out += [unescape(unescape(line)) for line in str(proto).splitlines() if not _BINARY.match(line)]
+                out += [unescape_md(unescape_md(line)) for line in str(proto).splitlines() if not _BINARY.match(line)]
     for df in at.dataframe:
         out += [str(c) for c in df.value.columns]
         out += [str(v) for v in df.value.astype(str).to_numpy().ravel()]
@@ -93,7 +90,7 @@ def test_a_file_to_map_is_a_step_not_an_error(engine: Engine, name: str, data: b
     assert not at.main.error, [e.value for e in at.main.error]
     statuses = [n for n in walk(at.main) if getattr(n, "type", None) == "status"]
     assert statuses and all(s.icon != ":material/error:" for s in statuses), [(s.label, s.icon) for s in statuses]
-    infos = [unescape(str(i.value)) for i in at.main.info]
+    infos = [unescape_md(str(i.value)) for i in at.main.info]
     step = [i for i in infos if i.startswith(f"{name}: ")]
     assert len(step) == 1, infos
     for what in missing:
@@ -110,7 +107,7 @@ def test_a_file_to_map_is_a_step_not_an_error(engine: Engine, name: str, data: b
 def test_a_refused_file_is_still_an_error(engine: Engine) -> None:
     """Only the mapping step changed: a file that cannot be read stays a red error."""
     at = upload(open_page("upload"), "empty.csv", b"answer,response\n")
-    errors = [unescape(str(e.value)) for e in at.main.error]
+    errors = [unescape_md(str(e.value)) for e in at.main.error]
     assert any(e.startswith("empty.csv: ") for e in errors), errors
 
 
@@ -123,7 +120,7 @@ def test_mapping_one_file_while_another_is_saved_stays_on_the_page(engine: Engin
     at.file_uploader(key="uploads").set_value([("good.csv", good, "text/csv"), ("other.csv", other, "text/csv")])
     at.run()
     assert not at.exception, at.exception
-    assert [unescape(str(t.value)) for t in at.title] == ["Upload a model run"]
+    assert [unescape_md(str(t.value)) for t in at.title] == ["Upload a model run"]
     assert any(b.label == "Save with this mapping" for b in at.button)
     assert "good.csv" in [r.filename for r in store.list_runs(engine)]
 

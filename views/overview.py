@@ -17,8 +17,10 @@ run = run_choice.require_run()
 st.title(md_escape(f"Overview: {run.name}"))
 st.caption(md_escape(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run.language or '?'}"))
 uploaded = run.id in st.session_state.get("upload_notes", {})  # saved from the Upload page in this session
-for _kind, text in st.session_state.get("upload_notes", {}).get(run.id, []):
+notes = st.session_state.get("upload_notes", {}).get(run.id, [])
+for _kind, text in (note for note in notes if note[0] == "warning"):
     alert("warning", text)
+saved_line = " ".join(text for kind, text in notes if kind == "success")
 
 chart = st.empty()
 if st.session_state.get("overview_drawn") != run.id:
@@ -38,8 +40,9 @@ comparison = figs.estimate.comparison() if figs is not None and evidence else No
 # The judge-assisted estimate beside it when the judge has labelled the run (None otherwise).
 judged = estimate_data.judged(figs) if figs is not None and evidence else None
 if uploaded:  # just saved: what to do next, with the buttons
-    st.success("Saved. Next: settle the rows the two metrics disagree on (triage), and review a random sample "
-               "to estimate the true accuracy (two jobs: the queue's overlap-only scope, and the audit).")  # fmt: skip
+    alert("success", f"{saved_line or 'Saved.'} Next: settle the rows the two metrics disagree on (triage), and "
+                     "review a random sample to estimate the true accuracy (two jobs: the queue's overlap-only "
+                     "scope, and the audit).")  # fmt: skip
     waiting = estimate_data.overlap_waiting(run.id)
     if st.button(f"{waiting:,} rows need a verdict: open the queue", key="ov_triage", icon=":material/rule:",
                  disabled=not waiting):  # fmt: skip

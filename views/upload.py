@@ -107,7 +107,7 @@ def _save(upload, columns: dict[str, str] | None = None) -> dict:
     if result is not None:
         run_id = result.run.id
         if result.created:
-            messages.append(("success", f"{upload.name}: saved as run #{run_id} ({result.run.n_rows} rows)."))
+            messages.append(("success", f"{upload.name}: saved as run #{run_id} ({result.run.n_rows:,} rows)."))
         elif store.archived_at(engine, run_id) is not None:  # the same bytes again: the team wants it back
             store.restore_run(engine, run_id)
             messages.append(("info", f"{upload.name}: identical to the archived run #{run_id}, which is restored "
@@ -121,7 +121,9 @@ def _save(upload, columns: dict[str, str] | None = None) -> dict:
         if result.unordered:  # an export without its review seed: say why the estimate leaves them out
             messages.append(("warning", f"{upload.name}: {unordered_note(result.unordered)}"))
         messages.extend(("warning", f"{upload.name}: {w}") for w in result.warnings)
-        st.session_state.setdefault("upload_notes", {})[run_id] = [m for m in messages if m[0] == "warning"]
+        # The Overview opens at once, so the status label above is gone before anyone reads it:
+        # what was saved and every warning are said again there.
+        st.session_state.setdefault("upload_notes", {})[run_id] = [m for m in messages if m[0] != "info"]
     return {"messages": messages, "run_id": run_id, "ask": asked}
 
 
