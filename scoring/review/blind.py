@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.core.adjudication import isin
-from scoring.review.queue import _sampled_scope, _scope
+from scoring.review.queue import rows_in_scope, sampled_rows_in_scope
 from scoring.store.audit import AUDIT
 from scoring.store.claims import BlindSpec
 
@@ -104,7 +104,7 @@ def _items(scored: pd.DataFrame, specs: Iterable[BlindSpec], seed: int, audit: C
     items: set[str] = set()
     for spec in specs:
         keys = audit if spec.bucket == AUDIT else None
-        rows = (_sampled_scope(scored, spec.bucket, spec.domain, spec.sample, seed, keys) if spec.sample
-                else _scope(scored, spec.bucket, spec.domain, keys=keys))  # fmt: skip
+        rows = (sampled_rows_in_scope(scored, spec.bucket, spec.domain, spec.sample, seed, keys) if spec.sample
+                else rows_in_scope(scored, spec.bucket, spec.domain, keys=keys))  # fmt: skip
         items.update(str(k) for k in rows["item_key"])
     return items

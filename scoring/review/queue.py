@@ -24,7 +24,7 @@ from scoring.store.verdict_log import STATE_COLUMNS, read_events, reviewer_state
 # --------------------------------------------------------------------------- queue and progress
 
 
-def _scope(
+def rows_in_scope(
     scored: pd.DataFrame,
     bucket: str | None,
     domain: str | Sequence[str] | None,
@@ -48,14 +48,14 @@ def _scope(
     return scored.loc[mask, ["row_idx", "item_key", "Domain"]]
 
 
-def _sampled_scope(
+def sampled_rows_in_scope(
     scored: pd.DataFrame, bucket: str | None, domain: str | Sequence[str] | None, sample: int | None, seed: int,
     keys: Collection[str] | None = None,
 ) -> pd.DataFrame:  # fmt: skip
     """The scope's rows in review order (the run's seeded random permutation, see
     :mod:`scoring.core.order`), or the first ``sample`` of them: a simple random sample of the
     scope, the same rows every time, whatever has been reviewed since."""
-    scope = _scope(scored, bucket, domain, keys=keys)
+    scope = rows_in_scope(scored, bucket, domain, keys=keys)
     if sample is not None and sample < 0:
         raise ValueError(f"Sample size must be zero or more, not {sample}.")
     scope = scope.iloc[review_order(scope["item_key"].to_numpy(dtype=object), seed)]
@@ -92,7 +92,7 @@ def queue(
     through is a random sample of the scope. ``sample=k`` takes the first k rows of that order.
     ``bucket=None`` means all rows; ``bucket=AUDIT`` the rows whose item key is in ``keys``.
     """
-    scope = _sampled_scope(scored, bucket, domain, sample, seed, keys)
+    scope = sampled_rows_in_scope(scored, bucket, domain, sample, seed, keys)
     row_idx = scope["row_idx"].to_numpy()
     name = reviewer.strip() if isinstance(reviewer, str) else ""
     if not name or scope.empty:
@@ -118,7 +118,7 @@ def progress(
     Columns: domain, n, reviewed, remaining. Reviewed means a current verdict by anyone, or by
     ``reviewer`` when given. ``rows`` (row_idx values, e.g. a sampled queue) narrows the scope.
     """
-    scope = _scope(scored, bucket, domain, rows, keys)
+    scope = rows_in_scope(scored, bucket, domain, rows, keys)
     name = reviewer.strip() if isinstance(reviewer, str) and reviewer.strip() else None
     if scope.empty:
         done = pd.Series(dtype=bool)
@@ -155,7 +155,7 @@ def queue_scope(
     keys: Collection[str] | None = None,
 ) -> QueueScope:
     """The scope :func:`queue` orders, as an index for :func:`next_in_queue` and :func:`scope_progress`."""
-    scope = _sampled_scope(scored, bucket, domain, sample, seed, keys)
+    scope = sampled_rows_in_scope(scored, bucket, domain, sample, seed, keys)
     keys = scope["item_key"].to_numpy(dtype=object)
     positions: dict[str, list[int]] = {}
     for pos, key in enumerate(keys):

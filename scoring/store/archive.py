@@ -31,7 +31,7 @@ from scoring.core.errors import InputError
 from scoring.store.chunked import pause
 from scoring.store.engine import writer
 from scoring.store.run_table import delete_parts_from, highest_part
-from scoring.store.runs import REMOVE_PARTS, RunInfo, _info, _visible
+from scoring.store.runs import REMOVE_PARTS, RunInfo, run_info, select_visible_runs
 from scoring.store.tables import (
     AuditRow,
     BlindScope,
@@ -76,24 +76,25 @@ def _newest_first(query):
 def listed_runs(engine: Engine) -> list[RunInfo]:
     """The run list: complete runs not archived, newest first (what every page offers)."""
     with Session(engine) as session:
-        return [_info(r) for r in session.scalars(_newest_first(_visible().where(Run.archived_at.is_(None))))]
+        query = _newest_first(select_visible_runs().where(Run.archived_at.is_(None)))
+        return [run_info(r) for r in session.scalars(query)]
 
 
 def archived_runs(engine: Engine) -> list[ArchivedRun]:
     """The archived runs, most recently archived first."""
-    query = _visible().where(Run.archived_at.is_not(None)).order_by(Run.archived_at.desc(), Run.id.desc())
+    query = select_visible_runs().where(Run.archived_at.is_not(None)).order_by(Run.archived_at.desc(), Run.id.desc())
     with Session(engine) as session:
-        return [ArchivedRun(_info(r), r.archived_at) for r in session.scalars(query)]
+        return [ArchivedRun(run_info(r), r.archived_at) for r in session.scalars(query)]
 
 
 def all_runs(engine: Engine, archived: bool | None = None) -> list[tuple[RunInfo, datetime | None]]:
     """Complete runs newest first with when each was archived (None: listed). ``archived``:
     True for the archived only, False for the listed only, None for both."""
-    query = _visible()
+    query = select_visible_runs()
     if archived is not None:
         query = query.where(Run.archived_at.is_not(None) if archived else Run.archived_at.is_(None))
     with Session(engine) as session:
-        return [(_info(r), r.archived_at) for r in session.scalars(_newest_first(query))]
+        return [(run_info(r), r.archived_at) for r in session.scalars(_newest_first(query))]
 
 
 def archived_at(engine: Engine, run_id: int) -> datetime | None:
@@ -103,7 +104,7 @@ def archived_at(engine: Engine, run_id: int) -> datetime | None:
 
 
 def _require(session: Session, run_id: int) -> Run:
-    run = session.scalars(_visible().where(Run.id == run_id)).first()
+    run = session.scalars(select_visible_runs().where(Run.id == run_id)).first()
     if run is None:
         raise UnknownRun(f"No run with id {run_id}.")
     return run
@@ -116,7 +117,7 @@ def archive_run(engine: Engine, run_id: int) -> RunInfo:
         run = _require(session, run_id)
         if run.archived_at is None:
             run.archived_at = utcnow()
-        return _info(run)
+        return run_info(run)
 
 
 def restore_run(engine: Engine, run_id: int) -> RunInfo:
@@ -124,13 +125,13 @@ def restore_run(engine: Engine, run_id: int) -> RunInfo:
     with Session(writer(engine)) as session, session.begin():
         run = _require(session, run_id)
         run.archived_at = None
-        return _info(run)
+        return run_info(run)
 
 
 def delete_summary(engine: Engine, run_id: int) -> DeleteSummary:
     """What :func:`delete_run` would lose and keep, for its confirmation."""
     with Session(engine) as session:
-        info = _info(_require(session, run_id))
+        info = run_info(_require(session, run_id))
         top = highest_part(session.connection(), run_id)
         events = session.execute(select(func.count()).select_from(VerdictEvent).where(VerdictEvent.run_id == run_id))
         return DeleteSummary(info, info.n_rows, 0 if top is None else top + 1, int(events.scalar_one()))

@@ -31,7 +31,7 @@ from scoring.core.adjudication import check_reviewer
 from scoring.core.errors import NotSaved
 from scoring.store.engine import writer
 from scoring.store.tables import BlindScope, Claim, VerdictEvent, utcnow
-from scoring.store.verdict_log import ACTION_BUSY_MS, _action_turn, _not_saved, current_verdicts
+from scoring.store.verdict_log import ACTION_BUSY_MS, action_turn, current_verdicts, not_saved_error
 
 VERDICTS_NEEDED = 2
 CLAIM_TTL = timedelta(minutes=10)
@@ -169,12 +169,12 @@ def _try_claim(engine: Engine, item_key: str, run_id: int, reviewer: str, now: d
     try:
         return _take(engine, item_key, run_id, reviewer, now, ttl, judges, free, rule)
     except DBAPIError as exc:  # busy beyond ACTION_BUSY_MS, or unreachable: as for a mark
-        raise _not_saved(exc) from exc
+        raise not_saved_error(exc) from exc
 
 
 def _take(engine: Engine, item_key: str, run_id: int, reviewer: str, now: datetime, ttl: timedelta, judges,
           free: dict, rule: ClaimRule) -> bool:  # fmt: skip
-    with _action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
+    with action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
         conn.execute(_upsert(engine.dialect.name)(Claim).values(**free).on_conflict_do_nothing())
         holder, expires = conn.execute(
             select(Claim.reviewer, Claim.expires_at).where(Claim.item_key == item_key).with_for_update()
@@ -272,7 +272,7 @@ def _release(engine: Engine, name: str, keys: set[str], now: datetime) -> None:
     if not keys:
         return
     try:
-        with _action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
+        with action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
             conn.execute(update(Claim).where(Claim.reviewer == name, Claim.item_key.in_(sorted(keys)))
                          .values(reviewer="", expires_at=now - timedelta(seconds=1)))  # fmt: skip
     except (DBAPIError, NotSaved):

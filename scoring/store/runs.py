@@ -115,7 +115,8 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _info(run: Run) -> RunInfo:
+def run_info(run: Run) -> RunInfo:
+    """The plain record of a stored run (what pages and commands get instead of the ORM row)."""
     return RunInfo(
         id=run.id,
         name=run.name,
@@ -130,15 +131,15 @@ def _info(run: Run) -> RunInfo:
     )
 
 
-def _visible() -> Select[tuple[Run]]:
+def select_visible_runs() -> Select[tuple[Run]]:
     """Only complete runs: an upload still writing its rows (or being removed) is not shown."""
     return select(Run).where(Run.complete.is_(True))
 
 
 def find_run_by_sha(engine: Engine, sha: str) -> RunInfo | None:
     with Session(engine) as session:
-        run = session.scalars(_visible().where(Run.sha256 == sha)).first()
-        return _info(run) if run else None
+        run = session.scalars(select_visible_runs().where(Run.sha256 == sha)).first()
+        return run_info(run) if run else None
 
 
 def save_run(
@@ -373,14 +374,15 @@ def _remove_abandoned(engine: Engine) -> None:
 def list_runs(engine: Engine) -> list[RunInfo]:
     """All complete runs, newest first."""
     with Session(engine) as session:
-        return [_info(r) for r in session.scalars(_visible().order_by(Run.uploaded_at.desc(), Run.id.desc()))]
+        query = select_visible_runs().order_by(Run.uploaded_at.desc(), Run.id.desc())
+        return [run_info(r) for r in session.scalars(query)]
 
 
 def get_run(engine: Engine, run_id: int) -> RunInfo | None:
     """A complete run by id (None for an upload still writing its rows)."""
     with Session(engine) as session:
-        run = session.scalars(_visible().where(Run.id == run_id)).first()
-        return _info(run) if run else None
+        run = session.scalars(select_visible_runs().where(Run.id == run_id)).first()
+        return run_info(run) if run else None
 
 
 def update_run_meta(engine: Engine, run_id: int, name: str, model: str, language: str) -> None:

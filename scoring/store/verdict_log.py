@@ -63,7 +63,7 @@ def _check_item(item_key: str) -> str:
 # --------------------------------------------------------------------------- writing
 
 
-def _not_saved(exc: DBAPIError) -> NotSaved:
+def not_saved_error(exc: DBAPIError) -> NotSaved:
     """The reviewer-facing form of a failed write: the driver's reason, never the SQL or a URL."""
     reason = str(getattr(exc, "orig", None) or exc).splitlines()[0][:200]
     return NotSaved(f"Not saved: the database could not be written ({reason}). Nothing was recorded; try again.")
@@ -77,7 +77,8 @@ _ACTION_TURN = threading.Lock()
 
 
 @contextmanager
-def _action_turn() -> Iterator[None]:
+def action_turn() -> Iterator[None]:
+    """Wait for this process's turn to write an action; :class:`NotSaved` past :data:`ACTION_BUSY_MS`."""
     if not _ACTION_TURN.acquire(timeout=ACTION_BUSY_MS / 1000):
         raise NotSaved("Not saved: other marks kept the database busy. Nothing was recorded; try again.")
     try:
@@ -93,12 +94,12 @@ def append_event(engine: Engine, values: dict) -> int:
     be written; nothing is written then.
     """
     try:
-        with _action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
+        with action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
             return int(conn.execute(insert(VerdictEvent).values(**values)).inserted_primary_key[0])
     except IntegrityError:
         raise
     except DBAPIError as exc:
-        raise _not_saved(exc) from exc
+        raise not_saved_error(exc) from exc
 
 
 def record_mark(
@@ -237,7 +238,7 @@ def undo_last_mark(engine: Engine, reviewer: str, run_id: int | None = None) -> 
         stmt = stmt.where(mark.run_id == run_id)
     for _attempt in range(20):
         try:
-            with _action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
+            with action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
                 target = conn.execute(stmt).first()
                 if target is None:
                     return None
@@ -261,7 +262,7 @@ def undo_last_mark(engine: Engine, reviewer: str, run_id: int | None = None) -> 
         except IntegrityError:
             continue
         except DBAPIError as exc:
-            raise _not_saved(exc) from exc
+            raise not_saved_error(exc) from exc
     raise RuntimeError("Undo kept colliding with concurrent undos; try again.")
 
 
