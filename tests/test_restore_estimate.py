@@ -2,7 +2,7 @@
 
 The estimate counts, per stratum, the rows of the run's seeded review order up to the last one
 the queue served (:mod:`scoring.estimate.sample`). An export says which marks the queue served
-(``via``) and now also carries the run's review seed (:mod:`scoring.core.export_seed`), so a run
+(``via``) and now also carries the run's review seed (:mod:`scoring.core.export_order`), so a run
 restored from it has the same order and the same random sample. Before, the restored run's order
 was seeded from the export file's own bytes: the same marks became a scattered subset of another
 order, and the estimate counted most of the run as missing (+-1.77 points became +-42.5).

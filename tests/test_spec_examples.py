@@ -3,7 +3,7 @@
 The spec is the source of truth, so each row is checked twice: against the public functions
 (reference per-pair functions and the fast column path) and end to end through the command-line
 scorers, whose per-row output and JSON report must say the same. The tables are copied here:
-tests must not read ``../shared`` at run time.
+tests must not read files outside the repository at run time.
 """
 
 from __future__ import annotations

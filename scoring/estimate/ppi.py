@@ -1,6 +1,6 @@
 """Judge-assisted true accuracy: the human-only stratified estimate (bucket x domain, :mod:`.estimator`)
 with the judge's label on every row as a control variate, PPI++ with its power-tuned lambda (see
-``/work/shared/notes/judge-assisted-estimates.md`` and ``tests/test_ppi.py``).
+``docs/statistics.md``, "Judge-assisted estimate", and ``tests/test_ppi.py``).
 
 In each bucket x domain stratum the judge labelled every row, so the share of its rows the judge
 calls correct is known exactly, and the reviewed random sample shows how far the reviewers' share
