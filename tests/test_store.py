@@ -261,13 +261,14 @@ def test_database_url_then_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 def test_database_url_defaults_to_sqlite_under_root_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With neither, a SQLite file in root/data, whose folder is created."""
+    """With neither, a SQLite file in root/data, whose folder is created with the engine (finding
+    the URL creates nothing: test_settings.py)."""
     monkeypatch.delenv(ENV_VAR, raising=False)
     url = database_url(tmp_path)
     assert url == f"sqlite:///{tmp_path / 'data' / 'review.db'}"
     assert default_sqlite_path(tmp_path) == tmp_path / "data" / "review.db"
-    assert (tmp_path / "data").is_dir()
     engine = make_engine(url)
+    assert (tmp_path / "data").is_dir()
     assert store.count_runs(engine) == 0
     assert (tmp_path / "data" / "review.db").is_file()
 

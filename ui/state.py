@@ -10,7 +10,6 @@ and whether the database could be reached.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
@@ -22,7 +21,8 @@ from scoring import store
 from scoring.core import search
 from scoring.core.memo import DEFAULT_BUDGET, ByteBudgetCache
 from scoring.core.report import METRICS, accuracy_by_domain, bucket_counts, mcnemar
-from scoring.store import database_url, make_engine, read_secrets
+from scoring.core.settings import lookup
+from scoring.store import database_url, make_engine
 
 T = TypeVar("T")
 
@@ -45,7 +45,7 @@ CACHE_SETTING = "REVIEW_CACHE_MB"
 
 def cache_budget() -> int:
     """Bytes the per-run cache may hold: ``REVIEW_CACHE_MB`` (environment, then secrets), else 1 GiB."""
-    raw = os.environ.get(CACHE_SETTING) or read_secrets().get(CACHE_SETTING)
+    raw = lookup(CACHE_SETTING)
     try:
         return int(float(raw) * 1024**2) if raw not in (None, "") else DEFAULT_BUDGET
     except (TypeError, ValueError):

@@ -22,14 +22,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.core.errors import InputError
-from scoring.core.settings import setting
+from scoring.core.settings import default_of, setting
 
 ROWS_SETTING = "UPLOAD_MAX_ROWS"
 COLUMNS_SETTING = "UPLOAD_MAX_COLUMNS"
 UNPACKED_SETTING = "UPLOAD_MAX_UNPACKED_MB"
-DEFAULT_ROWS = 2_000_000
-DEFAULT_COLUMNS = 1_000
-DEFAULT_UNPACKED_MB = 2048  #: 2 GiB, :data:`scoring.core.formats.MAX_INFLATED`
+#: The defaults, from :data:`scoring.core.settings.SETTINGS`: 2,000,000 rows, 1,000 columns and
+#: 2048 MiB (2 GiB, :data:`scoring.core.formats.MAX_INFLATED`) unpacked.
+DEFAULT_ROWS: int = default_of(ROWS_SETTING)
+DEFAULT_COLUMNS: int = default_of(COLUMNS_SETTING)
+DEFAULT_UNPACKED_MB: int = default_of(UNPACKED_SETTING)
 _NEWLINE, _RETURN, _QUOTE = 10, 13, 34
 #: Bytes counted at a time: numpy's temporaries stay a few times this, whatever the file's size.
 _WINDOW = 8 << 20

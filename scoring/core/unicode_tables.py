@@ -20,20 +20,22 @@ import tempfile
 import unicodedata
 from pathlib import Path
 
+from scoring.core.settings import lookup
+
 Ranges = list[tuple[int, int]]
 #: Bump when what is stored changes, so an old file is never read as the new kind.
 FORMAT = 1
 NAMES = ("punctuation", "whitespace", "cased", "unassigned")
-CACHE_ENV = "SCORING_CACHE_DIR"
+CACHE_ENV = "SCORING_CACHE_DIR"  #: a setting read from the environment only (scoring.core.settings)
 
 
 def cache_path() -> Path:
     """``$SCORING_CACHE_DIR``, else ``$XDG_CACHE_HOME/answer-review``, else the temp folder."""
-    base = os.environ.get(CACHE_ENV) or os.path.join(
+    base = lookup(CACHE_ENV) or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or tempfile.gettempdir(), "answer-review"
     )
     version = f"py{sys.version_info.major}.{sys.version_info.minor}-unicode{unicodedata.unidata_version}"
-    return Path(base) / f"unicode-tables-{version}-v{FORMAT}.json"
+    return Path(str(base)) / f"unicode-tables-{version}-v{FORMAT}.json"
 
 
 def runs(flags: bytes | bytearray) -> Ranges:

@@ -1,5 +1,7 @@
 """Judge settings: endpoint, model and sampling from overrides, the environment or
 ``.streamlit/secrets.toml``; the API key lives only in :class:`JudgeSettings` (its repr hides it).
+Their names, defaults and meanings are listed with every other setting in
+:data:`scoring.core.settings.SETTINGS` (``tests/test_settings_example.py`` checks they agree).
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from scoring.core.errors import InputError
+from scoring.core.settings import PROJECT_ROOT, lookup, read_secrets
 from scoring.judge.prompt import PROMPT_VERSION
-from scoring.store.engine import PROJECT_ROOT, read_secrets
 
 #: Where ``.streamlit/secrets.toml`` is looked for; tests point it elsewhere.
 SECRETS_ROOT: Path = PROJECT_ROOT
@@ -95,7 +97,7 @@ class JudgeSettings:
             raise TypeError(f"unknown judge settings: {sorted(unknown)}")
         values: dict[str, Any] = {}
         for name, env_name in ENV_NAMES.items():
-            for source in (given.get(name), env.get(env_name), secrets.get(env_name), table.get(name)):
+            for source in (given.get(name), lookup(env_name, secrets, env), table.get(name)):
                 if source is not None and source != "":
                     values[name] = _coerce_setting(name, source)
                     break

@@ -10,10 +10,10 @@ from sqlalchemy import Engine
 
 from scoring.core.adjudication import conflicts_in
 from scoring.core.errors import InputError
+from scoring.core.settings import read_secrets
 from scoring.review.identity import ADJUDICATE_OWN_SETTING, identity
 from scoring.store import adjudications as stored
 from scoring.store.adjudications import adjudications
-from scoring.store.engine import read_secrets
 from scoring.store.verdict_log import current_verdicts
 
 WAITING_COLUMNS = ["row_idx", "item_key", "question", "correct_by", "wrong_by", "decision", "adjudicator"]

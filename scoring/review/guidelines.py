@@ -18,9 +18,9 @@ from sqlalchemy.exc import DBAPIError
 from scoring.core.adjudication import check_reviewer
 from scoring.core.errors import InputError
 from scoring.core.export_format import TIME_FORMAT
+from scoring.core.settings import read_secrets
 from scoring.review.identity import ADJUDICATORS_SETTING, identity
 from scoring.store import guidelines as stored
-from scoring.store.engine import read_secrets
 from scoring.store.failures import describe
 from scoring.store.guidelines import Guidelines
 

@@ -10,7 +10,8 @@ In this order, the first configured wins (the sidebar says which is in force):
 
 Roles: ``REVIEW_ADJUDICATORS`` lists who may adjudicate, ``REVIEW_REVIEWERS`` (optional) who
 may mark at all. Without them everyone may do everything, as on one machine. Each setting is
-read from the environment, then from ``.streamlit/secrets.toml``; lists are comma-separated in
+read from the environment, then from ``.streamlit/secrets.toml`` (:func:`scoring.core.settings.lookup`;
+defaults and meanings in :data:`scoring.core.settings.SETTINGS`); lists are comma-separated in
 the environment, a comma-separated string or a TOML list in secrets. Names compare ignoring
 case and surrounding spaces (identity providers differ in the case of emails).
 
@@ -34,6 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from scoring.core.adjudication import check_reviewer
+from scoring.core.settings import default_of, lookup
 
 HEADER_SETTING = "REVIEW_TRUSTED_HEADER"
 ADJUDICATORS_SETTING = "REVIEW_ADJUDICATORS"
@@ -73,11 +75,6 @@ def _key(name: str) -> str:
     return name.strip().casefold()
 
 
-def _setting(name: str, secrets: Mapping, environ: Mapping[str, str]) -> object:
-    value = environ.get(name)
-    return value if value not in (None, "") else secrets.get(name)
-
-
 def _flag(value: object, default: bool) -> bool:
     """A yes/no setting: unset keeps ``default``; only a clear yes (a TOML true, ``true``, ``yes``,
     ``on``, ``1``) turns it on, so a misspelt ``flase`` restricts rather than opens."""
@@ -105,15 +102,15 @@ def _names(value: object) -> frozenset[str] | None:
 
 def identity(secrets: Mapping, environ: Mapping[str, str] = os.environ) -> Identity:
     """The identity configuration in force (see the module docstring for the order)."""
-    adjudicators = _names(_setting(ADJUDICATORS_SETTING, secrets, environ))
-    reviewers = _names(_setting(REVIEWERS_SETTING, secrets, environ))
+    adjudicators = _names(lookup(ADJUDICATORS_SETTING, secrets, environ))
+    reviewers = _names(lookup(REVIEWERS_SETTING, secrets, environ))
     if reviewers is not None and adjudicators is not None:
         reviewers = reviewers | adjudicators  # an adjudicator may always mark
-    own = _flag(_setting(ADJUDICATE_OWN_SETTING, secrets, environ), default=True)
-    blind = _unless_no(_setting(BLIND_AUDIT_SETTING, secrets, environ))
+    own = _flag(lookup(ADJUDICATE_OWN_SETTING, secrets, environ), default=bool(default_of(ADJUDICATE_OWN_SETTING)))
+    blind = _unless_no(lookup(BLIND_AUDIT_SETTING, secrets, environ))
     if "auth" in secrets:
         return Identity("signin", None, adjudicators, reviewers, own, blind)
-    header = _setting(HEADER_SETTING, secrets, environ)
+    header = lookup(HEADER_SETTING, secrets, environ)
     if header:
         return Identity("header", str(header).strip(), adjudicators, reviewers, own, blind)
     return Identity("typed", None, adjudicators, reviewers, own, blind)

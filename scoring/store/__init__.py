@@ -5,6 +5,7 @@ The names below are the runs' public API (``store.save_run``, ``store.list_runs`
 the database (``make_engine``); the other modules are imported by name.
 """
 
+from scoring.core.settings import read_secrets
 from scoring.store.archive import (
     ArchivedRun,
     DeleteSummary,
@@ -30,7 +31,6 @@ from scoring.store.engine import (
     database_url,
     default_sqlite_path,
     display_url,
-    read_secrets,
     writer,
 )
 from scoring.store.failures import Failure

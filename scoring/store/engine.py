@@ -3,12 +3,13 @@ tables live in :mod:`scoring.store.tables` and :mod:`scoring.store.judge_cache`,
 :mod:`scoring.store.migrations`, and :mod:`scoring.store.database` opens a database at the newest schema.
 
 The URL comes from ``REVIEW_DB_URL``, then ``.streamlit/secrets.toml``, then a SQLite file in
-the project's ``data/`` folder, so ``make run`` needs no configuration.
+the project's ``data/`` folder, so ``make run`` needs no configuration. Finding the URL creates
+nothing: the SQLite file's folder is made when an engine is opened on it (:func:`open_engine`).
 """
 
 from __future__ import annotations
 
-import os
+import contextlib
 from pathlib import Path
 
 from sqlalchemy import Engine, MetaData, create_engine, event
@@ -16,7 +17,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import DeclarativeBase
 
-from scoring.core.settings import PROJECT_ROOT, read_secrets
+from scoring.core.settings import PROJECT_ROOT, default_of, lookup
 
 #: What a read or write raises when the database cannot be reached or refuses (a stopped server,
 #: a lost network, a read-only file): pages catch it and say so instead of showing a traceback.
@@ -42,13 +43,25 @@ def default_sqlite_path(root: Path = PROJECT_ROOT) -> Path:
 
 
 def database_url(root: Path = PROJECT_ROOT) -> str:
-    """The configured database URL (see module docstring for the order)."""
-    url = os.environ.get(ENV_VAR) or read_secrets(root).get(ENV_VAR)
+    """The configured database URL (see module docstring for the order). Creates nothing: the
+    default file's folder is made by :func:`open_engine`."""
+    url = lookup(ENV_VAR, root=root)
     if url:
         return str(url)
-    path = default_sqlite_path(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{path}"
+    return f"sqlite:///{default_sqlite_path(root)}"
+
+
+def _make_sqlite_folder(url: str) -> None:
+    """The folder of a SQLite file, made when it is missing and its own folder exists (``data/``
+    in a fresh checkout). A path under several missing folders, or under a file, is left for
+    SQLite to refuse with its own message."""
+    database = make_url(url).database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    folder = Path(database).parent
+    if not folder.is_dir():
+        with contextlib.suppress(OSError):
+            folder.mkdir(exist_ok=True)
 
 
 def display_url(url: str) -> str:
@@ -80,17 +93,18 @@ def _sqlite_autocommit_driver(dbapi_conn, _record) -> None:
     dbapi_conn.isolation_level = None
 
 
-#: How long a writer waits for SQLite's write lock unless it asks for less (see :func:`writer`).
-BUSY_TIMEOUT_MS = 30_000
 #: Environment variable that sets that wait in milliseconds (a script that would rather fail fast
-#: than wait behind a long upload; the tests of a lock held beyond the wait).
+#: than wait behind a long upload; the tests of a lock held beyond the wait). Environment only: it
+#: is read on every new connection, where reading secrets.toml each time would cost a file read.
 LOCK_WAIT_SETTING = "REVIEW_DB_LOCK_WAIT_MS"
+#: How long a writer waits for SQLite's write lock unless it asks for less (see :func:`writer`).
+BUSY_TIMEOUT_MS: int = default_of(LOCK_WAIT_SETTING)
 
 
 def lock_wait_ms() -> int:
-    """The wait for SQLite's write lock: :data:`LOCK_WAIT_SETTING` if set to a number, else
+    """The wait for SQLite's write lock: :data:`LOCK_WAIT_SETTING` if set to a whole number, else
     :data:`BUSY_TIMEOUT_MS`."""
-    raw = os.environ.get(LOCK_WAIT_SETTING, "").strip()
+    raw = str(lookup(LOCK_WAIT_SETTING) or "").strip()
     return int(raw) if raw.isdigit() else BUSY_TIMEOUT_MS
 
 
@@ -132,6 +146,7 @@ def open_engine(url: str | None = None) -> Engine:
     :func:`scoring.store.database.make_engine`, which also brings it to the newest migration)."""
     url = url or database_url()
     if url.startswith("sqlite"):
+        _make_sqlite_folder(url)
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
         event.listen(engine, "connect", _sqlite_autocommit_driver)
         event.listen(engine, "connect", _sqlite_pragmas)
