@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pandas as pd
 import polars as pl
 from sqlalchemy import Engine
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 import scoring
 from scoring import review
@@ -30,7 +28,6 @@ from scoring.core.export_format import (
     TIME_FORMAT,
     VERDICTS_COLUMN,
     VERDICTS_FORMAT,
-    format_time,
     neutralise,
     split_exported,
     table_csv_bytes,
@@ -42,17 +39,14 @@ from scoring.core.export_format import (
 )
 from scoring.core.export_order import ORDER_FORMAT, SEED_COLUMN, SKIPS_COLUMN, skips_text
 from scoring.core.export_parquet import MANIFEST_KEY, parquet_manifest, table_parquet_bytes
+from scoring.review.verdict_table import VerdictTable, build, verdict_table
 from scoring.store import (
     ROW_COLUMNS,
     RunInfo,
-    describe_failure,
-    display_url,
     get_run,
     judge_cache,
     judge_choice,
-    load_scored,
     load_table,
-    make_engine,
 )
 from scoring.store.judge_choice import RunLabels
 from scoring.store.restore import restore_verdicts
@@ -68,7 +62,8 @@ PREPARE_ROWS = 100_000
 __all__ = [
     "DERIVED_COLUMNS", "EXPORT_COLUMNS", "JUDGE_COLUMN", "MANIFEST_KEY", "PREPARE_ROWS", "SEED_COLUMN",
     "SKIPS_COLUMN", "VERDICTS_COLUMN",
-    "build_export", "export_table", "manifest", "neutralise", "open_existing", "parquet_export", "parquet_manifest",
+    "FORMATS", "ExportFile", "build_export", "export_file",
+    "export_table", "manifest", "neutralise", "parquet_export", "parquet_manifest",
     "restore_verdicts", "split_exported", "stored_judge_labels", "stored_run_labels", "table_csv_bytes",
     "table_parquet_bytes", "to_csv_bytes", "to_jsonl_bytes", "unneutralise",
 ]  # fmt: skip
@@ -115,38 +110,17 @@ def build_export(
     judge_settles: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> pd.DataFrame:
-    """Every row of a run in input order: input columns, both metrics, human and final verdicts,
-    every reviewer's own verdict in :data:`VERDICTS_COLUMN` (lists of dicts), and the review
-    order: the run's seed and the rows its queue served without a verdict
-    (:mod:`scoring.core.export_order`).
+    """:func:`export_table` as pandas with typed cells, for the JSON-lines file and Python
+    callers: booleans and integers as such, the run's seed as an integer, and every reviewer's
+    own verdict in :data:`VERDICTS_COLUMN` as lists of dicts (not JSON text).
 
-    An input column named like an export column is kept under ``<name>_input``.
-    Raises :class:`InputError` when the run does not exist. ``progress(phase, done, total)``
-    hears "loading" and "verdicts" (the page's status for a large run).
+    The same table, not a second build: the rows and cells are :func:`export_table`'s.
     """
-    report = progress or (lambda phase, done, total: None)
-    info = _require_run(engine, run_id)
-    report("loading", 0, info.n_rows)
-    scored = load_scored(engine, run_id)
-    report("verdicts", 0, len(scored))
-    current = review.current_verdicts(engine, scored["item_key"])
-    decisions = review.adjudications(engine, scored["item_key"])
-    final = review.final_verdicts(scored, review.human_summary(current), judge_labels, judge_settles, decisions)
-    final["reviewed_at"] = format_time(final["reviewed_at"])
-    final[VERDICTS_COLUMN] = verdict_lists(current, final["item_key"], review.served_keys(engine, run_id))
-    final[SEED_COLUMN] = info.review_seed
-    final[SKIPS_COLUMN] = final["item_key"].astype(str).map(_skips(engine, run_id)).fillna("").astype(object)
-    added = _added_columns(judge_labels is not None)
-    extras = list(info.extra_columns)
-    renames = _input_names(extras, set(added))
-    sources = [_extra_source(scored.columns, name) for name in extras]
-    inputs = scored[[*ROW_COLUMNS, *sources]]  # final's 'note' is the reviewers'
-    inputs.columns = [*ROW_COLUMNS, *(renames.get(name, name) for name in extras)]
-    out = pd.concat([inputs, final[added]], axis=1).reset_index(drop=True)
-    for col in ("exact_correct", "overlap_correct"):
-        out[col] = out[col].astype(bool)
-    for col in ("matching_words", "total_golden_words"):
-        out[col] = out[col].astype("int64")
+    table, verdicts = _export(engine, run_id, judge_labels, judge_settles, progress)
+    out = table.to_pandas()
+    out[SEED_COLUMN] = verdicts.info.review_seed
+    keys = verdicts.rows["item_key"].to_pandas()
+    out[VERDICTS_COLUMN] = verdict_lists(verdicts.current, keys, verdicts.served)
     return out
 
 
@@ -163,53 +137,58 @@ def export_table(
     judge_settles: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> pl.DataFrame:
-    """:func:`build_export` as polars text columns, for the CSV file: the same rows and cells
-    (``test_export`` checks the bytes agree), about five times faster on a million rows.
+    """Every row of a run in input order, as text columns for the CSV and Parquet files: input
+    columns, both metrics, human and final verdicts (the run's verdict table,
+    :mod:`scoring.review.verdict_table`), every reviewer's own verdict in :data:`VERDICTS_COLUMN`
+    (JSON text), and the review order: the run's seed and the rows its queue served without a
+    verdict (:mod:`scoring.core.export_order`). With ``judge_labels`` (the run's,
+    :func:`stored_run_labels`) the judge label is a column, and ``judge_settles`` lets it settle
+    overlap_only rows.
 
-    The rules are not restated here. Rows someone reviewed (a few of a large run) go through
-    :func:`scoring.review.final_verdicts` as they are; every other row's final verdict depends
-    only on its bucket and judge label, so the rule is applied once per distinct pair of those
-    and joined back.
+    An input column named like an export column is kept under ``<name>_input``.
+    Raises :class:`InputError` when the run does not exist. ``progress(phase, done, total)``
+    hears "loading" and "verdicts" (the page's status for a large run).
     """
+    return _export(engine, run_id, judge_labels, judge_settles, progress)[0]
+
+
+def _verdict_table(engine: Engine, run_id: int, judge_labels: Mapping[str, str] | None,
+                   judge_settles: bool) -> VerdictTable:  # fmt: skip
+    """The run's verdict table for an export: the kept one when the labels are the run's own
+    (without labels no judge label settles a row, so any table's verdicts hold)."""
+    if judge_labels is None:
+        return verdict_table(engine, run_id)
+    table = verdict_table(engine, run_id, judge_settles)
+    return table if table.labels.labels == dict(judge_labels) else build(engine, run_id, judge_labels, judge_settles)
+
+
+def _export(
+    engine: Engine,
+    run_id: int,
+    judge_labels: Mapping[str, str] | None,
+    judge_settles: bool,
+    progress: Callable[[str, int, int], None] | None,
+) -> tuple[pl.DataFrame, VerdictTable]:
     report = progress or (lambda phase, done, total: None)
     info = _require_run(engine, run_id)
     report("loading", 0, info.n_rows)
-    table = load_table(engine, run_id)
+    verdicts = _verdict_table(engine, run_id, judge_labels, judge_settles)
+    table = verdicts.rows
     report("verdicts", 0, table.height)
-    current = review.current_verdicts(engine, table["item_key"])  # polars keys: no conversion
-    served = review.served_keys(engine, run_id)
-    summary = review.human_summary(current)
-    decisions = review.adjudications(engine, table["item_key"])
-    labels = dict(judge_labels or {})
-    label = table["item_key"].replace_strict(labels, default="", return_dtype=pl.String) if labels else None
-    keyed = table.select("item_key", "bucket").with_columns(_label=label if label is not None else pl.lit(""))
-    touched = [*summary.index.astype(str), *decisions.index.astype(str)]
-    reviewed = keyed["item_key"].is_in(pl.Series(touched, dtype=pl.String).implode())
-    derived = [*FINAL_COLUMNS, *ADJUDICATION_EXPORT, *([JUDGE_COLUMN] if judge_labels is not None else [])]
-    # Rows nobody reviewed: one row per (bucket, judge label) through the same rule.
-    combos = keyed.filter(~reviewed).select("bucket", "_label").unique(maintain_order=True)
-    combos = combos.with_columns(item_key=pl.format("combo:{}", pl.int_range(pl.len())))
-    combo_labels = dict(zip(combos["item_key"], combos["_label"])) if judge_labels is not None else None
-    ruled = review.final_verdicts(combos.to_pandas(), summary.iloc[:0], combo_labels, judge_settles, decisions.iloc[:0])
-    ruled["reviewed_at"] = format_time(ruled["reviewed_at"])
-    ruled_pl = pl.from_pandas(ruled[["bucket", "_label", *derived]].astype(str))
-    out = keyed.join(ruled_pl, on=["bucket", "_label"], how="left", maintain_order="left").select(derived)
-    skips = keyed["item_key"].replace_strict(_skips(engine, run_id), default="", return_dtype=pl.String)
-    out = out.with_columns(
-        pl.lit("").alias(VERDICTS_COLUMN), pl.lit(str(info.review_seed)).alias(SEED_COLUMN), skips.alias(SKIPS_COLUMN)
-    )
-    where = reviewed.arg_true()
-    if not where.is_empty():  # the reviewed rows, exactly as build_export computes them
-        rows = keyed.filter(reviewed).to_pandas()
-        part = review.final_verdicts(rows, summary, labels if judge_labels is not None else None, judge_settles,
-                                     decisions)  # fmt: skip
-        part["reviewed_at"] = format_time(part["reviewed_at"])
-        part[VERDICTS_COLUMN] = verdict_lists(current, part["item_key"], served).map(verdicts_text)
-        out = out.with_columns(
-            out[col].scatter(where, pl.Series(part[col].astype(str).tolist(), dtype=pl.String))
-            for col in [*derived, VERDICTS_COLUMN]
-        )
-    added = _added_columns(judge_labels is not None)
+    with_judge = judge_labels is not None
+    derived = [*FINAL_COLUMNS, *ADJUDICATION_EXPORT, *([JUDGE_COLUMN] if with_judge else [])]
+    out = verdicts.verdicts.with_columns(pl.col("reviewed_at").dt.strftime(TIME_FORMAT).fill_null("")).select(derived)
+    keys = table["item_key"]
+    lists = pl.Series(VERDICTS_COLUMN, [""] * table.height, dtype=pl.String)
+    if not verdicts.current.empty:  # the reviewed rows' own verdicts (a few of a large run)
+        where = keys.is_in(pl.Series(verdicts.current["item_key"].astype(str).tolist(), dtype=pl.String).implode())
+        where = where.arg_true()
+        part = keys.gather(where).to_pandas()
+        texts = verdict_lists(verdicts.current, part, verdicts.served).map(verdicts_text)
+        lists = lists.scatter(where, pl.Series(texts.astype(str).tolist(), dtype=pl.String))
+    skips = keys.replace_strict(_skips(engine, run_id), default="", return_dtype=pl.String)
+    out = out.with_columns(lists, pl.lit(str(info.review_seed)).alias(SEED_COLUMN), skips.alias(SKIPS_COLUMN))
+    added = _added_columns(with_judge)
     extras = list(info.extra_columns)
     renames = _input_names(extras, set(added))
     inputs = table.select(
@@ -217,7 +196,7 @@ def export_table(
         *(pl.col(_extra_source(table.columns, name)).alias(renames.get(name, name)) for name in extras),
     )
     metrics = table.select("exact_correct", "overlap_correct", "matching_words", "total_golden_words", "bucket")
-    return pl.concat([inputs, metrics, out], how="horizontal").select(*inputs.columns, *added)
+    return pl.concat([inputs, metrics, out], how="horizontal").select(*inputs.columns, *added), verdicts
 
 
 def manifest(
@@ -310,34 +289,49 @@ def stored_run_labels(engine: Engine, run_id: int, item_keys: Iterable[str] | No
     return judge_choice.run_labels(engine, run_id, keys)
 
 
-def open_existing(url: str) -> Engine:
-    """An engine on an existing database; a SQLite file that does not exist is an input error
-    (creating an empty database for a mistyped path would hide the mistake)."""
-    try:
-        parsed = make_url(url)
-    except ArgumentError:
-        # Not repeated in the message: an unparsable URL may still hold a password.
-        raise InputError("Not a database URL: it could not be parsed.") from None
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        if not Path(parsed.database).is_file():
-            raise InputError(f"No database at {parsed.database!r}.")
-    try:
-        return make_engine(url)
-    except SQLAlchemyError as exc:
-        reason = _driver_reason(exc, parsed.password)
-        found = describe_failure(exc)  # what the driver's reason means, and what to do
-        said = f" ({reason}): {found.message}" if found is not None else f": {reason}"
-        raise InputError(f"Cannot open the database {display_url(url)!r}{said}") from None
+#: The formats :func:`export_file` writes.
+FORMATS = ("csv", "jsonl", "parquet")
 
 
-def _driver_reason(exc: SQLAlchemyError, password: str | None) -> str:
-    """The driver's own first line ("password authentication failed", "Connection refused"), so a
-    wrong password and a stopped server read differently; the password is masked should a driver
-    ever echo it."""
-    original = getattr(exc, "orig", None)
-    line = str(original or exc).strip().splitlines()[0] if str(original or exc).strip() else ""
-    if password:
-        line = line.replace(str(password), "***")
-    return f"{exc.__class__.__name__}: {line[:300]}" if line else f"{exc.__class__.__name__}."
+@dataclass(frozen=True)
+class ExportFile:
+    """One export as written: the file's bytes, its manifest (``format`` and ``export_sha256``
+    included) and how many rows it holds."""
+
+    data: bytes
+    manifest: dict
+    rows: int
 
 
+def export_file(
+    engine: Engine,
+    run_id: int,
+    fmt: str = "csv",
+    judge: bool = False,
+    judge_settles: bool = False,
+    bom: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> ExportFile:
+    """The file the Export page offers and ``python -m scoring export`` writes, with its manifest:
+    one place picks the writer. ``judge`` adds the run's judge labels (the one rule; the
+    manifest names whose), ``judge_settles`` lets them settle overlap_only rows (and implies
+    ``judge``); ``bom`` starts a CSV with a UTF-8 BOM. ``progress`` hears "loading", "verdicts"
+    and "writing"."""
+    if fmt not in FORMATS:
+        raise InputError(f"Unknown export format {fmt!r}: one of {', '.join(FORMATS)}.")
+    report = progress or (lambda phase, done, total: None)
+    found = verdict_table(engine, run_id, judge_settles).labels if judge or judge_settles else None
+    labels, config = (found.labels, found.name) if found is not None else (None, None)
+    if fmt == "jsonl":  # lists of verdicts as JSON arrays: the pandas shape of the same table
+        frame: pd.DataFrame | pl.DataFrame = build_export(engine, run_id, labels, judge_settles, report)
+    else:  # polars all the way: a million rows in a few seconds
+        frame = export_table(engine, run_id, labels, judge_settles, report)
+    report("writing", 0, len(frame))
+    if fmt == "parquet":
+        data, info = parquet_export(engine, run_id, frame, judge_settles=judge_settles, judge_config=config)
+    else:
+        data = table_csv_bytes(frame, bom=bom) if fmt == "csv" else to_jsonl_bytes(frame)
+        info = {**manifest(engine, run_id, frame, data=data, judge_settles=judge_settles, judge_config=config),
+                "format": fmt}  # fmt: skip
+    report("writing", len(frame), len(frame))
+    return ExportFile(data, info, len(frame))

@@ -30,12 +30,11 @@ def current_verdicts(run_id: int) -> pd.DataFrame:
 
 @state.per_run("final")
 def final_at(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: bool) -> pd.DataFrame:
-    """:func:`final_frame` of the database at ``url`` at the given revisions and judge switch."""
-    frame = state.scored_at(url, run_id)
-    current = current_at(url, run_id, verdict_rev)
-    labels = judge_state.judge_labels_at(url, run_id, judge_rev) if judge_rev else None
-    decisions = review.adjudications(state.engine_at(url))  # every decision (few); only this run's rows match
-    return review.final_verdicts(frame, review.human_summary(current), labels, settles, decisions=decisions)
+    """:func:`final_frame` of the database at ``url`` at the given revisions and judge switch: the
+    run's verdict table (:mod:`scoring.review.verdict_table`), the one the estimate and export read."""
+    table = review.verdict_table(state.engine_at(url), run_id, settles, scored=state.scored_at(url, run_id),
+                          revs=(verdict_rev, judge_rev))  # fmt: skip
+    return table.final
 
 
 def final_frame(run_id: int) -> pd.DataFrame:

@@ -39,29 +39,23 @@ judge_settles = judge_state.judge_settles()
 # The run's judge labels under the one rule (its chosen configuration, else the latest label of each row).
 judged = judge_state.run_labels(run.id)
 judge_config = judged.name if judged.labels else None
-judge_args = {"judge_labels": judged.labels or None, "judge_settles": judge_settles}
+with_judge = bool(judged.labels)  # a run without judge labels exports no judge column
 if judge_config is not None:
     st.text(f"{judge_state.judge_line(run.id)} Its label of each row is in the column judge_label, and the "
             "manifest names it (judge_configuration).")  # fmt: skip
 stem = f"run{run.id}_adjudicated"
+FILES = (("csv", "CSV", "text/csv"), ("jsonl", "JSONL", "application/jsonl"),
+         ("parquet", "Parquet", "application/vnd.apache.parquet"))  # fmt: skip
 
 
-def _csv() -> bytes:
+def _file(fmt: str, progress=None) -> export.ExportFile:
     # Runs on click, outside the script thread: read everything from the database, not the session.
-    return export.to_csv_bytes(export.build_export(engine, url_run, **judge_args), bom=bom)
-
-
-def _jsonl() -> bytes:
-    return export.to_jsonl_bytes(export.build_export(engine, url_run, **judge_args))
-
-
-def _parquet() -> bytes:
-    return export.parquet_export(engine, url_run, export.export_table(engine, url_run, **judge_args), judge_settles,
-                                judge_config)[0]  # fmt: skip
+    return export.export_file(engine, url_run, fmt, judge=with_judge, judge_settles=judge_settles and with_judge,
+                              bom=bom, progress=progress)  # fmt: skip
 
 
 def _manifest() -> bytes:
-    frame = export.build_export(engine, url_run, **judge_args)
+    frame = export.export_table(engine, url_run, judged.labels if with_judge else None, judge_settles)
     info = export.manifest(engine, url_run, frame, judge_settles=judge_settles, judge_config=judge_config)
     return json.dumps(info, ensure_ascii=False, indent=2).encode("utf-8")
 
@@ -75,35 +69,17 @@ def _prepare(kind: str) -> dict:
             fraction, text = phase_progress("export", phase, done, total)
             bar.progress(min(fraction, 1.0), text=text)
 
-        if kind in ("CSV", "Parquet"):
-            frame = export.export_table(engine, url_run, **judge_args, progress=show)
-            show("writing", 0, len(frame))
-            if kind == "CSV":
-                data = export.table_csv_bytes(frame, bom=bom)
-            else:
-                data, info = export.parquet_export(engine, url_run, frame, judge_settles=judge_settles,
-                                                   judge_config=judge_config)  # fmt: skip
-        else:
-            frame = export.build_export(engine, url_run, **judge_args, progress=show)
-            show("writing", 0, len(frame))
-            data = export.to_jsonl_bytes(frame)
-        show("writing", len(frame), len(frame))
-        if kind != "Parquet":
-            info = export.manifest(engine, url_run, frame, data=data, judge_settles=judge_settles,
-                                   judge_config=judge_config)  # fmt: skip
-            info["format"] = kind.lower()
-        status.update(label=f"{kind} export ready: {len(frame):,} rows", state="complete", expanded=False)
-    manifest_bytes = json.dumps(info, ensure_ascii=False, indent=2).encode("utf-8")
-    return {"run": run.id, "kind": kind, "bom": bom, "data": data, "manifest": manifest_bytes}
+        written = _file(kind.lower(), show)
+        status.update(label=f"{kind} export ready: {written.rows:,} rows", state="complete", expanded=False)
+    manifest_bytes = json.dumps(written.manifest, ensure_ascii=False, indent=2).encode("utf-8")
+    return {"run": run.id, "kind": kind, "bom": bom, "data": written.data, "manifest": manifest_bytes}
 
 
 if run.n_rows < export.PREPARE_ROWS:
     c1, c2, c3, c4 = st.columns(4)
-    c1.download_button("Download CSV", _csv, file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
-    c2.download_button("Download JSONL", _jsonl, file_name=f"{stem}.jsonl", mime="application/jsonl",
-                       key="dl_jsonl")
-    c3.download_button("Download Parquet", _parquet, file_name=f"{stem}.parquet",
-                       mime="application/vnd.apache.parquet", key="dl_parquet")
+    for column, (fmt, title, mime) in zip((c1, c2, c3), FILES, strict=True):
+        column.download_button(f"Download {title}", lambda fmt=fmt: _file(fmt).data, file_name=f"{stem}.{fmt}",
+                               mime=mime, key=f"dl_{fmt}")  # fmt: skip
     c4.download_button("Download manifest", _manifest, file_name=f"{stem}.manifest.json", mime="application/json",
                        key="dl_manifest")
 else:

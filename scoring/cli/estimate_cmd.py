@@ -24,8 +24,7 @@ from scoring.estimate.judged import JudgeFigures, judge_figures, with_labels
 from scoring.estimate.sample import SAMPLE_RULE
 from scoring.estimate.stored import StoredRun, stored_estimate
 from scoring.estimate.wording import judge_sentence, withheld_text
-from scoring.export import open_existing
-from scoring.store import database_url, judge_cache
+from scoring.store import judge_cache, open_database
 
 DEFAULT_HALF_WIDTH = 0.02
 
@@ -201,7 +200,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
 
     def body() -> None:
         half_width = _check_half_width(args.half_width)
-        engine = open_existing(args.db or database_url())
+        engine = open_database(args.db)
         run, figures = stored_estimate(engine, args.run, half_width)
         judged = judged_figures(engine, run, figures, args.judge_model, half_width)
         info = report(run, figures, judged)

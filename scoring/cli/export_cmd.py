@@ -8,9 +8,8 @@ from pathlib import Path
 
 from scoring.cli.common import fail, guarded, register
 from scoring.core.errors import InputError
-from scoring.core.export_format import table_csv_bytes, to_jsonl_bytes
-from scoring.export import build_export, export_table, manifest, open_existing, parquet_export, stored_run_labels
-from scoring.store import database_url
+from scoring.export import export_file
+from scoring.store import open_database
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -42,33 +41,21 @@ def cmd_export(args: argparse.Namespace) -> int:
         return fail("--bom applies to CSV only.")
 
     def body() -> None:
-        engine = open_existing(args.db or database_url())
+        engine = open_database(args.db)
         # One rule for every reader: the run's chosen configuration, else the latest label of each row.
-        found = stored_run_labels(engine, args.run) if args.judge or args.judge_settles else None
-        labels, judge_config = (found.labels, found.name) if found is not None else (None, None)
-        if args.format in ("csv", "parquet"):  # polars all the way: a million rows in a few seconds
-            frame = export_table(engine, args.run, judge_labels=labels, judge_settles=args.judge_settles)
-            if args.format == "csv":
-                data = table_csv_bytes(frame, bom=args.bom)
-            else:
-                data, info = parquet_export(engine, args.run, frame, judge_settles=args.judge_settles,
-                                            judge_config=judge_config)  # fmt: skip
-        else:
-            frame = build_export(engine, args.run, judge_labels=labels, judge_settles=args.judge_settles)
-            data = to_jsonl_bytes(frame)
+        written = export_file(engine, args.run, args.format, judge=args.judge, judge_settles=args.judge_settles,
+                              bom=args.bom)  # fmt: skip
+        data, info = written.data, written.manifest
+        judge_config = info.get("judge_configuration")  # named only when the file carries the labels
         out = Path(args.out)
         side = Path(f"{args.out}.manifest.json")
-        if args.format != "parquet":
-            info = manifest(engine, args.run, frame, data=data, judge_settles=args.judge_settles,
-                            judge_config=judge_config)  # fmt: skip
-            info["format"] = args.format
         try:
             out.write_bytes(data)
             side.write_text(json.dumps(info, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
             raise InputError(f"Cannot write {str(exc.filename or out)!r}: {exc.strerror or exc}.") from None
         sources = ", ".join(f"{k} {v}" for k, v in info["counts"]["final_source"].items())
-        print(f"wrote {len(frame)} rows to {out} ({sources}); manifest {side}")
+        print(f"wrote {written.rows} rows to {out} ({sources}); manifest {side}")
         if judge_config is not None:
             print(f"Judge: {judge_config}.")
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import argparse
 
 from scoring.cli.common import guarded, register
-from scoring.export import open_existing
-from scoring.store import SAMPLE_MARK, all_runs, archive_run, database_url, is_sample, restore_run
+from scoring.store import SAMPLE_MARK, all_runs, archive_run, is_sample, open_database, restore_run
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +45,7 @@ def _line(info, archived) -> str:
 @register("runs", "list the stored runs; archive or restore one", _configure)
 def cmd_runs(args: argparse.Namespace) -> int:
     def body() -> None:
-        engine = open_existing(args.db or database_url())
+        engine = open_database(args.db)
         if args.action == "list":
             runs = all_runs(engine, archived=None if args.all else True if args.archived else False)
             print(f"{'id':>6}  {'rows':>14}  {'uploaded':<16}  name")

@@ -29,8 +29,7 @@ from scoring.estimate.judge_trust import (
 )
 from scoring.estimate.stored import stored_estimate
 from scoring.estimate.stored_trust import TrustData, trust_data
-from scoring.export import open_existing
-from scoring.store import database_url, judge_choice
+from scoring.store import judge_choice, open_database
 from scoring.store.judge_choice import ANY_CONFIG
 
 MAX_ROWS_LISTED = 20  #: disagreement rows named in the text report (all of them in --json)
@@ -113,7 +112,7 @@ def cmd_judge_trust(args: argparse.Namespace) -> int:
     """``python -m scoring judge-trust --run ID``; see the module docstring."""
 
     def body() -> None:
-        engine = open_existing(args.db or database_url())
+        engine = open_database(args.db)
         run, figures = stored_estimate(engine, args.run)
         configs = judge_choice.configs_of(engine, run.final["item_key"])
         data = trust_data(engine, args.run, figures.sample, configs)

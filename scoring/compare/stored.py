@@ -12,10 +12,10 @@ import polars as pl
 from sqlalchemy import Engine
 
 from scoring.compare.runs import Run, make_run
-from scoring.core.errors import InputError
 from scoring.core.items import item_keys
-from scoring.export import export_table, open_existing, stored_run_labels
-from scoring.store import database_url, get_run
+from scoring.export import export_table
+from scoring.review.verdict_table import verdict_table
+from scoring.store import open_database
 
 
 def stored_label(run_id: int, name: str) -> str:
@@ -25,14 +25,12 @@ def stored_label(run_id: int, name: str) -> str:
 
 def stored_run(engine: Engine, run_id: int, label: str | None = None) -> Run:
     """Run ``run_id`` with every row's metrics, judge label (the run's chosen configuration, else
-    the latest label of each row: :func:`scoring.export.stored_run_labels`, named in
-    :attr:`Run.judge`) and final verdict exactly as ``python -m scoring export --judge`` writes
-    them, plus ``item_key`` (to send a row to the review queue). Raises :class:`InputError` when
-    there is no such run."""
-    info = get_run(engine, run_id)
-    if info is None:
-        raise InputError(f"No run with id {run_id}.")
-    found = stored_run_labels(engine, run_id)
+    the latest label of each row, named in :attr:`Run.judge`) and final verdict exactly as
+    ``python -m scoring export --judge`` writes them (the run's verdict table,
+    :func:`scoring.review.verdict_table`), plus ``item_key`` (to send a row to the review queue).
+    Raises :class:`InputError` when there is no such run."""
+    table = verdict_table(engine, run_id)
+    info, found = table.info, table.labels
     labels = found.labels
     frame = export_table(engine, run_id, judge_labels=labels)
     frame = frame.with_columns(item_keys(frame).alias("item_key"))
@@ -42,7 +40,4 @@ def stored_run(engine: Engine, run_id: int, label: str | None = None) -> Run:
     return replace(run, judge=found.name) if labels else run
 
 
-def open_database(url: str | None) -> Engine:
-    """The database ``--db`` names, else the project's (``REVIEW_DB_URL``, secrets, data/review.db);
-    a missing SQLite file is an input error, as for ``export``."""
-    return open_existing(url or database_url())
+__all__ = ["open_database", "stored_label", "stored_run"]

@@ -1,11 +1,10 @@
 """A stored run's final verdicts, reviewers' verdicts and figures, read from the database.
 
 Kept apart from the rest of :mod:`scoring.estimate` (pure) because it loads the database layer:
-pages and ``python -m scoring estimate`` import it by name. The final verdicts are assembled as
-:func:`scoring.export.build_export` does (human verdicts, adjudicators' decisions, the stored
-judge label of each row), except that a judge label never settles a row here: the estimate's
-truth is what people decided. The judge labels are those of the one rule every reader uses
-(:func:`scoring.export.stored_run_labels`): the configuration chosen for the run on the Judge page
+pages and ``python -m scoring estimate`` import it by name. The final verdicts are the run's
+verdict table (:mod:`scoring.review.verdict_table`, the one every reader uses), where a judge
+label never settles a row: the estimate's truth is what people decided. Its judge labels are
+those of the one rule: the configuration chosen for the run on the Judge page
 (:mod:`scoring.store.judge_choice`), else the latest label of each row of any configuration;
 :attr:`StoredRun.judge_config` names which, for every page that shows the estimate.
 """
@@ -19,13 +18,12 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 
-from scoring import review
-from scoring.core.errors import InputError
+from scoring.core.adjudication import isin
 from scoring.core.order import review_rank
 from scoring.estimate.reasons import RunRows
 from scoring.estimate.summary import RunEstimate, run_estimate
-from scoring.export import stored_run_labels
-from scoring.store import RunInfo, get_run, load_scored
+from scoring.review.verdict_table import VerdictTable, verdict_table
+from scoring.store import RunInfo
 from scoring.store.judge_choice import JudgeConfig, describe
 
 
@@ -57,34 +55,29 @@ class StoredRun:
 
 
 def stored_final(engine: Engine, run_id: int, ranked: bool = True, scored: pd.DataFrame | None = None,
-                 rank: np.ndarray | None = None) -> StoredRun:  # fmt: skip
+                 rank: np.ndarray | None = None, table: VerdictTable | None = None) -> StoredRun:  # fmt: skip
     """Run ``run_id``'s rows and verdicts; :class:`InputError` when there is no such run.
     ``ranked=False`` skips the review ranks and the served rows (only the estimate needs them).
-    A caller that keeps the run's rows (``scored``: :func:`scoring.store.load_scored`) or their
-    review ranks (``rank``: :func:`scoring.core.order.review_rank` of its item keys) passes them:
-    neither changes with verdicts, and on a million rows each costs a second or two."""
-    info = get_run(engine, run_id)
-    if info is None:
-        raise InputError(f"No run with id {run_id}.")
-    scored = load_scored(engine, run_id) if scored is None else scored
-    current = review.current_verdicts(engine, scored["item_key"])
-    decisions = review.adjudications(engine, scored["item_key"])
-    found = stored_run_labels(engine, run_id, scored["item_key"].tolist())
-    choice, labels = found.choice, found.labels
-    final = review.final_verdicts(scored, review.human_summary(current), labels or None, False, decisions)
+    A caller that keeps the run's rows (``scored``: :func:`scoring.store.load_scored`), their
+    review ranks (``rank``: :func:`scoring.core.order.review_rank` of its item keys) or its
+    verdict table (``table``, without the judge switch) passes them: the rows and ranks never
+    change, and on a million rows each costs a second or two."""
+    table = table or verdict_table(engine, run_id, scored=scored)
+    info, final, found = table.info, table.final, table.labels
     if not ranked:
-        return StoredRun(info, final, current, choice, judge_name=found.name)
+        return StoredRun(info, final, table.current, found.choice, judge_name=found.name)
     if rank is None:
         rank = review_rank(final["item_key"].astype(str).tolist(), info.review_seed)
-    served = final["item_key"].astype(str).isin(review.served_keys(engine, run_id)).to_numpy()
-    return StoredRun(info, final, current, choice, rank, served, found.name)
+    served = isin(final["item_key"], table.served)
+    return StoredRun(info, final, table.current, found.choice, rank, served, found.name)
 
 
 def stored_estimate(engine: Engine, run_id: int, half_width: float = 0.02, scored: pd.DataFrame | None = None,
-                    rank: np.ndarray | None = None) -> tuple[StoredRun, RunEstimate]:  # fmt: skip
-    """The run and all its figures (:func:`scoring.estimate.run_estimate`); ``scored`` and ``rank``
-    as :func:`stored_final` takes them."""
-    run = stored_final(engine, run_id, scored=scored, rank=rank)
+                    rank: np.ndarray | None = None, table: VerdictTable | None = None,
+                    ) -> tuple[StoredRun, RunEstimate]:  # fmt: skip
+    """The run and all its figures (:func:`scoring.estimate.run_estimate`); ``scored``, ``rank``
+    and ``table`` as :func:`stored_final` takes them."""
+    run = stored_final(engine, run_id, scored=scored, rank=rank, table=table)
     return run, run_estimate(run.final, half_width, rank=run.rank, served=run.served)
 
 

@@ -73,6 +73,7 @@ from scoring.review.queue import (
     scope_progress,
     team_progress,
 )
+from scoring.review.verdict_table import VERDICT_COLUMNS, VerdictTable, verdict_table
 from scoring.store.adjudications import ADJUDICATE, adjudications, restore_adjudications
 from scoring.store.audit import AUDIT, audit_half_width, audit_keys, set_audit
 from scoring.store.claims import (
@@ -136,4 +137,5 @@ __all__ = [
     "undo_last", "undo_last_mark", "Undone",
     "GUIDELINES_MAX_CHARS", "GuidelinesRefused", "ShownGuidelines", "guidelines", "guidelines_to_show",
     "reuse_guidelines", "reuse_offer", "save_guidelines",
+    "VERDICT_COLUMNS", "VerdictTable", "verdict_table",
 ]  # fmt: skip

@@ -22,7 +22,7 @@ from scoring.store.archive import (
     listed_runs,
     restore_run,
 )
-from scoring.store.database import make_engine
+from scoring.store.database import make_engine, open_database, open_existing
 from scoring.store.engine import (
     ENV_VAR,
     LOCK_WAIT_SETTING,
@@ -62,7 +62,8 @@ __all__ = [
     "ENV_VAR", "LOCK_WAIT_SETTING", "DamagedRun", "DatabaseError", "Failure", "describe_failure",
     "LANGUAGES", "PROJECT_ROOT", "ROW_COLUMNS", "SAMPLE_MARK", "SAMPLE_PATH", "SAMPLE_SET", "RunInfo", "SaveResult",
     "count_runs", "database_url", "default_sqlite_path", "display_url", "ensure_sample", "find_run_by_sha", "get_run",
-    "guess_model_language", "is_sample", "list_runs", "load_scored", "load_table", "make_engine", "read_secrets",
+    "guess_model_language", "is_sample", "list_runs", "load_scored", "load_table", "make_engine",
+    "open_database", "open_existing", "read_secrets",
     "remembered_columns", "run_column_map", "run_label", "save_run",
     "sha256_bytes", "update_run_meta", "writer",
 ]  # fmt: skip

@@ -1,0 +1,170 @@
+"""A run's verdict table, the one place it is built: every row with its reviewers' summary
+(human verdict, reviewers, reason, note, when), the adjudicator's decision, the run's judge label
+under the one rule (:func:`scoring.store.judge_choice.run_labels`), and the final verdict and its
+source under :func:`scoring.review.final_verdicts`' rule.
+
+Export (every format), the estimate, compare, the pages and the CLI read this table instead of
+assembling their own, so they cannot drift apart. It is built in polars: rows nobody reviewed
+(nearly all of a large run) get their verdict once per (bucket, judge label) pair and joined back;
+the reviewed rows go through the rule as they are. :func:`verdict_table` keeps the newest builds
+per (database, run, verdict revision, judge revision, judge switch), so a command or a page that
+asks twice builds once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import pandas as pd
+import polars as pl
+from sqlalchemy import Engine
+
+from scoring.core.adjudication import ADJUDICATION_COLUMNS, final_verdicts, human_summary
+from scoring.core.errors import InputError
+from scoring.store import RunInfo, get_run, judge_cache, judge_choice, load_table
+from scoring.store.adjudications import adjudications
+from scoring.store.judge_choice import RunLabels
+from scoring.store.verdict_log import current_verdicts, revision, served_keys
+
+#: The reviewers' summary columns, in the order the rule adds them.
+HUMAN_COLUMNS = ["human_verdict", "reviewers", "reason", "note"]
+#: Every column the table adds to a run's rows, in the order :func:`final_verdicts` adds them.
+VERDICT_COLUMNS = [*HUMAN_COLUMNS, "reviewed_at", "judge_label", *ADJUDICATION_COLUMNS, "final_verdict",
+                   "final_source"]  # fmt: skip
+#: How many builds :func:`verdict_table` keeps (a million-row table holds its rows: keep few).
+KEPT = 2
+
+
+@dataclass(frozen=True, eq=False)
+class VerdictTable:
+    """A run's rows and, per row, the columns of :data:`VERDICT_COLUMNS` (``verdicts``, strings
+    except ``reviewed_at``, UTC), with what they were built from."""
+
+    info: RunInfo
+    #: The stored rows (:func:`scoring.store.load_table`), in upload order.
+    rows: pl.DataFrame
+    #: Per row of ``rows``, the columns of :data:`VERDICT_COLUMNS`.
+    verdicts: pl.DataFrame
+    #: Every reviewer's current verdict on the run's rows (:func:`scoring.review.current_verdicts`).
+    current: pd.DataFrame
+    #: The adjudicators' decisions in force, indexed by item key.
+    decisions: pd.DataFrame
+    #: The judge labels the table carries and whose they are.
+    labels: RunLabels
+    engine: Engine = field(repr=False)
+    judge_settles: bool = False
+    #: The run's rows as pandas, when the caller already holds them (else built from ``rows``).
+    scored: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def judged(self) -> bool:
+        """Whether any row has a judge label (without one, readers show no judge column)."""
+        return bool(self.labels.labels)
+
+    @cached_property
+    def served(self) -> set[str]:
+        """The items the run's queue served (the estimate's random sample; the export's ``via``)."""
+        return served_keys(self.engine, self.info.id)
+
+    @cached_property
+    def final(self) -> pd.DataFrame:
+        """The rows as pandas with the verdict columns, as :func:`scoring.review.final_verdicts`
+        returns them (``judge_label`` only when the run has judge labels); for the estimate and the
+        pages' summaries, which are written in pandas."""
+        out = (self.rows.to_pandas() if self.scored is None else self.scored).copy(deep=False)
+        verdicts = self.verdicts if self.judged else self.verdicts.drop("judge_label")
+        for col, values in zip(verdicts.columns, verdicts.to_pandas().items(), strict=True):
+            out[col] = values[1].set_axis(out.index)
+        return out
+
+
+def build(
+    engine: Engine,
+    run_id: int,
+    judge_labels: Mapping[str, str] | None = None,
+    judge_settles: bool = False,
+    rows: pl.DataFrame | None = None,
+    scored: pd.DataFrame | None = None,
+) -> VerdictTable:
+    """Build run ``run_id``'s table; :class:`InputError` when there is no such run.
+
+    ``judge_labels`` replaces the one rule's labels (a caller that brings its own); ``rows`` and
+    ``scored`` are the run's rows when the caller already holds them (they never change)."""
+    info = get_run(engine, run_id)
+    if info is None:
+        raise InputError(f"No run with id {run_id}.")
+    if rows is None:
+        rows = pl.from_pandas(scored) if scored is not None else load_table(engine, run_id)
+    keys = rows["item_key"]
+    current = current_verdicts(engine, keys)
+    summary = human_summary(current)
+    decisions = adjudications(engine, keys)
+    if judge_labels is not None:
+        found = RunLabels(dict(judge_labels), None)
+    elif judge_cache.revision(engine) == 0:  # nothing ever judged: no need to read any label
+        found = RunLabels({}, judge_choice.get_choice(engine, run_id))
+    else:
+        found = judge_choice.run_labels(engine, run_id, keys)
+    verdicts = _verdict_columns(rows.select("item_key", "bucket"), summary, decisions, found.labels, judge_settles)
+    return VerdictTable(info, rows, verdicts, current, decisions, found, engine, judge_settles, scored)
+
+
+def _verdict_columns(keyed: pl.DataFrame, summary: pd.DataFrame, decisions: pd.DataFrame,
+                     labels: Mapping[str, str], settles: bool) -> pl.DataFrame:  # fmt: skip
+    """:data:`VERDICT_COLUMNS` per row of ``keyed`` (item_key, bucket) under the rule.
+
+    The rule is not restated here: every row nobody reviewed has a final verdict that depends only
+    on its bucket and judge label, so :func:`final_verdicts` runs once per distinct pair and the
+    result is joined back; the reviewed rows go through it as they are."""
+    label = keyed["item_key"].replace_strict(dict(labels), default="", return_dtype=pl.String) if labels else None
+    keyed = keyed.with_columns(_label=label if label is not None else pl.lit("", dtype=pl.String))
+    touched = [*summary.index.astype(str), *decisions.index.astype(str)]
+    reviewed = keyed["item_key"].is_in(pl.Series(touched, dtype=pl.String).implode())
+    text = [c for c in VERDICT_COLUMNS if c != "reviewed_at"]
+    combos = keyed.filter(~reviewed).select("bucket", "_label").unique(maintain_order=True)
+    combos = combos.with_columns(item_key=pl.format("combo:{}", pl.int_range(pl.len())))
+    ruled = final_verdicts(combos.to_pandas(), summary.iloc[:0], dict(zip(combos["item_key"], combos["_label"])),
+                           settles, decisions.iloc[:0])  # fmt: skip
+    ruled_pl = pl.from_pandas(ruled[["bucket", "_label", *text]].astype(str))
+    out = keyed.join(ruled_pl, on=["bucket", "_label"], how="left", maintain_order="left").select(text)
+    out = out.with_columns(pl.lit(None, dtype=pl.Datetime("us", "UTC")).alias("reviewed_at"))
+    where = reviewed.arg_true()
+    if not where.is_empty():  # the reviewed rows (a few), through the rule as they are
+        part = final_verdicts(keyed.filter(reviewed).to_pandas(), summary, labels, settles, decisions)
+        stamps = pl.Series(pd.to_datetime(part["reviewed_at"], utc=True)).cast(pl.Datetime("us", "UTC"))
+        out = out.with_columns(
+            *(out[col].scatter(where, pl.Series(part[col].astype(str).tolist(), dtype=pl.String)) for col in text),
+            out["reviewed_at"].scatter(where, stamps),
+        )
+    return out.select(VERDICT_COLUMNS)
+
+
+def revisions(engine: Engine) -> tuple[int, int]:
+    """(verdict revision, judge revision): a table is current while neither changes."""
+    return revision(engine), judge_cache.revision(engine) + judge_choice.revision(engine)
+
+
+_KEPT: OrderedDict[Hashable, VerdictTable] = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def verdict_table(engine: Engine, run_id: int, judge_settles: bool = False, scored: pd.DataFrame | None = None,
+                  revs: tuple[int, int] | None = None) -> VerdictTable:  # fmt: skip
+    """Run ``run_id``'s table under the one rule, built once per (database, run, revisions, judge
+    switch): the newest :data:`KEPT` builds are kept. ``scored``: the run's rows when the caller
+    holds them; ``revs``: :func:`revisions` when the caller just read them."""
+    key = (str(engine.url), run_id, *(revs or revisions(engine)), bool(judge_settles))
+    with _LOCK:
+        if key in _KEPT:
+            _KEPT.move_to_end(key)
+            return _KEPT[key]
+    table = build(engine, run_id, judge_settles=judge_settles, scored=scored)
+    with _LOCK:
+        _KEPT[key] = table
+        while len(_KEPT) > KEPT:
+            _KEPT.popitem(last=False)
+    return table
