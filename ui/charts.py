@@ -10,18 +10,15 @@ import plotly.graph_objects as go
 from pandas.io.formats.style import Styler
 
 from scoring.core.formatting import interval, percent
+from scoring.core.metric_names import ADJUDICATED, EXACT, JUDGE, OVERLAP, SHORT_TITLES, SPEC_NAMES
 from scoring.core.report import AccuracyRow
 from scoring.core.stats import wilson_interval
 from scoring.review import AdjudicatedRow
 from ui import state, verdicts
 from ui.tables import bucket_name
 
-SERIES_COLOURS = {
-    "Exact substring": "#2563eb",
-    "Word overlap": "#f97316",
-    "Judge": "#7c3aed",
-    "Adjudicated": "#059669",
-}
+SERIES_COLOURS = {SHORT_TITLES[EXACT]: "#2563eb", SHORT_TITLES[OVERLAP]: "#f97316", SHORT_TITLES[JUDGE]: "#7c3aed",
+                  SHORT_TITLES[ADJUDICATED]: "#059669"}  # fmt: skip
 BUCKET_COLOURS = {"both_pass": "#16a34a", "exact_only": "#2563eb", "overlap_only": "#f97316", "both_fail": "#9ca3af"}
 
 
@@ -29,8 +26,7 @@ def metric_series(run_id: int) -> dict[str, list[AccuracyRow]]:
     """The two metrics' accuracy rows alone: read from the run's summary, ready while the verdicts,
     the adjudicated figures and the estimate of a large run are still being computed."""
     summary = state.summary(run_id)
-    return {"Exact substring": summary["accuracy"]["exact_substring"],
-            "Word overlap": summary["accuracy"]["word_overlap"]}  # fmt: skip
+    return {SHORT_TITLES[key]: summary["accuracy"][SPEC_NAMES[key]] for key in (EXACT, OVERLAP)}
 
 
 def accuracy_series(run_id: int, humans: bool = True) -> tuple[dict[str, list[AccuracyRow]], list[AdjudicatedRow]]:

@@ -22,7 +22,8 @@ import pandas as pd
 import polars as pl
 
 from scoring import review, store
-from scoring.core.stats import wilson_interval
+from scoring.core.metric_names import EXACT, JUDGE, OVERLAP, SHORT_TITLES
+from scoring.core.stats import DEFAULT_HALF_WIDTH, PILOT_HALF_WIDTH, wilson_interval
 from scoring.estimate import (
     METRICS,
     ReviewPlan,
@@ -89,7 +90,7 @@ class Figures:
         return self.estimate.sample
 
 
-RAW_SERIES = {"exact": "Exact substring", "overlap": "Word overlap", "judge": "Judge"}
+RAW_SERIES = {key: SHORT_TITLES[key] for key in (EXACT, OVERLAP, JUDGE)}
 
 
 def _raw_intervals(sample: pl.DataFrame) -> pd.DataFrame:
@@ -139,10 +140,6 @@ def run_rank(run_id: int, scored: pd.DataFrame) -> np.ndarray:
     return _cached(("rank", database_url(), run_id, seed), compute)
 
 
-#: The half-width the judge-assisted figures are computed at when no planner asks for another.
-DEFAULT_HALF_WIDTH = 0.02
-
-
 def judged(fig: Figures, half_width: float = DEFAULT_HALF_WIDTH) -> JudgeFigures | None:
     """The judge-assisted estimate and plan (:func:`scoring.estimate.judged.judge_figures`), None
     when the judge labelled no row of the run; per revisions."""
@@ -160,10 +157,6 @@ def plan(fig: Figures, half_width: float) -> ReviewPlan:
         return with_judge.plan.plan
     key = ("plan", database_url(), fig.run_id, *fig.revs, half_width)
     return _cached(key, lambda: plan_review(build_strata(fig.sample), half_width))
-
-
-#: The first plan's half-width, before any row of the random sample is reviewed: a +-5-point pilot.
-PILOT_HALF_WIDTH = 0.05
 
 
 def has_evidence(fig: Figures) -> bool:

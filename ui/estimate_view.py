@@ -15,6 +15,7 @@ import streamlit as st
 
 from scoring import review
 from scoring.core.formatting import interval, percent
+from scoring.core.metric_names import EXACT, JUDGE, OVERLAP, SHORT_TITLES
 from scoring.core.report import COMBINED
 from scoring.estimate import AccuracyEstimate, MetricQuality, ReviewPlan
 from scoring.estimate.wording import judge_sentence, withheld_text
@@ -28,7 +29,7 @@ JUDGED = "Judge-assisted estimate"
 JUDGED_COLOUR = "#7c3aed"
 REASON_COLOURS = {"paraphrase": "#2563eb", "inflection": "#0891b2", "different claim": "#f97316",
                   "golden answer wrong": "#dc2626", "other": "#9ca3af"}  # fmt: skip
-METRIC_NAMES = {"exact": "Exact substring", "overlap": "Word overlap", "judge": "Judge"}
+METRIC_NAMES = {key: SHORT_TITLES[key] for key in (EXACT, OVERLAP, JUDGE)}
 
 
 def _error(values: list[float], low: list[float], high: list[float]) -> dict:

@@ -19,14 +19,13 @@ import json
 from scoring.cli.common import guarded, register
 from scoring.core.errors import InputError
 from scoring.core.formatting import percent
+from scoring.core.stats import DEFAULT_HALF_WIDTH
 from scoring.estimate import MetricQuality, Ratio, RunEstimate
 from scoring.estimate.judged import JudgeFigures, judge_figures, with_labels
 from scoring.estimate.sample import SAMPLE_RULE
 from scoring.estimate.stored import StoredRun, stored_estimate
 from scoring.estimate.wording import judge_sentence, withheld_text
 from scoring.store import judge_cache, open_database
-
-DEFAULT_HALF_WIDTH = 0.02
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:

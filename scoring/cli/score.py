@@ -11,6 +11,7 @@ import polars as pl
 from scoring.cli.common import add_common_flags, guarded, load_for_cli, register, write_csv
 from scoring.core.formatting import p_value
 from scoring.core.loader import LoadedRun
+from scoring.core.metric_names import SPEC_NAMES, TITLES
 from scoring.core.report import (
     METRICS,
     accuracy_by_domain,
@@ -22,7 +23,7 @@ from scoring.core.report import (
 )
 
 NORMALIZE_LABEL = "DIAGNOSTIC --normalize: NFC, format characters removed, digits folded; not the spec protocol"
-METRIC_TITLES = {"exact_substring": "Exact substring", "word_overlap": "Word overlap"}
+METRIC_TITLES = {SPEC_NAMES[key]: TITLES[key] for key in SPEC_NAMES}
 OUT_COLUMNS = {
     "exact_substring": {"exact_correct": "is_correct", "is_blank": "is_blank"},
     "word_overlap": {

@@ -18,19 +18,17 @@ import polars as pl
 from scoring.core.adjudication import judge_correct
 from scoring.core.columnar import OUTPUT_COLUMNS
 from scoring.core.errors import InputError
+from scoring.core.metric_names import ADJUDICATED, EXACT, JUDGE, OVERLAP, TITLES
 from scoring.core.report import COMBINED, score_table
 from scoring.core.stats import wilson_interval
 
-EXACT, OVERLAP, JUDGE, ADJUDICATED = "exact", "overlap", "judge", "adjudicated"
 #: Verdict sources in the order reports list them.
 SOURCES: tuple[str, ...] = (EXACT, OVERLAP, JUDGE, ADJUDICATED)
 #: The input column each source is read from.
 SOURCE_COLUMNS: dict[str, str] = {
     EXACT: "exact_correct", OVERLAP: "overlap_correct", JUDGE: "judge_label", ADJUDICATED: "final_verdict",
 }  # fmt: skip
-SOURCE_TITLES: dict[str, str] = {
-    EXACT: "Exact substring", OVERLAP: "Word overlap", JUDGE: "LLM judge", ADJUDICATED: "Adjudicated (final verdict)",
-}  # fmt: skip
+SOURCE_TITLES: dict[str, str] = {source: TITLES[source] for source in SOURCES}
 VERDICT_PREFIX = "verdict:"
 REQUIRED_COLUMNS = ("question", "answer", "Domain", "response", "exact_correct", "overlap_correct")
 #: How per-run accuracy treats unknown verdicts (pending, unjudged); printed beside the figures.

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from scoring.core.columnar import OUTPUT_COLUMNS, score_columns, score_polars
+from scoring.core.metric_names import METRIC_COLUMNS, SPEC_NAMES
 from scoring.core.protocols import BUCKETS
 from scoring.core.stats import mcnemar_exact, wilson_interval
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:  # pandas frames are accepted, never built here: `score` need 
     Frame = pd.DataFrame | pl.DataFrame
 
 SCORE_COLUMNS = list(OUTPUT_COLUMNS)
-METRICS = {"exact_substring": "exact_correct", "word_overlap": "overlap_correct"}
+METRICS = {SPEC_NAMES[key]: column for key, column in METRIC_COLUMNS.items()}
 COMBINED = "combined"
 
 

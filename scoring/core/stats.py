@@ -10,6 +10,10 @@ import math
 from collections.abc import Sequence
 
 Z95 = 1.959963984540054
+#: The half-width (a share: 0.02 is +-2 points) a plan and the estimate's reports aim for unless told.
+DEFAULT_HALF_WIDTH = 0.02
+#: The first plan's half-width: a pilot of a few dozen rows at +-5 points, before a finer plan.
+PILOT_HALF_WIDTH = 0.05
 
 
 def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from scoring.core.adjudication import judge_correct
-from scoring.core.stats import Z95
+from scoring.core.stats import DEFAULT_HALF_WIDTH, Z95
 from scoring.estimate.ppi import PPI_METHOD, JudgeAssisted, JudgeInputs, judge_assisted_arrays, judge_inputs
 from scoring.estimate.ppi_plan import JudgePlan, plan_arrays
 
@@ -57,8 +57,8 @@ class JudgeFigures:
         return {"model": self.model, **self.estimate.as_dict(), "plan": self.plan.as_dict(), "plans": self.plans}
 
 
-def judge_figures(sample: pl.DataFrame | JudgeInputs | None, half_width: float = 0.02, model: str | None = None,
-                  z: float = Z95) -> JudgeFigures | None:  # fmt: skip
+def judge_figures(sample: pl.DataFrame | JudgeInputs | None, half_width: float = DEFAULT_HALF_WIDTH,
+                  model: str | None = None, z: float = Z95) -> JudgeFigures | None:  # fmt: skip
     """The judge-assisted estimate and plan of a sample (:func:`scoring.estimate.reviewed_sample`,
     or its :func:`scoring.estimate.ppi.judge_inputs` when the caller keeps them for several
     half-widths), None when the judge labelled none of its rows."""

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 import polars as pl
 
+from scoring.core.metric_names import JUDGE, METRIC_COLUMNS
 from scoring.core.stats import Z95, rogan_gladen, wilson_from_share
 from scoring.estimate.estimator import share_estimate
 from scoring.estimate.sample import check_sample
@@ -56,7 +57,7 @@ CORRECTED_METHOD = (
 #: rows, 20-60 reviewed), 0.95-0.975 from 30 of each.
 MIN_CORRECTED = 30
 #: Metric name -> sample column.
-METRICS: dict[str, str] = {"exact": "exact_correct", "overlap": "overlap_correct", "judge": "judge_correct"}
+METRICS: dict[str, str] = {**METRIC_COLUMNS, JUDGE: "judge_correct"}
 
 
 @dataclass(frozen=True)

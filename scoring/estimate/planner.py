@@ -33,7 +33,7 @@ import numpy as np
 import polars as pl
 
 from scoring.core.order import review_rank
-from scoring.core.stats import Z95, wilson_from_share
+from scoring.core.stats import DEFAULT_HALF_WIDTH, Z95, wilson_from_share
 from scoring.estimate.estimator import PRIOR
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import MIN_REVIEWED, Strata, build_strata, stands_alone
@@ -157,7 +157,7 @@ def smallest_scale(too_wide: Callable[[float], bool]) -> float:
     return hi
 
 
-def plan_review(sample: pl.DataFrame | Strata, half_width: float = 0.02, z: float = Z95,
+def plan_review(sample: pl.DataFrame | Strata, half_width: float = DEFAULT_HALF_WIDTH, z: float = Z95,
                 plan_z: float = PLAN_Z, factor: np.ndarray | None = None,
                 factor_from: int = 0) -> ReviewPlan:  # fmt: skip
     """The plan for an interval of +-``half_width`` over the whole run (see the module).

@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from scoring.core.protocols import BUCKETS
-from scoring.core.stats import Z95
+from scoring.core.stats import DEFAULT_HALF_WIDTH, Z95
 from scoring.estimate.planner import ReviewPlan, plan_review
 from scoring.estimate.ppi import JUDGE_MIN_REVIEWED, fit_judge, judge_covariate, judge_inputs, quadratic
 from scoring.estimate.strata import Strata
@@ -64,7 +64,7 @@ def variance_factors(strata: Strata, truth: np.ndarray, judge: np.ndarray, min_r
 
 
 def plan_arrays(strata: Strata, truth: np.ndarray, judge: np.ndarray, missing: np.ndarray | None,
-                half_width: float = 0.02, z: float = Z95) -> JudgePlan:  # fmt: skip
+                half_width: float = DEFAULT_HALF_WIDTH, z: float = Z95) -> JudgePlan:  # fmt: skip
     """The plan from per-row arrays aligned with ``strata``'s rows (as
     :func:`scoring.estimate.ppi.judge_assisted_arrays` takes them)."""
     del missing  # the strata count them; the plan asks for them first either way
@@ -75,7 +75,7 @@ def plan_arrays(strata: Strata, truth: np.ndarray, judge: np.ndarray, missing: n
     return JudgePlan(plan, plan_review(strata, half_width, z).planned, named)
 
 
-def plan_with_judge(sample: pl.DataFrame, half_width: float = 0.02, z: float = Z95) -> JudgePlan | None:
+def plan_with_judge(sample: pl.DataFrame, half_width: float = DEFAULT_HALF_WIDTH, z: float = Z95) -> JudgePlan | None:
     """The judge-assisted plan of a sample (:func:`scoring.estimate.reviewed_sample`), or None when
     the judge labelled no row (the human-only planner is then the plan)."""
     found = judge_inputs(sample)

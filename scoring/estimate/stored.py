@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 
 from scoring.core.adjudication import isin
 from scoring.core.order import review_rank
+from scoring.core.stats import DEFAULT_HALF_WIDTH
 from scoring.estimate.reasons import RunRows
 from scoring.estimate.summary import RunEstimate, run_estimate
 from scoring.review.verdict_table import VerdictTable, verdict_table
@@ -72,9 +73,9 @@ def stored_final(engine: Engine, run_id: int, ranked: bool = True, scored: pd.Da
     return StoredRun(info, final, table.current, found.choice, rank, served, found.name)
 
 
-def stored_estimate(engine: Engine, run_id: int, half_width: float = 0.02, scored: pd.DataFrame | None = None,
-                    rank: np.ndarray | None = None, table: VerdictTable | None = None,
-                    ) -> tuple[StoredRun, RunEstimate]:  # fmt: skip
+def stored_estimate(engine: Engine, run_id: int, half_width: float = DEFAULT_HALF_WIDTH,
+                    scored: pd.DataFrame | None = None, rank: np.ndarray | None = None,
+                    table: VerdictTable | None = None) -> tuple[StoredRun, RunEstimate]:  # fmt: skip
     """The run and all its figures (:func:`scoring.estimate.run_estimate`); ``scored``, ``rank``
     and ``table`` as :func:`stored_final` takes them."""
     run = stored_final(engine, run_id, scored=scored, rank=rank, table=table)

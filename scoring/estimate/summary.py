@@ -14,7 +14,7 @@ import polars as pl
 
 from scoring.core.adjudication import AdjudicatedRow, adjudicated_accuracy
 from scoring.core.report import COMBINED
-from scoring.core.stats import Z95
+from scoring.core.stats import DEFAULT_HALF_WIDTH, Z95
 from scoring.estimate.estimator import AccuracyEstimate, estimate_accuracy
 from scoring.estimate.metric_quality import MetricQuality, metric_quality
 from scoring.estimate.planner import ReviewPlan, plan_review
@@ -96,7 +96,7 @@ def raw_accuracy(sample: pl.DataFrame) -> pl.DataFrame:
 
 
 def run_estimate(
-    final: pd.DataFrame | pl.DataFrame, half_width: float = 0.02, z: float = Z95,
+    final: pd.DataFrame | pl.DataFrame, half_width: float = DEFAULT_HALF_WIDTH, z: float = Z95,
     rank: np.ndarray | None = None, served: np.ndarray | None = None,
 ) -> RunEstimate:  # fmt: skip
     """All of a run's figures from its final verdicts (:func:`scoring.review.final_verdicts`'s
