@@ -50,7 +50,8 @@ from sqlalchemy import select  # noqa: E402
 
 from scoring import review  # noqa: E402
 from scoring.core.errors import NotSaved  # noqa: E402
-from scoring.store import claims, make_engine  # noqa: E402
+from scoring.review import claim_rules as claims  # noqa: E402
+from scoring.store import make_engine  # noqa: E402
 from scoring.store.tables import VerdictEvent  # noqa: E402
 
 POOL = 2_000

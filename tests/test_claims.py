@@ -16,8 +16,9 @@ from sqlalchemy import Engine, update
 
 from scoring import review, store
 from scoring.core.errors import NotSaved
+from scoring.review import claim_rules as claims
 from scoring.review.queue import QueueScope, claim_in_queue, hold, resume, team_progress
-from scoring.store import claims, make_engine
+from scoring.store import make_engine
 from scoring.store.tables import Claim, utcnow
 
 KEYS = [f"item-{i:03d}" for i in range(30)]

@@ -1,5 +1,9 @@
-"""The review queue's state: this tab's pass through a run's queue (:class:`ReviewLoop`), letting
-go of its claims when another page opens, and a scope's rows in review order.
+"""The review queue's state: this tab's review session on each run (:class:`ReviewSession`: its
+pass through the queue and the claim protocol's state), letting go of its claims when another page
+opens, and a scope's rows in review order.
+
+Each run's session is kept under one key of the tab's session state (:func:`review_session`), the
+only state the review page and this module share; nothing else names that key.
 
 Above :mod:`ui.identity` because a claim is held under the reviewer's name; the Agreement page
 reads the same scopes.
@@ -12,10 +16,28 @@ from collections.abc import Mapping
 import streamlit as st
 
 from scoring import review, store
-from scoring.review import ReviewLoop, job
+from scoring.review import ReviewSession, job
 from scoring.store import database_url
 from ui import identity, state
 from ui.tables import bucket_name
+
+#: Where each run's :class:`ReviewSession` is kept in the tab's session state.
+SESSION_KEY = "q_loop_{run_id}"
+_PREFIX = SESSION_KEY.format(run_id="")
+
+
+def review_session(run_id: int) -> ReviewSession:
+    """This tab's review session on the run (its screens, presses taken, messages, claims)."""
+    key = SESSION_KEY.format(run_id=run_id)
+    found = st.session_state.get(key)
+    if not isinstance(found, ReviewSession):
+        found = st.session_state[key] = ReviewSession(run_id)
+    return found
+
+
+def sessions() -> list[ReviewSession]:
+    """This tab's review sessions, one per run whose queue it opened."""
+    return [v for k, v in st.session_state.items() if str(k).startswith(_PREFIX) and isinstance(v, ReviewSession)]
 
 
 def leave_queue() -> None:
@@ -23,27 +45,17 @@ def leave_queue() -> None:
     reviewer who walks away from the queue keeps nobody else from the row on their screen. Coming
     back starts at the scope's front (what is left of it)."""
     name = identity.reviewer()
-    for key in [k for k in st.session_state if str(k).startswith("q_loop_")]:
-        loop = st.session_state[key]
-        if name and loop.screen is not None:
-            try:
-                review.release(state.engine(), name, [loop.screen.item_key])
-            except store.DatabaseError:
-                return  # unreachable: the claim expires on its own
-            loop.show_nothing()
-        st.session_state.pop(f"q_claimed_in_{loop.run_id}", None)
-
-
-def review_loop(run_id: int) -> ReviewLoop:
-    """This tab's pass through the run's queue (screens, presses taken, messages)."""
-    return st.session_state.setdefault(f"q_loop_{run_id}", ReviewLoop(run_id))
+    for session in sessions():
+        try:
+            session.leave(state.engine(), name)
+        except store.DatabaseError:
+            return  # unreachable: the claim expires on its own
 
 
 def acked() -> int:
     """The last key press this tab's queues have taken, whichever run it was pressed on: the
     keyboard's sequence numbers are the tab's, so the browser may forget every press up to it."""
-    loops = [v for k, v in st.session_state.items() if str(k).startswith("q_loop_") and isinstance(v, ReviewLoop)]
-    return max((loop.last_seq for loop in loops), default=0)
+    return max((session.last_seq for session in sessions()), default=0)
 
 
 @state.per_run("scope")

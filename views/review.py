@@ -1,7 +1,9 @@
 """The review queue: one row at a time, marked Correct or Wrong, saved the moment it is given.
 
-What each press or click does is decided by :class:`scoring.review.loop.ReviewLoop`; this page
-only lays out the row, the buttons, the messages, the end of a scope and "My verdicts".
+Which review mode applies, which row is handed out (claimed, held, let go, resumed) and what each
+press or click does are decided by :class:`scoring.review.session.ReviewSession`, one method per
+action; this page only lays out the scope controls, the row, the buttons, the messages, the end of
+a scope and "My verdicts".
 """
 
 from __future__ import annotations
@@ -11,10 +13,9 @@ import streamlit as st
 
 from scoring import review, store
 from scoring.core import search
-from scoring.core.errors import NotSaved
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
-from scoring.review import DOUBLE_BLIND, SECOND_OPINION, SPLIT, job_sentence, my_verdicts
+from scoring.review import DOUBLE_BLIND, SECOND_OPINION, SPLIT, Shown, job_sentence, my_verdicts
 from ui import guidelines, identity, judge_state, keys, queue_state, run_choice, state
 from ui.display import alert, md_escape, show_row, verdict_caption
 
@@ -28,12 +29,12 @@ engine = state.engine()
 frame = state.scored(run.id)
 summary = state.summary(run.id)
 reviewer = identity.reviewer()
-loop = queue_state.review_loop(run.id)
+session = queue_state.review_session(run.id)
 
 st.title(md_escape(f"Review queue: {run.name}"))
-loop.cannot_mark = "" if reviewer else identity.why_cannot_mark()
+session.cannot_mark = "" if reviewer else identity.why_cannot_mark()
 if not reviewer:
-    st.warning(md_escape(loop.cannot_mark))
+    st.warning(md_escape(session.cannot_mark))
 
 # A row opened from another page (``?row=N``, 1-based): shown next, once.
 wanted = st.query_params.get("row")
@@ -44,7 +45,7 @@ if wanted is not None:
     except ValueError:
         number = 0
     if 1 <= number <= len(frame):
-        loop.open_row(number - 1)
+        session.open_row(number - 1)
         st.session_state["q_view"] = "Queue"
     else:
         alert("warning", f"There is no row {wanted} in this run (rows 1 to {len(frame)}).")
@@ -53,10 +54,7 @@ if wanted is not None:
 # unscrolled; the review mode's switches sit in a popover (the progress line says the mode in force).
 # "Show" gets the width its two segments need (narrower, "My verdicts" was cut off at 1280 wide).
 c1, c2, c3, c4, c5 = st.columns([2.3, 1.4, 1.2, 1.9, 1.3], vertical_alignment="bottom")
-try:
-    audit = review.audit_keys(engine, run.id)
-except store.DatabaseError:  # unreachable: the queue says so below
-    audit = set()
+audit = session.audit(engine)  # none while the database is unreachable: the queue says so below
 audit_size = len(audit)
 scopes = [*BUCKETS, review.AUDIT] if audit_size else list(BUCKETS)
 asked = st.query_params.get("scope")  # ?scope=audit: another page (the planner) sends reviewers here
@@ -85,45 +83,36 @@ def _toggle_key(spec: review.BlindSpec) -> str:
 
 
 blind_scope = review.BlindSpec(bucket, None if domain == ALL_DOMAINS else domain, sample or None)
-blind_key = f"q_is_blind_{run.id}_{blind_scope.key()}"
-try:
-    scopes = review.blind_scopes(engine, run.id)
-except store.DatabaseError:  # unreachable: keep the mode last seen (the queue says the rest)
-    scopes = st.session_state.get(blind_key, [])
-st.session_state[blind_key] = scopes
-outer = [s for s in scopes if review.covers(s, blind_scope)]
-double_blind = bool(outer)
+# The mode in force (the run's double-blind scopes; while unreachable, the ones last seen here).
+review_mode = session.mode(engine, blind_scope, blind_audit=identity.identity_config().blind_audit)
 mode = c5.popover("Review mode", use_container_width=True)
 if reviewer and identity.identity_config().may_adjudicate(reviewer):
-    wider = [s.label() for s in outer if s != blind_scope]
+    wider = review_mode.wider
     wanted = mode.toggle(md_escape(f"Double-blind for this scope ({blind_scope.label()}): each item to two reviewers, "
-                                 "claimed in turn"), value=double_blind, disabled=bool(wider),
+                                 "claimed in turn"), value=review_mode.double_blind, disabled=bool(wider),
                        help=md_escape(f"Blind because {wider[0]} is.") if wider else None,
                        key=_toggle_key(blind_scope))  # fmt: skip
-    if wanted != double_blind:
-        review.set_blind(engine, run.id, blind_scope, reviewer, on=wanted)
-        double_blind = wanted
-        # Switching the mode claims nothing: an adjudicator who came only to turn it on holds no item.
-        st.session_state[f"q_hold_off_{run.id}"] = True
-elsewhere = [s.label() for s in scopes if not review.covers(s, blind_scope)]
+    if wanted != review_mode.double_blind:  # claims nothing until the adjudicator starts reviewing
+        review_mode = session.set_double_blind(engine, review_mode, reviewer, wanted)
+double_blind = review_mode.double_blind
+elsewhere = review_mode.elsewhere
 if elsewhere and not double_blind:
     mode.caption(md_escape("Double-blind elsewhere in this run: " + "; ".join(elsewhere) + ". Choose that scope to "
                          "review it blind."))  # fmt: skip
 if double_blind:
-    blind = True
     mode.caption("Double-blind review: each item goes to two reviewers, one at a time; the metrics, the judge "
                  "and the other reviewer's verdict are hidden. The item shown is held for you for "
                  f"{int(review.CLAIM_TTL.total_seconds() // 60)} minutes.")  # fmt: skip
 else:
-    blind = mode.toggle("Blind review (hide metric verdicts and judge suggestion)", key="q_blind")
+    review_mode = review_mode.chosen(blind=mode.toggle("Blind review (hide metric verdicts and judge suggestion)",
+                                                       key="q_blind"))  # fmt: skip
+blind = review_mode.blind
 # Blind means blind everywhere: a row of any double-blind scope (the audit, a bucket, a sample) is
 # shown blind in every scope that serves it, opened by a link, and in My verdicts.
 # And, unless REVIEW_BLIND_AUDIT is off, the random sample is blind: the audit scope's rows wherever
 # they are served, and the rows of a sampled scope; triage scopes keep the verdicts.
-blind_audit = identity.identity_config().blind_audit
-blind_view = review.blind_rows(frame, scopes, run.review_seed, audit, chose_blind=blind, blind_audit=blind_audit,
-                               viewing=blind_scope)  # fmt: skip
-audited = blind_audit and not blind and (bucket == review.AUDIT or bool(sample))
+blind_view = review_mode.blind_rows(frame, run.review_seed, audit)
+audited = review_mode.audited
 if audited:
     mode.caption("Blind audit: this scope is a random sample that estimates the true accuracy, so its rows are "
                  "shown without the metrics' verdicts, highlighting and judge label (REVIEW_BLIND_AUDIT).")  # fmt: skip
@@ -132,7 +121,8 @@ second = not double_blind and bool(reviewer) and mode.toggle(
     help="Off (the default), reviewers of a scope get different rows, so the team's reviews add up. On, you are "
          "handed rows marked once by someone else and not by you, so agreement (kappa on the Reviewers page) can "
          "be measured on purpose.")  # fmt: skip
-rule = DOUBLE_BLIND if double_blind else SECOND_OPINION if second else SPLIT
+review_mode = review_mode.chosen(second_opinion=second)
+rule = review_mode.rule
 minutes = int(review.CLAIM_TTL.total_seconds() // 60)
 if reviewer and rule == SPLIT:
     mode.caption(f"Team review: reviewers of this scope get different rows, claimed in turn along the same random "
@@ -177,9 +167,9 @@ def _on_press() -> None:
     row it was pressed on (a press from a run shown just before this one goes to that run)."""
     for run_id, batch in keys.presses_by_run(keys.presses(), run.id).items():
         if run_id == run.id:
-            loop.take_presses(batch, engine, reviewer, _details, _row_of)
-        else:  # that run's fields have left the page: its loop keeps what they held
-            queue_state.review_loop(run_id).take_presses(batch, engine, reviewer)
+            session.take_presses(batch, engine, reviewer, _details, _row_of)
+        else:  # that run's fields have left the page: its session keeps what they held
+            queue_state.review_session(run_id).take_presses(batch, engine, reviewer)
 
 
 def _keyboard() -> None:
@@ -189,7 +179,7 @@ def _keyboard() -> None:
 
 def _on_click(action: str, screen: int) -> None:
     """Button callback: the click carries the screen it was given on, like a key press."""
-    loop.act(engine, reviewer, action, screen, *_details(screen), row_of=_row_of)
+    session.act(engine, reviewer, action, screen, *_details(screen), row_of=_row_of)
 
 
 def _go_to_scope(bucket_name: str, domain_name: str | None) -> None:
@@ -200,14 +190,14 @@ def _go_to_scope(bucket_name: str, domain_name: str | None) -> None:
 
 
 def _open(row_idx: int) -> None:
-    loop.open_row(row_idx)
+    session.open_row(row_idx)
     st.session_state["q_view"] = "Queue"
 
 
 def _show_feedback() -> None:
     """The messages since the last run, each shown once, in one container (see :func:`_card`)."""
     box = st.container()
-    for item in loop.take_feedback():
+    for item in session.take_feedback():
         with box:
             alert(ALERTS.get(item.kind, "info"), item.text)
 
@@ -248,13 +238,11 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
         suggestion = None if offline else judge_state.judge_suggestion(run.id, row["item_key"])
         if suggestion:
             lines.append(f"Judge suggests: {suggestion}")
-    if reviewer and not offline:
-        mine = review.current_verdicts(engine, [row["item_key"]], reviewer=reviewer)
-        if len(mine):
-            given = mine.iloc[0]
-            where = "" if pd.isna(given["run_id"]) or int(given["run_id"]) == run.id else (
-                f" (marked in run #{int(given['run_id'])}, which holds the identical row)")
-            lines.append(f"Your current verdict: {given['verdict']}{where}. Marking the row again replaces it.")
+    given = session.given(engine, reviewer, str(row["item_key"])) if reviewer and not offline else None
+    if given is not None:
+        where = "" if given.other_run is None else (
+            f" (marked in run #{given.other_run}, which holds the identical row)")
+        lines.append(f"Your current verdict: {given.verdict}{where}. Marking the row again replaces it.")
     show_row(row, plain=row_blind, data=keys.row_marker(run.id, screen, str(row["item_key"])), lines=lines)
     # The buttons come right after the row, the reason and note beside them: one line, so all of it
     # is visible unscrolled on a 1280x720 window (the fields' labels are their placeholders).
@@ -273,35 +261,15 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
                "press Esc to leave it, then a key, or click a button.")  # fmt: skip
 
 
-def _claimed(scope: review.QueueScope, counts: dict[str, int]) -> int | None:
-    """The row claimed for this reviewer under the scope's rule (None: no row is left that the
-    rule hands out and that is free). A claim the busy database could not write keeps the row
-    on screen (a failed press left it there) rather than hand out one another reviewer holds."""
-    try:
-        if loop.opened is not None:  # shown on purpose: held while on screen, whatever the order
-            review.hold(engine, run.id, reviewer, str(frame.iloc[loop.opened]["item_key"]), rule)
-            return loop.opened
-        here = (bucket, scope_domain, sample or None, rule)
-        keep, let_go = review.resume(st.session_state.get(f"q_claimed_in_{run.id}"), here,
-                              loop.screen.item_key if loop.screen is not None else None)  # fmt: skip
-        st.session_state[f"q_claimed_in_{run.id}"] = here
-        review.release(engine, reviewer, let_go)
-        return review.claim_in_queue(scope, engine, run.id, reviewer, rule, counts, keep)
-    except NotSaved:
-        alert("warning", "The database is busy: the row could not be held for you. The next press or a refresh "
-                         "tries again.")  # fmt: skip
-        return loop.opened if loop.opened is not None else loop.screen.row_idx if loop.screen else None
-
-
 def _offline() -> None:
     """The database cannot be reached: say so, keep the row that was on screen (its verdict and
     the judge's are not read), and keep listening for presses, which will say "Not saved"."""
     st.session_state["db_unreachable"] = True
     st.error(state.UNREACHABLE)
     _show_feedback()
-    if loop.screen is not None:
-        screen = loop.show(loop.screen.row_idx, loop.screen.item_key)
-        _card(frame.iloc[loop.screen.row_idx], screen.number, offline=True)
+    screen = session.offline_screen()
+    if screen is not None:
+        _card(frame.iloc[screen.row_idx], screen.number, offline=True)
     _keyboard()
 
 
@@ -326,70 +294,49 @@ def queue_view() -> None:
         st.rerun()
     scope = _scope()
     try:
-        first, prog = review.queue_position(scope, engine, reviewer)
+        prog = session.progress(engine, scope, reviewer, review_mode)
     except store.DatabaseError:
         _offline()
         return
     st.session_state["db_unreachable"] = False
-    mine_done, total = int(prog.iloc[-1]["reviewed"]), int(prog.iloc[-1]["n"])
-    who = "you" if reviewer else "anyone"
-    try:
-        counts = review.reviewers_per_item(engine) if reviewer else {}  # read once: the claim and the team's progress
-    except store.DatabaseError:
-        _offline()
-        return
-    if reviewer and rule == SPLIT:  # the team splits the scope: its progress is everyone's marks
-        prog = review.team_progress(scope, counts)
-        who = "anyone: the team shares this scope"
-    done = int(prog.iloc[-1]["reviewed"])
+    done, total = prog.done, prog.total
+    who = "anyone: the team shares this scope" if prog.team else "you" if reviewer else "anyone"
     st.progress(done / total if total else 1.0,
                 text=f"Reviewed {done} of {total} in this scope (rows marked by {who}) · {MODE_LINE}")
     _show_feedback()
-    if reviewer and st.session_state.get(f"q_hold_off_{run.id}"):
+    try:
+        turn = session.next_row(engine, frame, scope, reviewer, review_mode, prog)
+    except store.DatabaseError:
+        _offline()
+        return
+    if turn.shown is Shown.HELD_OFF:  # the row the old mode held is let go
         st.info("The review mode changed: no row is held for you until you start reviewing in it.")
-        st.button("Start reviewing", key="q_start", type="primary",
-                  on_click=lambda: st.session_state.pop(f"q_hold_off_{run.id}", None))  # fmt: skip
-        if loop.screen is not None:  # the row the old mode held is let go
-            review.release(engine, reviewer, [loop.screen.item_key])
-        st.session_state.pop(f"q_claimed_in_{run.id}", None)
-        loop.show_nothing()
-        _keyboard()
-        return
-    if reviewer:
-        try:
-            first = _claimed(scope, counts)
-        except store.DatabaseError:
-            _offline()
-            return
-    pos = loop.opened if loop.opened is not None else first
-    if pos is None and reviewer and (rule != SPLIT or mine_done < total):
-        loop.show_nothing()
+        st.button("Start reviewing", key="q_start", type="primary", on_click=session.start_reviewing)
+    if turn.busy:
+        alert("warning", "The database is busy: the row could not be held for you. The next press or a refresh "
+                         "tries again.")  # fmt: skip
+    if turn.shown is Shown.NOTHING_FREE:
         st.info(_nothing_free())
+    elif turn.shown is Shown.CANNOT_MARK:  # nothing is "done" for someone who cannot mark: say why instead
+        st.info(md_escape(f"{session.cannot_mark} {total - done} of the {total} rows of this scope are still to "
+                          "review."))  # fmt: skip
+    elif turn.shown is Shown.FINISHED:
+        _finished(scope)
+    elif turn.shown is Shown.EMPTY:
+        st.info("No rows in this scope.")
+    if turn.screen is None:
         _keyboard()
         return
-    if pos is None:
-        loop.show_nothing()
-        if total and not reviewer:  # nothing is "done" for someone who cannot mark: say why instead
-            st.info(md_escape(f"{loop.cannot_mark} {total - done} of the {total} rows of this scope are still to "
-                              "review."))  # fmt: skip
-        elif total:
-            _finished(scope)
-        else:
-            st.info("No rows in this scope.")
-        _keyboard()
-        return
-    row = frame.iloc[pos]
-    screen = loop.show(pos, str(row["item_key"]))
-    _card(row, screen.number)
+    _card(frame.iloc[turn.screen.row_idx], turn.screen.number)
     _keyboard()
     with st.expander("Progress per domain"):
-        st.dataframe(prog, hide_index=True)
+        st.dataframe(prog.table, hide_index=True)
 
 
 def my_verdicts_view() -> None:
     """The reviewer's verdicts in this scope; any row can be opened in the queue and changed."""
     if not reviewer:
-        st.info(md_escape(loop.cannot_mark))
+        st.info(md_escape(session.cannot_mark))
         return
     mine = my_verdicts.my_verdicts(frame, _scope(), engine, reviewer, blind=blind_view)
     f1, f2 = st.columns([1, 3])

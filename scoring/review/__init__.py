@@ -1,8 +1,10 @@
 """Human review, the public names: what a verdict is and what follows from the verdicts
 (:mod:`scoring.core.adjudication`, pure), the verdict log (:mod:`scoring.store.verdict_log`), the
-queue over a run (:mod:`scoring.review.queue`), one reviewer's pass through it in a tab
-(:mod:`scoring.review.loop`), their own verdicts (:mod:`scoring.review.my_verdicts`) and the run's
-review guidelines (:mod:`scoring.review.guidelines`).
+queue over a run (:mod:`scoring.review.queue`), the review rules (split, double-blind, second
+opinion: who is handed which item, :mod:`scoring.review.claim_rules`), one reviewer's session on a
+run in a tab (:mod:`scoring.review.session`: the mode, the row handed out, one method per action)
+and its pass through the queue (:mod:`scoring.review.loop`), their own verdicts
+(:mod:`scoring.review.my_verdicts`) and the run's review guidelines (:mod:`scoring.review.guidelines`).
 
 Pages and commands use ``from scoring import review`` and ``review.record_mark(...)``.
 """
@@ -50,6 +52,25 @@ from scoring.review.adjudicate import (
     waiting_count,
 )
 from scoring.review.blind import BlindRows, blind_rows
+from scoring.review.claim_rules import (
+    CLAIM_TTL,
+    DOUBLE_BLIND,
+    SECOND_OPINION,
+    SPLIT,
+    VERDICTS_NEEDED,
+    BlindSpec,
+    ClaimRule,
+    blind_buckets,
+    blind_scopes,
+    claim_next,
+    covers,
+    is_blind,
+    live_claims,
+    release,
+    reviewers_per_item,
+    rule_for,
+    set_blind,
+)
 from scoring.review.guidelines import (
     GuidelinesRefused,
     ShownGuidelines,
@@ -73,27 +94,10 @@ from scoring.review.queue import (
     scope_progress,
     team_progress,
 )
+from scoring.review.session import GivenVerdict, ReviewMode, ReviewSession, ScopeProgress, Shown, Turn
 from scoring.review.verdict_table import VERDICT_COLUMNS, VerdictTable, verdict_table
 from scoring.store.adjudications import ADJUDICATE, adjudications, restore_adjudications
 from scoring.store.audit import AUDIT, audit_half_width, audit_keys, set_audit
-from scoring.store.claims import (
-    CLAIM_TTL,
-    DOUBLE_BLIND,
-    SECOND_OPINION,
-    SPLIT,
-    VERDICTS_NEEDED,
-    BlindSpec,
-    ClaimRule,
-    blind_buckets,
-    blind_scopes,
-    claim_next,
-    covers,
-    is_blind,
-    live_claims,
-    release,
-    reviewers_per_item,
-    set_blind,
-)
 from scoring.store.guidelines import MAX_CHARS as GUIDELINES_MAX_CHARS
 from scoring.store.verdict_log import (
     ACTION_BUSY_MS,
@@ -122,7 +126,8 @@ __all__ = [
     "ESTIMATE", "TRIAGE", "job", "job_sentence",
     "CLAIM_TTL", "VERDICTS_NEEDED", "BlindSpec", "blind_buckets", "blind_scopes", "claim_next", "covers", "is_blind",
     "live_claims", "set_blind", "ClaimRule", "DOUBLE_BLIND", "SECOND_OPINION", "SPLIT", "claim_in_queue", "hold",
-    "release", "resume", "team_progress", "reviewers_per_item",
+    "release", "resume", "team_progress", "reviewers_per_item", "rule_for",
+    "GivenVerdict", "ReviewMode", "ReviewSession", "ScopeProgress", "Shown", "Turn",
     "adjudication_queue", "waiting_count", "OwnDecisionRefused", "adjudicate_own_allowed", "own_refusal",
     "own_verdict", "own_verdict_in", "own_warning", "party_to",
     "ACTION_BUSY_MS", "ADJUDICATE", "ADJUDICATION_COLUMNS", "AUTO_RULE", "CONFLICT", "CURRENT_COLUMNS",

@@ -1,7 +1,7 @@
 """Which rows a viewer is shown blind: the one decision every page that serves a row asks.
 
 A row is blind when a double-blind scope of the run holds it (the planner's audit, a bucket, a
-domain, a reproducible sample: :class:`~scoring.store.claims.BlindSpec`), or when the viewer
+domain, a reproducible sample: :class:`~scoring.review.claim_rules.BlindSpec`), or when the viewer
 chose blind review for themselves, or when it is in the run's random sample and blind audits are
 on (``REVIEW_BLIND_AUDIT``, the default): the audit scope the planner chose, and the reproducible
 sample of the queue scope the viewer reviews (its first k rows in review order), which the
@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 
 from scoring.core.adjudication import isin
+from scoring.review.claim_rules import BlindSpec
 from scoring.review.queue import rows_in_scope, sampled_rows_in_scope
 from scoring.store.audit import AUDIT
-from scoring.store.claims import BlindSpec
 
 #: What "My verdicts" shows in the bucket column of a blind row (double-blind scope or blind audit).
 HIDDEN = "hidden (blind review)"
@@ -79,7 +79,7 @@ def blind_rows(
     viewing: BlindSpec | None = None,
 ) -> BlindRows:
     """The rows of a run (its scored frame) shown blind to a viewer: those of the run's
-    double-blind scopes ``specs`` (:func:`~scoring.store.claims.blind_scopes`; a sampled scope
+    double-blind scopes ``specs`` (:func:`~scoring.review.claim_rules.blind_scopes`; a sampled scope
     holds the first k of its review order under the run's ``seed``; the audit scope the items
     in ``audit``), or every row when ``chose_blind`` (the viewer's own Blind review switch).
 

@@ -17,8 +17,8 @@ from scoring.core.adjudication import current_marks, isin
 from scoring.core.order import review_order
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
+from scoring.review.claim_rules import SPLIT, ClaimRule, claim_next, reviewers_per_item
 from scoring.store.audit import AUDIT
-from scoring.store.claims import SPLIT, ClaimRule, claim_next, reviewers_per_item
 from scoring.store.verdict_log import STATE_COLUMNS, read_events, reviewer_state
 
 # --------------------------------------------------------------------------- queue and progress
@@ -179,16 +179,16 @@ def claim_in_queue(
     scope: QueueScope, engine: Engine, run_id: int, reviewer: str, rule: ClaimRule = SPLIT,
     counts: Mapping[str, int] | None = None, keep: Collection[str] | None = None,
 ) -> int | None:  # fmt: skip
-    """row_idx of the row claimed for ``reviewer`` next (see :mod:`scoring.store.claims`): the
+    """row_idx of the row claimed for ``reviewer`` next (see :mod:`scoring.review.claim_rules`): the
     first in queue order that ``rule`` wants, without their verdict and held by nobody else,
     their skipped rows last. None when no such row is left (or free) right now.
 
-    With :data:`~scoring.store.claims.SPLIT` reviewers of one scope get different rows, each the
+    With :data:`~scoring.review.claim_rules.SPLIT` reviewers of one scope get different rows, each the
     front of what is left, so the rows a team has reviewed stay a prefix of the seeded order.
-    ``counts`` (:func:`~scoring.store.claims.reviewers_per_item`, read here when not given) passes
+    ``counts`` (:func:`~scoring.review.claim_rules.reviewers_per_item`, read here when not given) passes
     over the rows the rule no longer wants; each try still re-checks on fresh data. ``keep``:
     the rows to serve first if still open (default: every row the reviewer holds; ``[]`` on a
-    scope just chosen, so it starts at its front), as for :func:`~scoring.store.claims.claim_next`.
+    scope just chosen, so it starts at its front), as for :func:`~scoring.review.claim_rules.claim_next`.
     """
     marked, skipped = reviewer_state(engine, reviewer, None)
     counts = reviewers_per_item(engine) if counts is None else counts
@@ -201,7 +201,7 @@ def claim_in_queue(
 def resume(seen: Hashable | None, here: Hashable, on_screen: str | None) -> tuple[list[str] | None, list[str]]:
     """What a tab's claiming queue serves first, and which claim it lets go, from the scope (and
     rule) it showed last (``seen``; None in a new session), the one chosen now, and the item on
-    screen: ``(keep, let_go)`` for :func:`claim_in_queue` and :func:`~scoring.store.claims.release`.
+    screen: ``(keep, let_go)`` for :func:`claim_in_queue` and :func:`~scoring.review.claim_rules.release`.
 
     A new session (a refresh) serves the rows the reviewer holds first; the same scope keeps the
     row on screen; a newly chosen scope or mode starts at its front and lets the row go.
@@ -215,7 +215,7 @@ def resume(seen: Hashable | None, here: Hashable, on_screen: str | None) -> tupl
 
 def team_progress(scope: QueueScope, counts: Mapping[str, int]) -> pd.DataFrame:
     """The table of :func:`scope_progress` counting every reviewer's verdicts, from
-    :func:`~scoring.store.claims.reviewers_per_item` (read once per press for the claim as well)."""
+    :func:`~scoring.review.claim_rules.reviewers_per_item` (read once per press for the claim as well)."""
     return _progress_table(scope.domains, _done(scope, (k for k, n in counts.items() if n)))
 
 

@@ -89,7 +89,7 @@ class Claim(Base):
 
     One live claim per item at most (the key). A claim is live until ``expires_at`` and while its
     reviewer has not marked the item; an expired or fulfilled claim is taken over by the next
-    reviewer who asks (see :mod:`scoring.store.claims`).
+    reviewer who asks (see :mod:`scoring.store.claim_table`).
     """
 
     __tablename__ = "claims"
