@@ -42,7 +42,7 @@ SAMPLE_COLUMNS = (
     "row_idx", "item_key", "Domain", "bucket", "exact_correct", "overlap_correct", "judge_correct",
     "reviewed", "truth", "conflict", "missing", "by_hand", "rank",
 )  # fmt: skip
-#: The rule on the page and in the README.
+#: The rule on the page and in docs/statistics.md.
 SAMPLE_RULE = (
     "Only a random sample counts: per stratum (bucket x domain), the rows of its seeded review order up to the "
     "last one the review queue served. Rows in that prefix without a settled verdict (skipped, in conflict, "
