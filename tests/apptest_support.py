@@ -25,7 +25,7 @@ from sqlalchemy import Engine
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
-from scoring import store
+from scoring import ingest
 from scoring.store import ENV_VAR, make_engine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -227,6 +227,6 @@ def sample_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     url = f"sqlite:///{tmp_path / 'review.db'}"
     monkeypatch.setenv(ENV_VAR, url)
     eng = make_engine(url)
-    assert store.ensure_sample(eng) is not None
+    assert ingest.ensure_sample(eng) is not None
     yield eng
     eng.dispose()

@@ -5,7 +5,7 @@ Run as ``.venv/bin/python tests/bench_dashboard.py [--rows N | --quick] [--skip-
 (not collected by pytest; ``make bench`` runs it).
 
 1. Page reruns (issue 3/4; ``--skip-apptest`` skips it). Two synthetic runs (1,000 and 100,000
-   rows), stored with ``store.save_run`` in a temporary SQLite file and driven in one process with
+   rows), stored with ``ingest.save_run`` in a temporary SQLite file and driven in one process with
    AppTest. Each action is prepared and warmed up (caches filled), then timed several times; the
    script prints the medians and the 100k/1k ratio per action. Goal: ratio <= 2 (a page rerun),
    <= 1.5 (marking a row in the review queue). To measure another action, write a function that
@@ -16,7 +16,7 @@ Run as ``.venv/bin/python tests/bench_dashboard.py [--rows N | --quick] [--skip-
    whole process (wall clock, start to exit), median of ``--scale-repeats`` (default 3):
 
    * the reference: ``python -m scoring score --responses F --out G``;
-   * upload + Overview: a program doing what the Upload page does (``store.save_run`` into a new
+   * upload + Overview: a program doing what the Upload page does (``ingest.save_run`` into a new
      SQLite file), then what the Overview needs (``store.load_scored`` and the summaries of
      ``scoring.core.report``: ``accuracy_by_domain`` for both ``METRICS``, ``bucket_counts``,
      ``mcnemar``). Goal: <= 3x the CLI's time;
@@ -71,7 +71,7 @@ from bench_goals import goal  # noqa: E402
 from bench_scoring import Child, check_child, gib, run_child, time_cli  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from scoring import review, store  # noqa: E402
+from scoring import ingest, review, store  # noqa: E402
 from scoring.store import ENV_VAR, make_engine  # noqa: E402
 
 APP = ROOT / "app.py"
@@ -287,7 +287,7 @@ def apptest_section(args: argparse.Namespace) -> bool:
         for n in SIZES:
             data = synthetic_csv(n, seed=n)
             start = time.perf_counter()
-            result = store.save_run(engine, data, f"bench_{n}.csv")
+            result = ingest.save_run(engine, data, f"bench_{n}.csv")
             print(f"  save_run {n:>7,} rows: {time.perf_counter() - start:6.2f} s ({len(data) / 1e6:.1f} MB)")
             run_ids[n] = result.run.id
             seed_verdicts(engine, result.run.id)
@@ -352,7 +352,7 @@ def compare_section(args: argparse.Namespace) -> bool:
             engine = make_engine(url)
             ids = []
             for seed in (n, n + 1):
-                run = store.save_run(engine, synthetic_csv(n, seed=seed), f"compare_{n}_s{seed}.csv").run
+                run = ingest.save_run(engine, synthetic_csv(n, seed=seed), f"compare_{n}_s{seed}.csv").run
                 seed_verdicts(engine, run.id)
                 ids.append(run.id)
             engine.dispose()
@@ -378,13 +378,13 @@ UPLOAD_PROGRAM = """
 import json, sys, time
 from pathlib import Path
 t0 = time.perf_counter()
-from scoring import store
+from scoring import ingest, store
 from scoring.core import report
 db_url, path, filename = sys.argv[1:4]
 data = Path(path).read_bytes()
 t1 = time.perf_counter()
 engine = store.make_engine(db_url)
-run_id = store.save_run(engine, data, filename).run.id
+run_id = ingest.save_run(engine, data, filename).run.id
 t2 = time.perf_counter()
 scored = store.load_scored(engine, run_id)
 t3 = time.perf_counter()
@@ -402,12 +402,12 @@ SAVE_PROGRAM = """
 import json, sys
 sys.path.insert(0, "tests")
 from bench_scoring import generate_csv
-from scoring import store
+from scoring import ingest, store
 db_url, rows, stem = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 engine = store.make_engine(db_url)
 ids = []
 for seed in map(int, sys.argv[4:]):
-    ids.append(store.save_run(engine, generate_csv(rows, seed), f"{stem}_s{seed}.csv").run.id)
+    ids.append(ingest.save_run(engine, generate_csv(rows, seed), f"{stem}_s{seed}.csv").run.id)
 print(json.dumps(ids))
 """
 
@@ -600,7 +600,7 @@ def engine_section(args: argparse.Namespace) -> bool:
     """Issue 11: saving a 100,000-row upload on PostgreSQL takes no longer than on SQLite
     (within 10%, the noise between runs on this machine).
 
-    The same bytes are saved with ``store.save_run`` into a fresh SQLite file and a fresh
+    The same bytes are saved with ``ingest.save_run`` into a fresh SQLite file and a fresh
     database on a throwaway PostgreSQL server (``tests/pg_server.py``), median of 3 each.
     """
     data = synthetic_csv(ENGINE_ROWS, seed=11)
@@ -616,7 +616,7 @@ def engine_section(args: argparse.Namespace) -> bool:
                         drop, url = server.database()
                     engine = make_engine(url)
                     start = time.perf_counter()
-                    store.save_run(engine, data, f"engines_{i}.csv")
+                    ingest.save_run(engine, data, f"engines_{i}.csv")
                     times[name].append(time.perf_counter() - start)
                     engine.dispose()
                     if drop:
@@ -624,7 +624,7 @@ def engine_section(args: argparse.Namespace) -> bool:
     finally:
         server.stop()
     sqlite_s, pg_s = statistics.median(times["sqlite"]), statistics.median(times["postgresql"])
-    print(f"\nSaving {ENGINE_ROWS:,} rows (store.save_run, median of 3): SQLite {sqlite_s:.2f} s "
+    print(f"\nSaving {ENGINE_ROWS:,} rows (ingest.save_run, median of 3): SQLite {sqlite_s:.2f} s "
           f"({', '.join(f'{t:.2f}' for t in times['sqlite'])}), PostgreSQL {pg_s:.2f} s "
           f"({', '.join(f'{t:.2f}' for t in times['postgresql'])})")
     # Both engines store the rows as the same few Parquet parts, so the save is the same CPU work

@@ -24,7 +24,7 @@ from bench_review_browser import synthetic_csv  # noqa: E402
 from browser import launch_chromium, open_nav, settle, start_app  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from scoring import store  # noqa: E402
+from scoring import ingest, store  # noqa: E402
 
 UNBOUNDED_MB = 1_000_000
 
@@ -68,7 +68,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="bench_memory_"))
     url = f"sqlite:///{folder / 'review.db'}"
     engine = store.make_engine(url)
-    run_ids = [store.save_run(engine, synthetic_csv(args.rows, seed), f"mem_{seed}.csv").run.id
+    run_ids = [ingest.save_run(engine, synthetic_csv(args.rows, seed), f"mem_{seed}.csv").run.id
                for seed in range(args.runs)]  # fmt: skip
     engine.dispose()
     bounded = server_rss(url, run_ids, args.budget_mb, folder / "bounded.log")

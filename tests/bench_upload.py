@@ -6,7 +6,7 @@ the sample run, two ways, while a reviewer thread marks a sample row every 100 m
 the rows start going in until the save returns:
 
 * baseline: the run and all its stored parts in ONE write transaction (kept here only);
-* project: ``store.save_run`` (parts in short transactions, :mod:`scoring.store.chunked`).
+* project: ``ingest.save_run`` (parts in short transactions, :mod:`scoring.store.chunked`).
 
 Since issue 10 a run's rows are stored as one Parquet file in 2 MiB parts, so the write phase is
 a few inserts; the baseline shows what one transaction for all of them holds.
@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from bench_dashboard import synthetic_csv  # noqa: E402
 from sqlalchemy import Engine, insert  # noqa: E402
 
-from scoring import review, store  # noqa: E402
+from scoring import ingest, review, store  # noqa: E402
 from scoring.core.loader import load_bytes  # noqa: E402
 from scoring.store import judge_cache, make_engine, run_table, runs, writer  # noqa: E402
 from scoring.store.tables import Run, RunPart  # noqa: E402
@@ -55,7 +55,7 @@ JUDGE_ROWS = 5_000
 
 
 def save_single_transaction(engine: Engine, data: bytes, filename: str, writing: threading.Event) -> list[float]:
-    """store.save_run without short transactions: parse and score, then the run and every part in
+    """ingest.save_run without short transactions: parse and score, then the run and every part in
     one write transaction. Returns that transaction's lock hold (a one-element list)."""
     frame = load_bytes(data, filename).table
     extra = [c for c in frame.columns if c not in store.ROW_COLUMNS]
@@ -74,7 +74,7 @@ def save_single_transaction(engine: Engine, data: bytes, filename: str, writing:
 
 
 def save_project(engine: Engine, data: bytes, filename: str, writing: threading.Event) -> list[float]:
-    """store.save_run, with its write transactions' lock holds taken from the stats it records."""
+    """ingest.save_run, with its write transactions' lock holds taken from the stats it records."""
     holds: list[float] = []
     real = runs._write_parts
 
@@ -86,7 +86,7 @@ def save_project(engine: Engine, data: bytes, filename: str, writing: threading.
 
     runs._write_parts = spy
     try:
-        result = store.save_run(engine, data, filename)
+        result = ingest.save_run(engine, data, filename)
     finally:
         runs._write_parts = real
     assert result.created
@@ -150,7 +150,7 @@ def measure(save: Callable[[Engine, bytes, str, threading.Event], list[float]], 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.db"
         engine = make_engine(f"sqlite:///{path}")
-        sample = store.ensure_sample(engine)
+        sample = ingest.ensure_sample(engine)
         assert sample is not None
         key = store.load_scored(engine, sample.id)["item_key"].iloc[0]
         writing, done = threading.Event(), threading.Event()

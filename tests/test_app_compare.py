@@ -25,7 +25,7 @@ import pytest
 from apptest_support import alerts, click, frame_with, markdown_texts, open_page, texts
 from streamlit.testing.v1 import AppTest
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.compare import SOURCE_TITLES, match_runs, paired_comparisons
 from scoring.compare.stored import stored_run
 from scoring.store import ENV_VAR, make_engine
@@ -71,7 +71,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, store.R
         for key, name, data, model, language in (("A", "gpt_hindi.csv", RUN_A, "GPT", "Hindi"),
                                                  ("B", "llama_hindi.csv", RUN_B, "Llama", "Hindi"),
                                                  ("C", "gpt_tamil.csv", RUN_C, "GPT", "Tamil")):  # fmt: skip
-            run = store.save_run(engine, data, name).run
+            run = ingest.save_run(engine, data, name).run
             store.update_run_meta(engine, run.id, run.name, model, language)
             saved[key] = store.get_run(engine, run.id)
         yield saved

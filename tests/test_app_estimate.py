@@ -39,7 +39,7 @@ from apptest_support import (
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.core.formatting import interval, percent
 from scoring.estimate import (
     ACCURACY_METHOD,
@@ -293,7 +293,7 @@ def test_reasons_table_counts_and_golden_wrong_downloads(
 
     # Every run: another language's run answering the first flagged question adds its response to
     # the report and its reasons under its own language.
-    other = store.save_run(engine, (
+    other = ingest.save_run(engine, (
         "question,answer,Domain,response\n"
         f'"{first["question"]}","{first["answer"]}",{first["Domain"]},another response\n'
         "Capital?,Delhi,Geography,Delhi\n"

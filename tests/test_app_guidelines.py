@@ -22,7 +22,7 @@ from apptest_support import (
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import export, review, store
+from scoring import export, ingest, review, store
 from scoring.store import guidelines as stored
 
 MARKUP = ("# Heading\n**bold** [link](http://127.0.0.1:9/x) ![img](http://127.0.0.1:9/p.png) "
@@ -77,7 +77,7 @@ def test_too_long_guidelines_get_one_clear_line_and_nothing_is_saved(engine: Eng
 
 
 def test_reuse_copies_the_last_runs_guidelines_into_this_run(engine: Engine, run_id: int) -> None:
-    other = store.save_run(engine, b"question,answer,Domain,response\nq,a,D,a\n", "older.csv").run.id
+    other = ingest.save_run(engine, b"question,answer,Domain,response\nq,a,D,a\n", "older.csv").run.id
     review.save_guidelines(engine, other, "Rules of the older run.", "ana")
     at = open_page("adjudication", reviewer="ana", run_id=run_id)
     click(at, "adj_guidelines_reuse")

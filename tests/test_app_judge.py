@@ -36,7 +36,7 @@ from openai_stub import StubOpenAI
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import export, judge, store
+from scoring import export, ingest, judge, store
 from scoring.core.report import COMBINED
 from scoring.judge import settings as judge_settings
 from scoring.store import ENV_VAR, judge_cache, make_engine
@@ -59,7 +59,7 @@ def db_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def engine(db_path: Path) -> Iterator[Engine]:
     eng = make_engine(f"sqlite:///{db_path}")
-    assert store.ensure_sample(eng) is not None
+    assert ingest.ensure_sample(eng) is not None
     yield eng
     eng.dispose()
 
@@ -490,7 +490,7 @@ def test_trust_per_language_across_the_runs_that_carry_one(
     assert info.language  # the bundled sample names its languages
     store.update_run_meta(engine, run_id, info.name, info.model, "Hindi")
     data = store.SAMPLE_PATH.read_bytes().replace(b"\n", b"\r\n")  # the same rows, another file
-    other = store.save_run(engine, data, "tamil.csv").run
+    other = ingest.save_run(engine, data, "tamil.csv").run
     store.update_run_meta(engine, other.id, "Tamil run", "", "Tamil")
     at = open_page("judge", run_id=run_id)
     assert len(frames_with(at, "scope")) == 2  # per bucket, per domain: languages wait for the switch

@@ -20,7 +20,7 @@ from apptest_support import browser_cells, open_page, texts
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import judge, review, store
+from scoring import ingest, judge, review, store
 from scoring.core.report import COMBINED
 from scoring.judge import settings as judge_settings
 from scoring.store import ENV_VAR, judge_cache, make_engine
@@ -38,7 +38,7 @@ def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
     for name in judge.ENV_NAMES.values():
         monkeypatch.delenv(name, raising=False)
     eng = make_engine(url)
-    assert store.ensure_sample(eng) is not None
+    assert ingest.ensure_sample(eng) is not None
     yield eng
     eng.dispose()
 

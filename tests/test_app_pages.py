@@ -21,7 +21,7 @@ from apptest_support import markdown_texts, texts, unescape_md
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.core.loader import load_bytes, load_path
 from scoring.core.report import score_frame
 from scoring.store import ENV_VAR, make_engine
@@ -211,7 +211,7 @@ def test_deep_link_as_first_run_runs_app_py(db_url: str, engine: Engine, monkeyp
     app.py (sidebar, ``?run=`` handling) must run around the page, on this run and the next; with a
     ``pages/`` folder next to app.py Streamlit would run the page file alone (multipage v1).
     """
-    sample = store.ensure_sample(engine)
+    sample = ingest.ensure_sample(engine)
     assert sample is not None
     at = new_app()
     at.query_params["run"] = str(sample.id)
@@ -294,8 +294,8 @@ def test_non_numeric_run_in_url_falls_back(db_url: str, engine: Engine) -> None:
 
 def test_run_in_url_opens_that_run(db_url: str, engine: Engine) -> None:
     """A shared link with ?run= of an older run lands on that run, not the newest."""
-    older = store.save_run(engine, GOOD_CSV, GOOD_NAME).run
-    newer = store.save_run(engine, XSS_CSV, XSS_NAME).run
+    older = ingest.save_run(engine, GOOD_CSV, GOOD_NAME).run
+    newer = ingest.save_run(engine, XSS_CSV, XSS_NAME).run
     assert store.list_runs(engine)[0].id == newer.id
     at = open_app({"run": str(older.id)})
     assert run_param(at) == str(older.id)
@@ -579,8 +579,8 @@ def test_agreement_opens_a_found_row_in_the_review_queue(db_url: str, engine: En
 
 
 def test_reviewers_page_units_duplicates_conflicts_and_carried_marks(db_url: str, engine: Engine) -> None:
-    run = store.save_run(engine, DUP_CSV, DUP_NAME).run
-    other = store.save_run(engine, DUP_OTHER_CSV, "other_" + DUP_NAME).run
+    run = ingest.save_run(engine, DUP_CSV, DUP_NAME).run
+    other = ingest.save_run(engine, DUP_OTHER_CSV, "other_" + DUP_NAME).run
     scored = store.load_scored(engine, run.id)
     keys = scored["item_key"].tolist()
     assert keys[1] == keys[4] and len(set(keys)) == 4
@@ -619,7 +619,7 @@ def test_reviewers_page_units_duplicates_conflicts_and_carried_marks(db_url: str
 
 @pytest.mark.parametrize("page", ["overview", "agreement", "reviewers", "judge"])
 def test_no_none_or_p_zero_on_number_pages(db_url: str, engine: Engine, page: str) -> None:
-    run = store.save_run(engine, SKEWED_CSV, SKEWED_NAME).run
+    run = ingest.save_run(engine, SKEWED_CSV, SKEWED_NAME).run
     scored = store.load_scored(engine, run.id)
     review.record_mark(engine, str(scored.loc[0, "item_key"]), run.id, "alice", "correct")
     review.record_mark(engine, str(scored.loc[0, "item_key"]), run.id, "bob", "wrong")

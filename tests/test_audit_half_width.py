@@ -13,7 +13,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.store import make_engine, migrations
 from scoring.store.audit import audit_half_width, set_audit
 from scoring.store.migrations.schema import metadata
@@ -23,7 +23,7 @@ CSV = b"answer,response\na,a\nb,c\nc,c\n"
 
 def _engine_with_run(path: Path) -> tuple:
     engine = make_engine(f"sqlite:///{path}")
-    run = store.save_run(engine, CSV, "plan.csv").run
+    run = ingest.save_run(engine, CSV, "plan.csv").run
     return engine, run, store.load_scored(engine, run.id)["item_key"].tolist()
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 from browser import TIMEOUT_MS, AppServer, Traffic, exception_count, open_nav, settle, start_app, upload_file
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from scoring import store
+from scoring import ingest, store
 from scoring.core.loader import load_bytes
 from scoring.core.report import mcnemar, score_frame
 from scoring.store import make_engine
@@ -171,7 +171,7 @@ def test_shared_link_works_as_the_first_visit_after_a_start(tmp_path: Path, brow
     """
     url = f"sqlite:///{tmp_path / 'review.db'}"
     engine = make_engine(url)
-    sample = store.ensure_sample(engine)
+    sample = ingest.ensure_sample(engine)
     engine.dispose()
     assert sample is not None
     app = start_app(url, tmp_path / "streamlit.log")

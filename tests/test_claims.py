@@ -14,7 +14,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Engine, update
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.core.errors import NotSaved
 from scoring.review import claim_rules as claims
 from scoring.review.queue import QueueScope, claim_in_queue, hold, resume, team_progress
@@ -63,7 +63,7 @@ def test_a_scope_with_every_verdict_hands_out_nothing(engine: Engine) -> None:
 
 
 def test_blind_scopes_are_per_run_and_bucket(engine: Engine) -> None:
-    run = store.save_run(engine, b"answer,response\na,a\nb,c\n", "blind.csv").run
+    run = ingest.save_run(engine, b"answer,response\na,a\nb,c\n", "blind.csv").run
     assert not claims.is_blind(engine, run.id, "overlap_only")
     claims.set_blind(engine, run.id, "overlap_only", "ana")
     assert claims.is_blind(engine, run.id, "overlap_only") and not claims.is_blind(engine, run.id, "both_fail")
@@ -124,7 +124,7 @@ def test_reviewers_asking_at_once_never_share_an_item(engine: Engine) -> None:
 
 
 def test_a_domain_or_a_sample_can_be_blind_and_covers_only_its_own_items(engine: Engine) -> None:
-    run = store.save_run(engine, b"answer,response\na,a\nb,c\n", "scopes.csv").run
+    run = ingest.save_run(engine, b"answer,response\na,a\nb,c\n", "scopes.csv").run
     food = claims.BlindSpec("overlap_only", "Food")
     claims.set_blind(engine, run.id, food, "ana")
     assert claims.is_blind(engine, run.id, food)
@@ -155,8 +155,8 @@ def test_claims_are_read_a_window_at_a_time_past_a_finished_front(engine: Engine
 
 
 def test_the_audit_set_is_per_run_replaced_whole_and_blind_like_a_bucket(engine: Engine) -> None:
-    run = store.save_run(engine, b"answer,response\na,a\nb,c\n", "audit.csv").run
-    other = store.save_run(engine, b"answer,response\nx,y\n", "other.csv").run
+    run = ingest.save_run(engine, b"answer,response\na,a\nb,c\n", "audit.csv").run
+    other = ingest.save_run(engine, b"answer,response\nx,y\n", "other.csv").run
     assert review.audit_keys(engine, run.id) == set()
     assert review.set_audit(engine, run.id, ["k1", "k2", "k1"], "ana") == 2
     review.set_audit(engine, other.id, ["k9"], "ana")
@@ -174,7 +174,7 @@ def test_the_audit_set_is_per_run_replaced_whole_and_blind_like_a_bucket(engine:
 def team_scope(engine: Engine, n: int = 24) -> tuple[int, QueueScope]:
     """A stored run of ``n`` distinct rows and its whole-run queue scope in the seeded order."""
     lines = ["question,answer,Domain,response"] + [f"q{i}?,a{i},{('Art', 'Food')[i % 2]},r{i}" for i in range(n)]
-    run = store.save_run(engine, ("\n".join(lines) + "\n").encode(), "team.csv").run
+    run = ingest.save_run(engine, ("\n".join(lines) + "\n").encode(), "team.csv").run
     scope = review.queue_scope(store.load_scored(engine, run.id), bucket=None, seed=run.review_seed)
     assert list(scope.row_idx) != sorted(scope.row_idx)  # the seeded order, not the file's
     return run.id, scope

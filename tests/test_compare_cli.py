@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from scoring import compare as C
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.cli import main
 from scoring.compare.stored import stored_run
 from scoring.store import judge_cache, make_engine
@@ -211,8 +211,8 @@ def database(tmp_path: Path):
     pending), judge labels on q1 in both runs."""
     url = f"sqlite:///{tmp_path / 'review.db'}"
     engine = make_engine(url)
-    run_a = store.save_run(engine, csv_bytes(ROWS_A[:5]), "model_a_hindi.csv").run
-    run_b = store.save_run(engine, csv_bytes(ROWS_B), "model_b_hindi.csv").run
+    run_a = ingest.save_run(engine, csv_bytes(ROWS_A[:5]), "model_a_hindi.csv").run
+    run_b = ingest.save_run(engine, csv_bytes(ROWS_B), "model_b_hindi.csv").run
     keys_a = store.load_table(engine, run_a.id)["item_key"].to_list()
     table_b = store.load_table(engine, run_b.id)
     q1_b = table_b.filter(table_b["qid"] == "1")["item_key"].item()

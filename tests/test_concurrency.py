@@ -15,8 +15,8 @@ import types
 import pytest
 from sqlalchemy import func, select
 
+from scoring import ingest, store
 from scoring import review as V
-from scoring import store
 from scoring.store import chunked, make_engine, run_table
 from scoring.store.tables import Run, VerdictEvent
 
@@ -195,12 +195,12 @@ def test_marks_commit_within_a_second_while_a_large_upload_is_saved(db_url, monk
     monkeypatch.setattr(run_table, "PART_BYTES", 2 * 1024)
     monkeypatch.setattr(chunked, "MAX_CHUNK", 1)
     engine = make_engine(db_url)
-    sample = store.ensure_sample(engine)
+    sample = ingest.ensure_sample(engine)
     assert sample is not None
     samples = [r.id for r in store.list_runs(engine)]  # the sample set, newest first
     key = store.load_scored(engine, sample.id)["item_key"].iloc[0]
     data = _upload_csv(UPLOAD_ROWS)
-    saved: list[store.SaveResult] = []
+    saved: list[ingest.SaveResult] = []
     errors: list[BaseException] = []
     latencies: list[float] = []
     during: list[bool] = []  # was the upload still being written when the mark committed?
@@ -208,7 +208,7 @@ def test_marks_commit_within_a_second_while_a_large_upload_is_saved(db_url, monk
 
     def upload() -> None:
         try:
-            saved.append(store.save_run(engine, data, "big_hindi.csv"))
+            saved.append(ingest.save_run(engine, data, "big_hindi.csv"))
         except BaseException as exc:  # noqa: BLE001  (reported below)
             errors.append(exc)
 

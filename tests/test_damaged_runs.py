@@ -28,7 +28,7 @@ import pytest
 from apptest_support import APP, PAGES, TIMEOUT, ok, open_page
 from streamlit.testing.v1 import AppTest
 
-from scoring import store
+from scoring import ingest, store
 from scoring.store import ENV_VAR, DamagedRun, describe_failure, load_table, make_engine
 from scoring.store.run_table import SEAL_BYTES
 
@@ -41,7 +41,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A database holding the bundled sample set (four runs), made once and copied per test."""
     path = tmp_path_factory.mktemp("template") / "review.db"
     engine = make_engine(f"sqlite:///{path}")
-    store.ensure_sample(engine)
+    ingest.ensure_sample(engine)
     engine.dispose()
     return path
 

@@ -25,6 +25,7 @@ from sqlalchemy import create_engine, text
 from streamlit.testing.v1 import AppTest
 
 from scoring import review
+from scoring.ingest import save_run
 from scoring.store import (
     ENV_VAR,
     LOCK_WAIT_SETTING,
@@ -32,7 +33,6 @@ from scoring.store import (
     listed_runs,
     load_scored,
     make_engine,
-    save_run,
 )
 from scoring.store.migrations import SchemaTooNew
 

@@ -46,7 +46,7 @@ from browser import (
 from playwright.sync_api import Browser, BrowserContext, Page, WebSocket, expect, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.review import identity as I
 from scoring.store import make_engine
 
@@ -215,7 +215,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, postgres) -> Iterator[Site]: 
     folder = tmp_path_factory.mktemp("deploy_nginx")
     name, url = postgres.database()
     engine = make_engine(url)
-    store.ensure_sample(engine)  # before the dashboards start, so they do not race to load it
+    ingest.ensure_sample(engine)  # before the dashboards start, so they do not race to load it
     engine.dispose()
     env = {I.HEADER_SETTING: HEADER, I.ADJUDICATORS_SETTING: "", I.REVIEWERS_SETTING: ""}
     with ThreadPoolExecutor(2) as pool:

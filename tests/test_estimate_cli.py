@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.cli import main
 from scoring.estimate import ACCURACY_METHOD, PLAN_METHOD
 from scoring.estimate.stored import stored_final
@@ -41,7 +41,7 @@ def database(tmp_path: Path):
     overlap_only 12 in conflict (unresolved), 13 correct. Judge labels on rows 0, 5 and 6."""
     url = f"sqlite:///{tmp_path / 'review.db'}"
     engine = make_engine(url)
-    run = store.save_run(engine, csv_bytes(), "model_hindi.csv").run
+    run = ingest.save_run(engine, csv_bytes(), "model_hindi.csv").run
     keys = store.load_table(engine, run.id)["item_key"].to_list()
     mark = review.record_mark
     mark(engine, keys[0], run.id, "alice", "correct")

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 from estimate_sim import population
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.core.export_format import to_csv_bytes
 from scoring.core.protocols import BUCKETS
 from scoring.estimate import estimate_accuracy, make_sample
@@ -120,7 +120,7 @@ def test_a_stored_run_counts_queue_rows_and_lists_rows_opened_by_hand(tmp_path: 
     not, and every verdict still counts in the adjudicated figures."""
     engine = make_engine(f"sqlite:///{tmp_path / 'review.db'}")
     body = "question,answer,Domain,response\n" + "".join(f"q{i},a{i},Art,a{i} b\n" for i in range(30))
-    run = store.save_run(engine, body.encode(), "m_hindi.csv").run
+    run = ingest.save_run(engine, body.encode(), "m_hindi.csv").run
     scope = review.queue_scope(store.load_scored(engine, run.id), None, None, seed=run.review_seed)
     loop = ReviewLoop(run.id)
     keys = store.load_table(engine, run.id)["item_key"].to_list()
@@ -147,7 +147,7 @@ def test_a_stored_run_counts_queue_rows_and_lists_rows_opened_by_hand(tmp_path: 
     # "via") and the order it served them in (the export's review seed; tests/test_restore_estimate.py).
     exported = to_csv_bytes(build_export(engine, run.id))
     fresh = make_engine(f"sqlite:///{tmp_path / 'restored.db'}")
-    again = store.save_run(fresh, exported, "m_hindi_export.csv").run
+    again = ingest.save_run(fresh, exported, "m_hindi_export.csv").run
     assert again.review_seed == run.review_seed
     assert review.served_keys(fresh, again.id) == review.served_keys(engine, run.id)
     assert keys[far] not in review.served_keys(fresh, again.id)

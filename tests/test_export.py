@@ -19,8 +19,8 @@ from sqlalchemy import func, select
 
 import scoring
 from scoring import export as E
+from scoring import ingest, store
 from scoring import review as V
-from scoring import store
 from scoring.cli import main
 from scoring.core.errors import InputError
 from scoring.core.items import item_key
@@ -58,7 +58,7 @@ def engine(db_url):
 
 @pytest.fixture
 def run(engine):
-    return store.save_run(engine, csv_bytes(ROWS), "model_hindi.csv").run
+    return ingest.save_run(engine, csv_bytes(ROWS), "model_hindi.csv").run
 
 
 @pytest.fixture
@@ -271,7 +271,7 @@ def final_of(engine, run_id: int) -> pd.DataFrame:
 def test_round_trip_restores_verdicts_on_a_fresh_database(tmp_path, engine, conflicted, keys, bom):
     exported = E.to_csv_bytes(E.build_export(engine, conflicted.id), bom=bom)
     fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
-    result = store.save_run(fresh, exported, "run_export.csv")
+    result = ingest.save_run(fresh, exported, "run_export.csv")
     assert result.created
     assert result.restored == 8  # alice+bob on rows 0, 2 and 5 (two conflicts), carol on rows 4 and 6
     assert result.run.extra_columns == ["note_input", "source"]  # no export column stored as an extra
@@ -310,7 +310,7 @@ def test_round_trip_through_jsonl(tmp_path, engine, conflicted):
         ("@bob", "wrong", "2026-02-03T04:05:06.654321Z"), ("alice", "correct", "2026-01-02T03:04:05.123456Z"),
     ]  # fmt: skip
     fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
-    run = store.save_run(fresh, csv_bytes(ROWS), "model_hindi.csv").run
+    run = ingest.save_run(fresh, csv_bytes(ROWS), "model_hindi.csv").run
     scored = store.load_scored(fresh, run.id)
     assert E.restore_verdicts(fresh, run.id, scored, jsonl_part(data)) == 8
     assert current_set(fresh, exact=True) == current_set(engine, exact=True)
@@ -325,7 +325,7 @@ def test_an_uploaded_jsonl_export_restores_every_verdict(tmp_path, engine, confl
     neutralising quote to undo), every reviewer's verdict and the conflicts."""
     data = E.to_jsonl_bytes(E.build_export(engine, conflicted.id))
     fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
-    result = store.save_run(fresh, data, "run_export.jsonl")
+    result = ingest.save_run(fresh, data, "run_export.jsonl")
     assert result.created and result.restored == 8
     assert result.run.extra_columns == ["note_input", "source"]
     scored = store.load_scored(fresh, result.run.id)
@@ -338,11 +338,11 @@ def test_an_uploaded_jsonl_export_restores_every_verdict(tmp_path, engine, confl
 def test_uploading_the_export_twice_adds_nothing_the_second_time(tmp_path, engine, conflicted):
     exported = E.to_csv_bytes(E.build_export(engine, conflicted.id))
     fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
-    assert store.save_run(fresh, exported, "a.csv").restored == 8
+    assert ingest.save_run(fresh, exported, "a.csv").restored == 8
     events, verdicts_before = event_count(fresh), current_set(fresh, exact=True)
-    same = store.save_run(fresh, exported, "a.csv")  # identical bytes: the same run opens
+    same = ingest.save_run(fresh, exported, "a.csv")  # identical bytes: the same run opens
     assert not same.created and event_count(fresh) == events
-    other_bytes = store.save_run(fresh, codecs.BOM_UTF8 + exported, "b.csv")  # a new run, the same verdicts
+    other_bytes = ingest.save_run(fresh, codecs.BOM_UTF8 + exported, "b.csv")  # a new run, the same verdicts
     assert other_bytes.created and other_bytes.restored == 0
     assert event_count(fresh) == events and current_set(fresh, exact=True) == verdicts_before
 
@@ -350,7 +350,7 @@ def test_uploading_the_export_twice_adds_nothing_the_second_time(tmp_path, engin
 def test_round_trip_into_the_same_database_adds_nothing(engine, conflicted):
     before, events = current_set(engine, exact=True), event_count(engine)
     exported = E.to_csv_bytes(E.build_export(engine, conflicted.id))
-    result = store.save_run(engine, exported, "again.csv")
+    result = ingest.save_run(engine, exported, "again.csv")
     assert result.created and result.run.id != conflicted.id
     assert result.restored == 0
     assert event_count(engine) == events
@@ -363,7 +363,7 @@ def test_a_newer_verdict_is_not_reverted_by_an_older_export(tmp_path, engine, co
     V.record_mark(engine, keys[5], conflicted.id, "alice", "wrong", "", "changed my mind", later)
     V.record_mark(engine, keys[7], conflicted.id, "dave", "correct")  # not in the export: untouched
     before = current_set(engine, exact=True)
-    assert store.save_run(engine, exported, "older.csv").restored == 0
+    assert ingest.save_run(engine, exported, "older.csv").restored == 0
     assert current_set(engine, exact=True) == before
 
 
@@ -372,7 +372,7 @@ def test_a_verdict_edited_in_the_export_is_recorded(engine, conflicted, keys):
     carol = frame.loc[6, E.VERDICTS_COLUMN][0]
     carol.update(verdict="correct", reason="Paraphrase")  # same time, other verdict: the file's edit wins
     frame.loc[6, "human_verdict"] = "correct"
-    result = store.save_run(engine, E.to_csv_bytes(frame), "edited.csv")
+    result = ingest.save_run(engine, E.to_csv_bytes(frame), "edited.csv")
     assert result.restored == 1
     cur = V.current_verdicts(engine).set_index(["item_key", "reviewer"])
     assert cur.loc[(keys[6], "carol"), ["verdict", "reason"]].tolist() == ["correct", "paraphrase"]
@@ -382,13 +382,13 @@ def test_old_format_export_restores_as_before(tmp_path, engine, conflicted, keys
     """An export without the per-reviewer column: agreed rows restore, conflicts cannot."""
     exported = E.to_csv_bytes(old_format(E.build_export(engine, conflicted.id)))
     fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
-    result = store.save_run(fresh, exported, "old_export.csv")
+    result = ingest.save_run(fresh, exported, "old_export.csv")
     assert result.restored == 4  # alice+bob on row 0, carol on rows 4 and 6; the two conflicts are not restorable
     conflict_free = {row for row in current_set(engine) if row[0] not in (keys[2], keys[5])}
     assert current_set(fresh) == conflict_free
     assert result.run.extra_columns == ["note_input", "source"]
     events = event_count(fresh)
-    assert store.save_run(fresh, codecs.BOM_UTF8 + exported, "old_again.csv").restored == 0
+    assert ingest.save_run(fresh, codecs.BOM_UTF8 + exported, "old_again.csv").restored == 0
     assert event_count(fresh) == events
 
 
@@ -397,7 +397,7 @@ def test_old_format_records_a_changed_verdict(engine, reviewed, keys):
     frame.loc[6, "human_verdict"] = "correct"
     frame.loc[6, "reason"] = "Paraphrase"
     frame.loc[1, ["human_verdict", "reviewers"]] = ["wrong", "dave"]
-    result = store.save_run(engine, E.to_csv_bytes(frame), "edited.csv")
+    result = ingest.save_run(engine, E.to_csv_bytes(frame), "edited.csv")
     assert result.restored == 2
     cur = V.current_verdicts(engine).set_index(["item_key", "reviewer"])
     assert cur.loc[(keys[6], "carol"), ["verdict", "reason"]].tolist() == ["correct", "paraphrase"]
@@ -418,7 +418,7 @@ def test_bad_verdict_cells_refuse_the_upload(engine, reviewed, column, value, me
     frame.loc[1, column] = value
     runs = len(store.list_runs(engine))
     with pytest.raises(InputError, match=message):
-        store.save_run(engine, E.to_csv_bytes(frame), "bad.csv")
+        ingest.save_run(engine, E.to_csv_bytes(frame), "bad.csv")
     assert len(store.list_runs(engine)) == runs  # nothing stored
 
 
@@ -454,7 +454,7 @@ def test_malformed_verdicts_cell_is_a_clear_error(engine, reviewed, cell, messag
     frame.at[1, E.VERDICTS_COLUMN] = cell
     runs, events = len(store.list_runs(engine)), event_count(engine)
     with pytest.raises(InputError, match=f"^Data row 2 of the exported file, column 'human_verdicts'.*({message})"):
-        store.save_run(engine, E.to_csv_bytes(frame), "bad.csv")
+        ingest.save_run(engine, E.to_csv_bytes(frame), "bad.csv")
     assert len(store.list_runs(engine)) == runs and event_count(engine) == events
 
 
@@ -467,7 +467,7 @@ def test_summary_columns_that_disagree_with_the_verdicts_column_are_refused(engi
     frame = E.build_export(engine, reviewed.id)
     frame.loc[4, ["human_verdict", "reviewers"]] = [human_verdict, reviewers]  # row 4: carol, correct
     with pytest.raises(InputError, match="Data row 5 .*do not match column 'human_verdicts'.*carol: correct"):
-        store.save_run(engine, E.to_csv_bytes(frame), "edited.csv")
+        ingest.save_run(engine, E.to_csv_bytes(frame), "edited.csv")
 
 
 def test_verdicts_column_survives_csv_neutralisation(tmp_path, engine, run, keys):
@@ -486,7 +486,7 @@ def test_verdicts_column_survives_csv_neutralisation(tmp_path, engine, run, keys
         for cell in row:
             assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
     fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
-    assert store.save_run(fresh, data, "tricky.csv").restored == 2 * len(tricky)
+    assert ingest.save_run(fresh, data, "tricky.csv").restored == 2 * len(tricky)
     assert current_set(fresh, exact=True) == current_set(engine, exact=True)
     notes = V.current_verdicts(fresh).set_index(["item_key", "reviewer"])["note"]
     assert [notes[(keys[i], f"={i}")] for i in range(len(tricky))] == [n.strip() for n in tricky]
@@ -494,11 +494,11 @@ def test_verdicts_column_survives_csv_neutralisation(tmp_path, engine, run, keys
 
 def test_formula_like_header_is_neutralised_and_restored(tmp_path, engine):
     header = ("question", "answer", "Domain", "response", "=HYPERLINK(x)")
-    run = store.save_run(engine, csv_bytes([("q", "a", "Art", "a", "-1")], header=header), "h.csv").run
+    run = ingest.save_run(engine, csv_bytes([("q", "a", "Art", "a", "-1")], header=header), "h.csv").run
     data = E.to_csv_bytes(E.build_export(engine, run.id))
     assert parse_csv(data)[0][4] == "'=HYPERLINK(x)"
     fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
-    back = store.save_run(fresh, data, "h_export.csv")
+    back = ingest.save_run(fresh, data, "h_export.csv")
     assert back.run.extra_columns == ["=HYPERLINK(x)"]
     assert store.load_scored(fresh, back.run.id)["=HYPERLINK(x)"].tolist() == ["-1"]
 
@@ -506,7 +506,7 @@ def test_formula_like_header_is_neutralised_and_restored(tmp_path, engine):
 def test_ordinary_file_with_a_bucket_column_is_not_an_export(engine):
     header = ("question", "answer", "Domain", "response", "bucket")
     data = csv_bytes([("q", "a", "Art", "'=kept as is", "x")], header=header)
-    result = store.save_run(engine, data, "plain.csv")
+    result = ingest.save_run(engine, data, "plain.csv")
     assert result.restored == 0
     assert result.run.extra_columns == ["bucket"]
     assert store.load_scored(engine, result.run.id)["response"].tolist() == ["'=kept as is"]
@@ -626,7 +626,7 @@ def test_export_table_keeps_input_columns_named_like_stored_ones(engine) -> None
     """Input columns called ``bucket``, ``item_key`` or ``note`` are exported with their own
     values (``bucket`` and ``note`` under ``<name>_input``), not the stored ones, on both paths."""
     data = b"question,answer,Domain,response,bucket,item_key,note\nq,a,D,a,mine,k1,n1\nq2,b,D,x,yours,k2,n2\n"
-    run = store.save_run(engine, data, "named.csv").run
+    run = ingest.save_run(engine, data, "named.csv").run
     frame = E.build_export(engine, run.id)
     assert frame["note_input"].tolist() == ["n1", "n2"]
     assert frame.columns.tolist()[4:7] == ["bucket_input", "item_key", "note_input"]
@@ -681,7 +681,7 @@ def test_an_uploaded_export_restores_its_adjudications_once_and_never_over_a_dec
     V.record_adjudication(engine, keys[2], conflicted.id, "ana", "wrong", "golden answer, =narrower")
     exported = E.to_csv_bytes(E.build_export(engine, conflicted.id))
     fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
-    result = store.save_run(fresh, exported, "adjudicated_export.csv")
+    result = ingest.save_run(fresh, exported, "adjudicated_export.csv")
     assert (result.restored, result.decisions) == (8, 1)
     decided = V.adjudications(fresh).loc[keys[2]]
     assert (decided["adjudicator"], decided["decision"], decided["adjudication_note"]) == (
@@ -707,7 +707,7 @@ def test_a_bad_decision_cell_refuses_the_upload(engine, conflicted, keys, column
     frame.loc[2, column] = value
     runs = len(store.list_runs(engine))
     with pytest.raises(InputError, match=message):
-        store.save_run(engine, E.to_csv_bytes(frame), "bad_decision.csv")
+        ingest.save_run(engine, E.to_csv_bytes(frame), "bad_decision.csv")
     assert len(store.list_runs(engine)) == runs
 
 

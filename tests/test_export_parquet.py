@@ -20,8 +20,8 @@ from apptest_support import download, open_page, record_media_managers, sample_d
 from sqlalchemy import Engine
 
 from scoring import export as E
+from scoring import ingest, store
 from scoring import review as V
-from scoring import store
 from scoring.cli import main
 from scoring.store import make_engine
 
@@ -49,7 +49,7 @@ def reviewed(tmp_path: Path) -> Iterator[tuple[str, Engine, int]]:
     """A run with a conflict, an agreement and a formula-like note (SQLite: the format is the test)."""
     url = f"sqlite:///{tmp_path / 'review.db'}"
     engine = make_engine(url)
-    run = store.save_run(engine, _csv_bytes(ROWS), "model_hindi.csv").run
+    run = ingest.save_run(engine, _csv_bytes(ROWS), "model_hindi.csv").run
     keys = store.load_scored(engine, run.id)["item_key"].tolist()
     V.record_mark(engine, keys[0], run.id, "alice", "correct", "paraphrase", "=fine by me")
     V.record_mark(engine, keys[0], run.id, "bob", "correct", "paraphrase", "ok;\nreally")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from scoring import export, review, store
+from scoring import export, ingest, review, store
 from scoring.cli import main
 from scoring.store import guidelines as stored
 from scoring.store import make_engine
@@ -31,7 +31,7 @@ def engine(db_url: str) -> Iterator[Engine]:
 
 
 def _run(engine: Engine, name: str = "one.csv", data: bytes = CSV) -> int:
-    return store.save_run(engine, data, name).run.id
+    return ingest.save_run(engine, data, name).run.id
 
 
 def test_versions_are_appended_and_the_latest_is_in_force(engine: Engine) -> None:

@@ -20,7 +20,7 @@ import pytest
 from apptest_support import frame_with, open_page, texts
 from sqlalchemy import Engine
 
-from scoring import export, store
+from scoring import export, ingest, store
 from scoring.cli import main
 from scoring.compare.stored import stored_run
 from scoring.estimate.stored import stored_estimate, stored_final
@@ -58,8 +58,8 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, E
     url = f"sqlite:///{tmp_path / 'review.db'}"
     monkeypatch.setenv(ENV_VAR, url)
     engine = make_engine(url)
-    chosen = store.save_run(engine, _csv("x"), "chosen.csv").run.id
-    latest = store.save_run(engine, _csv("y"), "latest.csv").run.id
+    chosen = ingest.save_run(engine, _csv("x"), "chosen.csv").run.id
+    latest = ingest.save_run(engine, _csv("y"), "latest.csv").run.id
     keys = [k for run in (chosen, latest) for k in store.load_scored(engine, run)["item_key"]]
     _label(engine, keys, A, "CORRECT")
     _label(engine, keys, B, "INCORRECT")  # newer than A on every row

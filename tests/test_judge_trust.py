@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.core.report import COMBINED
 from scoring.core.stats import cohen_kappa, mcnemar_exact, newcombe_paired_interval
 from scoring.estimate import make_sample
@@ -272,8 +272,8 @@ def _save_label(engine, key: str, model: str, version: str, label: str) -> None:
 def test_the_choice_is_stored_per_run_and_the_estimate_loads_its_labels(tmp_path: Path) -> None:
     engine = store.make_engine(f"sqlite:///{tmp_path / 'choice.db'}")
     data = b"question,answer,Domain,response\n" + b"".join(f"q{i},a{i},D,r{i}\n".encode() for i in range(4))
-    run = store.save_run(engine, data, "choice.csv").run
-    other = store.save_run(engine, data + b"q9,a9,D,r9\n", "other.csv").run
+    run = ingest.save_run(engine, data, "choice.csv").run
+    other = ingest.save_run(engine, data + b"q9,a9,D,r9\n", "other.csv").run
     keys = store.load_scored(engine, run.id)["item_key"].tolist()
     for key in keys:
         _save_label(engine, key, "small", "v1", "INCORRECT")
@@ -304,7 +304,7 @@ def test_the_choice_is_stored_per_run_and_the_estimate_loads_its_labels(tmp_path
 
 def test_a_choice_without_a_model_is_refused(tmp_path: Path) -> None:
     engine = store.make_engine(f"sqlite:///{tmp_path / 'bad.db'}")
-    run = store.save_run(engine, b"answer,response\na,a\n", "bad.csv").run
+    run = ingest.save_run(engine, b"answer,response\na,a\n", "bad.csv").run
     with pytest.raises(ValueError, match="needs a model and a prompt version"):
         judge_choice.set_choice(engine, run.id, JudgeConfig(" ", "v1"), "ana")
     assert judge_choice.get_choice(engine, run.id) is None

@@ -44,6 +44,7 @@ LAYERS: dict[str, Layer] = {
     "store": Layer(package("scoring.store"), frozenset({"core"}), NOT_PAGES | {"openai"}),
     "judge": Layer(package("scoring.judge"), frozenset({"core", "store"}), NOT_PAGES),
     "review": Layer(package("scoring.review"), frozenset({"core", "store"}), NOT_PAGES | {"openai"}),
+    "ingest": Layer(package("scoring.ingest"), frozenset({"core", "store"}), NOT_PAGES | {"openai"}),
     "export": Layer(("scoring.export",), frozenset({"version", "core", "store", "judge", "review"}),
                     NOT_PAGES | {"openai"}),
     "estimate": Layer(package("scoring.estimate"), frozenset({"version", "core", "store", "review", "export"}),
@@ -56,15 +57,16 @@ LAYERS: dict[str, Layer] = {
     "entry points": Layer(("scoring.__main__", "scoring.exact_substring", "scoring.llm_judge", "scoring.word_overlap"),
                           frozenset({"cli"}), NOT_PAGES),
     "ui": Layer(package("ui"),
-                frozenset({"version", "core", "store", "judge", "review", "export", "estimate", "compare"}),
+                frozenset({"version", "core", "store", "ingest", "judge", "review", "export", "estimate", "compare"}),
                 frozenset({"openai", "alembic"})),
     "views": Layer(package("views"),
-                   frozenset({"version", "core", "store", "judge", "review", "export", "estimate", "compare", "ui"}),
+                   frozenset({"version", "core", "store", "ingest", "judge", "review", "export", "estimate", "compare",
+                              "ui"}),
                    frozenset({"openai", "alembic", "sqlalchemy"})),
     "app": Layer(("app",), frozenset({"version", "core", "store", "judge", "review", "ui", "views"}),
                  frozenset({"openai", "alembic"})),
 }  # fmt: skip
-PACKAGES = ("scoring.store", "scoring.judge", "scoring.review")
+PACKAGES = ("scoring.store", "scoring.ingest", "scoring.judge", "scoring.review")
 
 
 def module_name(path: Path) -> str:

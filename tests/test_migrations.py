@@ -22,7 +22,7 @@ from alembic.runtime.migration import MigrationContext
 from apptest_support import frame_with, open_page
 from sqlalchemy import inspect
 
-from scoring import judge, review, store
+from scoring import ingest, judge, review, store
 from scoring.core.order import seed_from_sha
 from scoring.store import ENV_VAR, make_engine, migrations
 from scoring.store.migrations.schema import metadata
@@ -166,7 +166,7 @@ def test_the_parquet_revision_downgrades_and_upgrades_with_every_row(tmp_path: P
     """0003 both ways on a database with a run with extra columns: the rows survive the trip."""
     engine = make_engine(_url(tmp_path / "both.db"))
     data = b"question,answer,Domain,response,id,bucket\nq1,a,D,a b,7,x\nq2,b,E,,8,y\n"
-    run = store.save_run(engine, data, "both.csv").run
+    run = ingest.save_run(engine, data, "both.csv").run
     before = store.load_scored(engine, run.id)
     with engine.begin() as conn:
         command.downgrade(migrations._config(conn), "0002")
@@ -190,7 +190,7 @@ def test_the_blind_scope_revision_keeps_bucket_scopes_both_ways(tmp_path: Path) 
     """0005 rebuilds ``blind_scopes`` with a domain and a sample: a bucket's scope survives the
     upgrade; the downgrade keeps the scopes the older schema can hold and drops the narrower."""
     engine = make_engine(_url(tmp_path / "blind.db"))
-    run = store.save_run(engine, b"answer,response\na,a\n", "blind.csv").run
+    run = ingest.save_run(engine, b"answer,response\na,a\n", "blind.csv").run
     review.set_blind(engine, run.id, "overlap_only", "ana")
     review.set_blind(engine, run.id, review.BlindSpec("both_fail", "Food", 30), "ana")
     with engine.begin() as conn:
@@ -212,7 +212,7 @@ def test_the_judge_choice_revision_both_ways(tmp_path: Path) -> None:
     from scoring.store import judge_choice
 
     engine = make_engine(_url(tmp_path / "choice.db"))
-    run = store.save_run(engine, b"answer,response\na,a\n", "choice.csv").run
+    run = ingest.save_run(engine, b"answer,response\na,a\n", "choice.csv").run
     judge_choice.set_choice(engine, run.id, judge_choice.JudgeConfig("m", "v1"), "ana")
     assert judge_choice.get_choice(engine, run.id) == judge_choice.JudgeConfig("m", "v1")
     with engine.begin() as conn:
@@ -234,7 +234,7 @@ def test_the_archive_revision_both_ways(tmp_path: Path) -> None:
     """0010 adds ``runs.archived_at`` and ``runs.column_map`` (both NULL for existing runs); the
     downgrade drops them with every run, part and verdict kept, the upgrade brings them back NULL."""
     engine = make_engine(_url(tmp_path / "archive.db"))
-    run = store.save_run(engine, b"answer,response\na,a\nb,c\n", "archive.csv").run
+    run = ingest.save_run(engine, b"answer,response\na,a\nb,c\n", "archive.csv").run
     with engine.begin() as conn:
         command.downgrade(migrations._config(conn), "0009")
     with sqlite3.connect(tmp_path / "archive.db") as raw:
@@ -258,7 +258,7 @@ def test_the_guidelines_revision_both_ways(tmp_path: Path) -> None:
     from scoring.store import guidelines
 
     engine = make_engine(_url(tmp_path / "guide.db"))
-    run = store.save_run(engine, b"answer,response\na,a\n", "guide.csv").run
+    run = ingest.save_run(engine, b"answer,response\na,a\n", "guide.csv").run
     version = guidelines.save(engine, run.id, "Be strict.", "ana")
     assert version is not None and guidelines.mark_read(engine, version.id, "alice")
     review.record_mark(engine, store.load_scored(engine, run.id)["item_key"][0], run.id, "alice", "correct")

@@ -19,7 +19,7 @@ import pytest
 from apptest_support import alerts, ok, open_page
 from sqlalchemy import Engine
 
-from scoring import store
+from scoring import ingest, store
 from scoring.core.errors import InputError
 from scoring.core.loader import load_bytes
 from scoring.store import ENV_VAR, make_engine
@@ -92,7 +92,7 @@ def app_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engi
 def test_the_upload_function_and_page_name_line_1_and_store_nothing(app_engine: Engine) -> None:
     data = DEEP + b"\n" + GOOD + b"\n"
     with pytest.raises(InputError, match="^Line 1 is nested too deeply"):
-        store.save_run(app_engine, data, "deep.jsonl")
+        ingest.save_run(app_engine, data, "deep.jsonl")
     at = open_page("upload", reviewer=None)
     runs = store.list_runs(app_engine)
     at.file_uploader(key="uploads").set_value(("deep.jsonl", data, "application/x-ndjson"))

@@ -18,7 +18,7 @@ from apptest_support import PAGES, browser_cells, browser_headers, open_page
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import judge, review, store
+from scoring import ingest, judge, review, store
 from scoring.judge import settings as judge_settings
 from scoring.store import ENV_VAR, judge_cache, make_engine
 from ui.tables import header
@@ -35,7 +35,7 @@ def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
     for name in judge.ENV_NAMES.values():
         monkeypatch.delenv(name, raising=False)
     eng = make_engine(url)
-    assert store.ensure_sample(eng) is not None
+    assert ingest.ensure_sample(eng) is not None
     yield eng
     eng.dispose()
 

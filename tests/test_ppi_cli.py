@@ -8,7 +8,7 @@ import json
 import pytest
 from test_estimate_cli import database  # noqa: F401  (the fixture: a run with three judge labels by model "m")
 
-from scoring import store
+from scoring import ingest, store
 from scoring.cli import main
 from scoring.cli.estimate_cmd import HUMAN_ONLY_NOTE
 from scoring.core.report import COMBINED
@@ -71,7 +71,7 @@ def test_judge_model_picks_one_model_s_labels(database, capsys) -> None:  # noqa
 def test_a_run_without_judge_labels_prints_no_judge_assisted_part(tmp_path, capsys) -> None:
     url = f"sqlite:///{tmp_path / 'plain.db'}"
     engine = make_engine(url)
-    run = store.save_run(engine, b"question,answer,Domain,response\nq1,Delhi,Art,Delhi\nq2,Agra,Art,Pune\n",
+    run = ingest.save_run(engine, b"question,answer,Domain,response\nq1,Delhi,Art,Delhi\nq2,Agra,Art,Pune\n",
                          "plain.csv").run  # fmt: skip
     assert main(["estimate", "--run", str(run.id), "--db", url, "--json"]) == 0
     assert "judge_assisted" not in json.loads(capsys.readouterr().out)

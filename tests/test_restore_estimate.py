@@ -31,7 +31,7 @@ import pytest
 from apptest_support import alerts, ok, open_page
 from sqlalchemy import Engine
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.core.errors import InputError
 from scoring.core.export_format import table_csv_bytes, to_jsonl_bytes
 from scoring.core.export_order import SEED_COLUMN, SKIPS_COLUMN, unordered_note
@@ -140,7 +140,7 @@ def headline(found: dict) -> str:
 def source(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Engine, int, dict]]:
     """The reviewed run in SQLite: (engine, run id, its estimate)."""
     engine = make_engine(f"sqlite:///{tmp_path_factory.mktemp('source') / 'review.db'}")
-    run = store.save_run(engine, responses_csv(), f"{NAME}.csv").run
+    run = ingest.save_run(engine, responses_csv(), f"{NAME}.csv").run
     review_as_a_team(engine, run)
     found = estimate_of(engine, run.id)
     sample = found["figures"]["random_sample"]
@@ -163,8 +163,8 @@ def postgres_engine(postgres: pg_server.PgServer) -> Iterator[Engine]:
         postgres.drop(name)
 
 
-def restore(engine: Engine, data: bytes, filename: str) -> store.SaveResult:
-    result = store.save_run(engine, data, filename)
+def restore(engine: Engine, data: bytes, filename: str) -> ingest.SaveResult:
+    result = ingest.save_run(engine, data, filename)
     assert result.created and result.unordered == 0
     return result
 
@@ -213,7 +213,7 @@ def test_restoring_into_the_database_it_came_from_adds_nothing(
     same = make_engine(f"sqlite:///{copy}")
     try:
         before = review.revision(same)
-        result = store.save_run(same, data, filename)
+        result = ingest.save_run(same, data, filename)
         assert (result.restored, result.skips, review.revision(same)) == (0, 0, before)
         assert estimate_of(same, run_id) == expected
     finally:
@@ -259,7 +259,7 @@ def test_an_older_export_without_the_seed_says_why_the_estimate_leaves_its_marks
     data, filename = old_export(engine, run_id, fmt)
     fresh = make_engine(f"sqlite:///{tmp_path / 'fresh.db'}")
     try:
-        result = store.save_run(fresh, data, filename)
+        result = ingest.save_run(fresh, data, filename)
         marks = len(review.current_verdicts(engine))
         assert result.created and result.restored == marks and result.unordered == marks
         assert result.run.review_seed == seed_from_sha(store.sha256_bytes(data))  # an order of its own
@@ -312,7 +312,7 @@ def test_a_seed_column_that_is_not_one_seed_refuses_the_upload(
     fresh = make_engine(f"sqlite:///{tmp_path / 'fresh.db'}")
     try:
         with pytest.raises(InputError, match=f"Column '{SEED_COLUMN}' of the exported file must hold"):
-            store.save_run(fresh, data, f"{NAME}.csv")
+            ingest.save_run(fresh, data, f"{NAME}.csv")
         assert store.list_runs(fresh) == []  # refused before anything is stored
     finally:
         fresh.dispose()

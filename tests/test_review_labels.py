@@ -21,7 +21,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import store
+from scoring import ingest
 from scoring.store import ENV_VAR, make_engine
 from ui.display import md_escape
 
@@ -57,7 +57,7 @@ def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
 
 
 def test_end_of_scope_buttons_send_the_domain_escaped(engine: Engine) -> None:
-    run = store.save_run(engine, hostile_csv("lab"), "labels_model_english.csv").run
+    run = ingest.save_run(engine, hostile_csv("lab"), "labels_model_english.csv").run
     at = open_page("review", reviewer="alice", run_id=run.id)
     at.selectbox(key="q_domain").set_value("Art")
     ok(at.run())
@@ -116,7 +116,7 @@ def test_the_browser_shows_the_domain_literally_and_fetches_nothing(
 def test_a_run_named_in_the_url_is_quoted_literally(engine: Engine) -> None:
     """The sidebar's "Run X does not exist" quotes the URL's ``?run=``: a link carrying Markdown
     must not make the page draw (and the browser fetch) an image."""
-    store.save_run(engine, hostile_csv("url"), "url_model_english.csv")
+    ingest.save_run(engine, hostile_csv("url"), "url_model_english.csv")
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.query_params["run"] = HOSTILE
     ok(at.run())

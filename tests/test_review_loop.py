@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from sqlalchemy import Engine, select
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.review import my_verdicts
 from scoring.review.loop import Press, ReviewLoop
 from scoring.store import make_engine
@@ -35,7 +35,7 @@ def engine(tmp_path: Path) -> Engine:
 
 @pytest.fixture
 def scored(engine: Engine) -> pd.DataFrame:
-    run = store.save_run(engine, _csv(6), "loop_model_english.csv").run
+    run = ingest.save_run(engine, _csv(6), "loop_model_english.csv").run
     assert run.id == 1
     return store.load_scored(engine, run.id)
 

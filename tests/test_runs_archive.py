@@ -14,7 +14,7 @@ from apptest_support import APP, TIMEOUT, click, markdown_texts, ok, open_page, 
 from sqlalchemy import Engine, func, select
 from streamlit.testing.v1 import AppTest
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.core.errors import InputError
 from scoring.store import judge_choice, make_engine
 from scoring.store.runs import _remove_abandoned
@@ -41,8 +41,8 @@ def _count(engine: Engine, table, run_id: int | None = None) -> int:
 
 
 def test_archive_and_restore_keep_the_run_and_its_verdicts(engine: Engine) -> None:
-    old = store.save_run(engine, DATA, "old.csv").run
-    new = store.save_run(engine, SAME_ROWS, "new.csv").run
+    old = ingest.save_run(engine, DATA, "old.csv").run
+    new = ingest.save_run(engine, SAME_ROWS, "new.csv").run
     keys = store.load_scored(engine, old.id)["item_key"].tolist()
     review.record_mark(engine, keys[1], old.id, "alice", "wrong")
     before = store.load_scored(engine, old.id)
@@ -73,8 +73,8 @@ def test_archive_and_restore_keep_the_run_and_its_verdicts(engine: Engine) -> No
 
 
 def test_delete_for_good_needs_archiving_and_keeps_the_verdict_log(engine: Engine) -> None:
-    keep = store.save_run(engine, SAME_ROWS, "keep.csv").run
-    run = store.save_run(engine, DATA, "gone.csv").run  # the newest: its id is SQLite's next one
+    keep = ingest.save_run(engine, SAME_ROWS, "keep.csv").run
+    run = ingest.save_run(engine, DATA, "gone.csv").run  # the newest: its id is SQLite's next one
     keys = store.load_scored(engine, run.id)["item_key"].tolist()
     review.record_mark(engine, keys[0], run.id, "alice", "correct")
     review.record_mark(engine, keys[1], run.id, "bob", "wrong")
@@ -111,7 +111,7 @@ def test_delete_for_good_needs_archiving_and_keeps_the_verdict_log(engine: Engin
     with engine.connect() as conn:
         assert conn.execute(select(Run.sha256, Run.complete).where(Run.id == run.id)).one() == (f"deleted-{run.id}",
                                                                                                  False)  # fmt: skip
-    again = store.save_run(engine, DATA, "gone.csv")
+    again = ingest.save_run(engine, DATA, "gone.csv")
     assert again.created and again.run.id > run.id
     assert review.current_verdicts(engine, keys)["verdict"].tolist() == ["correct", "wrong"]  # carried over
 
@@ -126,8 +126,8 @@ def test_cli_runs_list_archive_restore(tmp_path: Path, capsys: pytest.CaptureFix
 
     url = f"sqlite:///{tmp_path / 'review.db'}"
     engine = make_engine(url)
-    first = store.save_run(engine, DATA, "first.csv", name="first\x1b[31m\nrun").run
-    second = store.save_run(engine, SAME_ROWS, "second.csv").run
+    first = ingest.save_run(engine, DATA, "first.csv", name="first\x1b[31m\nrun").run
+    second = ingest.save_run(engine, SAME_ROWS, "second.csv").run
     engine.dispose()
     # Two processes (a start costs seconds): one that works, one that fails; the listing in-process.
     done = _cli(url, "archive", str(first.id))
@@ -147,7 +147,7 @@ def test_cli_runs_in_process(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
     url = f"sqlite:///{tmp_path / 'review.db'}"
     engine = make_engine(url)
-    run = store.save_run(engine, DATA, "only.csv").run
+    run = ingest.save_run(engine, DATA, "only.csv").run
     assert main(["runs", "archive", str(run.id), "--db", url]) == 0
     assert main(["runs", "list", "--db", url]) == 0
     assert capsys.readouterr().out.splitlines()[-1].split() == ["id", "rows", "uploaded", "name"]  # none listed
@@ -165,7 +165,7 @@ def test_upload_page_archives_restores_and_deletes(tmp_path: Path, monkeypatch: 
     try:
         samples = [r.id for r in store.list_runs(engine)]  # the sample set, newest first
         sample = store.list_runs(engine)[0]
-        other = store.save_run(engine, DATA, "other.csv", name="![x](http://host/i.png) other").run
+        other = ingest.save_run(engine, DATA, "other.csv", name="![x](http://host/i.png) other").run
         at = open_page("upload", run_id=other.id)
         assert any(t.startswith(f'Archive run #{other.id} "![x](http://host/i.png) other"') for t in texts(at))
         assert at.button(key="archive_run").disabled  # not before the confirmation is ticked
@@ -215,7 +215,7 @@ def test_uploading_an_archived_runs_bytes_again_restores_it(tmp_path: Path, monk
     run list (and says so) instead of opening a run no page can select."""
     engine = next(gen := sample_database(tmp_path, monkeypatch))
     try:
-        other = store.save_run(engine, DATA, "other.csv").run
+        other = ingest.save_run(engine, DATA, "other.csv").run
         store.archive_run(engine, other.id)
         at = open_page("upload")
         at.file_uploader(key="uploads").set_value(("again.csv", DATA, "text/csv"))

@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 from sqlalchemy.engine import Engine
 
-from scoring import store
+from scoring import ingest, store
 from scoring.compare import default_key, match_runs, paired_comparisons
 from scoring.compare.stored import stored_run
 from scoring.core.protocols import BUCKETS
@@ -32,7 +32,7 @@ def engine(db_url: str) -> Iterator[Engine]:
 
 
 def test_a_first_start_loads_the_set_and_shows_the_first_sample(engine: Engine) -> None:
-    shown = store.ensure_sample(engine)
+    shown = ingest.ensure_sample(engine)
     runs = store.list_runs(engine)
     assert shown is not None and runs[0].id == shown.id and shown.name == "Sample run" and shown.n_rows == 40
     assert sorted((r.model, r.language) for r in runs) == [
@@ -46,19 +46,19 @@ def test_a_first_start_loads_the_set_and_shows_the_first_sample(engine: Engine) 
         label = f"#{run.id} {run.name} · {run.model} · {run.language} · sample ({run.n_rows} rows)"
         assert store.run_label(run) == label
     # Loaded once: a second start, or a database that has any run, gets nothing more.
-    assert store.ensure_sample(engine) is None and store.count_runs(engine) == len(store.SAMPLE_SET)
+    assert ingest.ensure_sample(engine) is None and store.count_runs(engine) == len(store.SAMPLE_SET)
 
 
 def test_a_users_own_run_is_not_a_sample_and_a_database_with_one_gets_none(engine: Engine) -> None:
-    mine = store.save_run(engine, b"question,answer,response\nq,a,a\n", "mine.csv").run
-    assert store.ensure_sample(engine) is None
+    mine = ingest.save_run(engine, b"question,answer,response\nq,a,a\n", "mine.csv").run
+    assert ingest.ensure_sample(engine) is None
     assert [r.name for r in store.list_runs(engine)] == ["mine"]
     assert not store.is_sample(mine)
     assert store.run_label(mine) == f"#{mine.id} mine · mine (1 rows)"  # the model guessed from the file name
 
 
 def test_the_samples_compare_by_question_id_with_a_heatmap_and_paired_statistics(engine: Engine) -> None:
-    store.ensure_sample(engine)
+    ingest.ensure_sample(engine)
     runs = [stored_run(engine, r.id) for r in store.list_runs(engine)]
     key = default_key(runs)
     assert key.by_id and key.key == ("question_id",)
@@ -73,10 +73,10 @@ def test_the_samples_compare_by_question_id_with_a_heatmap_and_paired_statistics
 
 
 def test_archiving_every_sample_empties_the_list_and_restores_nothing_by_itself(engine: Engine) -> None:
-    store.ensure_sample(engine)
+    ingest.ensure_sample(engine)
     for run in store.list_runs(engine):
         store.archive_run(engine, run.id)
-    assert store.listed_runs(engine) == [] and store.ensure_sample(engine) is None
+    assert store.listed_runs(engine) == [] and ingest.ensure_sample(engine) is None
     assert all(store.is_sample(a.run) for a in store.archived_runs(engine))
 
 
@@ -84,7 +84,7 @@ def test_the_cli_lists_the_samples_marked(tmp_path: Path) -> None:
     db = tmp_path / "review.db"
     engine = store.make_engine(f"sqlite:///{db}")
     try:
-        store.ensure_sample(engine)
+        ingest.ensure_sample(engine)
     finally:
         engine.dispose()
     out = subprocess.run([sys.executable, "-m", "scoring", "runs", "list", "--db", f"sqlite:///{db}"],

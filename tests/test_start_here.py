@@ -28,7 +28,7 @@ from apptest_support import (
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.core.loader import load_bytes
 from scoring.estimate import build_strata, next_rows, plan_review
 from scoring.estimate.stored import stored_estimate
@@ -104,7 +104,7 @@ def test_start_here_is_the_default_page_first_in_the_sidebar(engine: Engine, run
 
 
 def test_an_uploaded_run_is_not_called_the_sample(engine: Engine) -> None:
-    own = store.save_run(engine, b"question,answer,response,Domain\nQ?,A,A,Art\n", "own.csv").run
+    own = ingest.save_run(engine, b"question,answer,response,Domain\nQ?,A,A,Art\n", "own.csv").run
     at = start(run_id=own.id)
     assert not any("bundled sample" in str(i.value) for i in at.info)
 

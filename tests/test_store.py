@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 from sqlalchemy import Engine, func, insert, inspect, select
 
-from scoring import store
+from scoring import ingest, store
 from scoring.core.errors import InputError
 from scoring.core.highlight import highlight_golden, highlight_response, text_block
 from scoring.core.items import item_key
@@ -89,13 +89,13 @@ def _part_count(engine: Engine, run_id: int | None = None) -> int:
 )
 def test_guess_model_language(filename: str, model: str, language: str) -> None:
     """The language part of a file name is recognised and removed from the model name."""
-    assert store.guess_model_language(filename) == (model, language)
+    assert ingest.guess_model_language(filename) == (model, language)
 
 
 def test_save_run_records_name_model_language_sha(engine: Engine) -> None:
     """A new upload becomes a run named after the file, with guessed model and language."""
     data = BASE_CSV.encode()
-    result = store.save_run(engine, data, "my_model_hindi.csv")
+    result = ingest.save_run(engine, data, "my_model_hindi.csv")
     assert result.created is True
     run = result.run
     assert (run.name, run.model, run.language) == ("my_model_hindi", "my_model", "Hindi")
@@ -111,7 +111,7 @@ def test_save_run_records_name_model_language_sha(engine: Engine) -> None:
 
 def test_save_run_explicit_meta_and_update(engine: Engine) -> None:
     """Explicit name/model/language win over the guess; update_run_meta edits them."""
-    run = store.save_run(engine, BASE_CSV.encode(), "x_hindi.csv", name="N", model="M", language="").run
+    run = ingest.save_run(engine, BASE_CSV.encode(), "x_hindi.csv", name="N", model="M", language="").run
     assert (run.name, run.model, run.language) == ("N", "M", "")
     store.update_run_meta(engine, run.id, "Renamed", "m2", "Tamil")
     again = store.get_run(engine, run.id)
@@ -121,8 +121,8 @@ def test_save_run_explicit_meta_and_update(engine: Engine) -> None:
 
 def test_identical_bytes_open_the_existing_run(engine: Engine) -> None:
     """Dedupe by sha256: the same bytes under another name give the same run, created=False."""
-    first = store.save_run(engine, BASE_CSV.encode(), "a_hindi.csv")
-    second = store.save_run(engine, BASE_CSV.encode(), "renamed_copy.csv")
+    first = ingest.save_run(engine, BASE_CSV.encode(), "a_hindi.csv")
+    second = ingest.save_run(engine, BASE_CSV.encode(), "renamed_copy.csv")
     assert second.created is False
     assert second.run.id == first.run.id
     assert second.run.name == "a_hindi"
@@ -132,8 +132,8 @@ def test_identical_bytes_open_the_existing_run(engine: Engine) -> None:
 
 def test_different_bytes_make_a_new_run(engine: Engine) -> None:
     """One changed byte is a different file and a different run; list_runs is newest first."""
-    first = store.save_run(engine, BASE_CSV.encode(), "a.csv")
-    second = store.save_run(engine, BASE_CSV.encode() + b"\n", "a.csv")
+    first = ingest.save_run(engine, BASE_CSV.encode(), "a.csv")
+    second = ingest.save_run(engine, BASE_CSV.encode() + b"\n", "a.csv")
     assert second.created is True
     assert second.run.id != first.run.id
     assert [r.id for r in store.list_runs(engine)] == [second.run.id, first.run.id]
@@ -145,8 +145,8 @@ def test_different_bytes_make_a_new_run(engine: Engine) -> None:
 
 def test_item_keys_are_content_hashes_stable_across_uploads(engine: Engine) -> None:
     """Identical rows in different runs share a key; a changed row gets a new key."""
-    base = store.save_run(engine, BASE_CSV.encode(), "base.csv").run
-    corrected = store.save_run(engine, CORRECTED_CSV.encode(), "corrected.csv").run
+    base = ingest.save_run(engine, BASE_CSV.encode(), "base.csv").run
+    corrected = ingest.save_run(engine, CORRECTED_CSV.encode(), "corrected.csv").run
     keys_a = store.load_scored(engine, base.id)["item_key"].tolist()
     keys_b = store.load_scored(engine, corrected.id)["item_key"].tolist()
     assert keys_a[0] == keys_b[0] and keys_a[2] == keys_b[2] and keys_a[3] == keys_b[3]
@@ -169,7 +169,7 @@ def test_item_key_has_no_separator_collisions() -> None:
 
 def test_load_scored_returns_stored_verdicts_in_input_order(engine: Engine) -> None:
     """Rows come back in file order with the verdicts of score_frame and the extra columns."""
-    run = store.save_run(engine, BASE_CSV.encode(), "base.csv").run
+    run = ingest.save_run(engine, BASE_CSV.encode(), "base.csv").run
     frame = store.load_scored(engine, run.id)
     assert frame["row_idx"].tolist() == [0, 1, 2, 3]
     assert frame["question"].tolist() == [
@@ -190,15 +190,15 @@ def test_load_scored_returns_stored_verdicts_in_input_order(engine: Engine) -> N
 
 def test_load_scored_keeps_runs_apart(engine: Engine) -> None:
     """Each run's frame holds only its own rows."""
-    a = store.save_run(engine, BASE_CSV.encode(), "a.csv").run
-    b = store.save_run(engine, CORRECTED_CSV.encode(), "b.csv").run
+    a = ingest.save_run(engine, BASE_CSV.encode(), "a.csv").run
+    b = ingest.save_run(engine, CORRECTED_CSV.encode(), "b.csv").run
     assert len(store.load_scored(engine, a.id)) == 4
     assert len(store.load_scored(engine, b.id)) == 5
 
 
 def test_sample_verdicts_match_scoring_core(engine: Engine) -> None:
     """The sample's stored verdicts equal a fresh score of the file."""
-    run = store.ensure_sample(engine)
+    run = ingest.ensure_sample(engine)
     assert run is not None
     stored = store.load_scored(engine, run.id)
     raw = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False)
@@ -224,7 +224,7 @@ def test_sample_verdicts_match_scoring_core(engine: Engine) -> None:
 def test_bad_input_raises_and_creates_no_run(engine: Engine, data: bytes, fragment: str) -> None:
     """InputError names the problem; nothing is written."""
     with pytest.raises(InputError) as info:
-        store.save_run(engine, data, "bad_hindi.csv")
+        ingest.save_run(engine, data, "bad_hindi.csv")
     assert fragment in str(info.value)
     assert store.count_runs(engine) == 0
     assert store.list_runs(engine) == []
@@ -233,9 +233,9 @@ def test_bad_input_raises_and_creates_no_run(engine: Engine, data: bytes, fragme
 
 def test_bad_input_after_good_run_leaves_it_alone(engine: Engine) -> None:
     """A failed upload does not disturb existing runs."""
-    good = store.save_run(engine, BASE_CSV.encode(), "good.csv").run
+    good = ingest.save_run(engine, BASE_CSV.encode(), "good.csv").run
     with pytest.raises(InputError):
-        store.save_run(engine, b"question,answer\nq,a\n", "bad.csv")
+        ingest.save_run(engine, b"question,answer\nq,a\n", "bad.csv")
     assert [r.id for r in store.list_runs(engine)] == [good.id]
     assert _row_count(engine) == 4
 
@@ -332,9 +332,9 @@ def test_concurrent_save_of_identical_bytes_keeps_one_run(tmp_path: Path, monkey
         calls["n"] += 1
         return None if calls["n"] == 1 else real_find(eng, sha)
 
-    first = store.save_run(engine, data, "a.csv")
+    first = ingest.save_run(engine, data, "a.csv")
     monkeypatch.setattr(runs, "find_run_by_sha", find_late)
-    second = store.save_run(engine, data, "a.csv")
+    second = ingest.save_run(engine, data, "a.csv")
     assert first.created and not second.created
     assert second.run.id == first.run.id
     assert len(store.list_runs(engine)) == 1
@@ -377,7 +377,7 @@ def test_upload_failing_half_way_leaves_no_run_and_no_rows(
 ) -> None:
     """The 3rd part fails (an error or an interrupt): the partial run was never visible, and
     its run row and the parts already written are removed; the exception reaches the caller."""
-    good = store.save_run(engine, BASE_CSV.encode(), "good.csv").run
+    good = ingest.save_run(engine, BASE_CSV.encode(), "good.csv").run
     good_parts = _part_count(engine, good.id)
     assert _parts_of(_rows_csv(55)) >= 4
     real_insert = run_table._insert_parts
@@ -391,12 +391,12 @@ def test_upload_failing_half_way_leaves_no_run_and_no_rows(
 
     monkeypatch.setattr(run_table, "_insert_parts", third_fails)
     with pytest.raises(type(failure)):
-        store.save_run(engine, _rows_csv(55), "half.csv")
+        ingest.save_run(engine, _rows_csv(55), "half.csv")
     assert seen == [([good.id], 1), ([good.id], 1)]  # hidden while its first parts went in
     assert _all_runs_and_parts(engine) == (1, good_parts)  # only the good run and its parts are left
     assert [r.id for r in store.list_runs(engine)] == [good.id]
     monkeypatch.setattr(run_table, "_insert_parts", real_insert)
-    again = store.save_run(engine, _rows_csv(55), "half.csv")  # the same bytes save cleanly later
+    again = ingest.save_run(engine, _rows_csv(55), "half.csv")  # the same bytes save cleanly later
     assert again.created and again.run.n_rows == 55
     assert len(store.load_scored(engine, again.run.id)) == 55
 
@@ -414,7 +414,7 @@ def test_rows_go_in_several_short_transactions(
         return stats[-1]
 
     monkeypatch.setattr(runs, "_write_parts", spy)
-    run = store.save_run(engine, _rows_csv(55), "chunks.csv").run
+    run = ingest.save_run(engine, _rows_csv(55), "chunks.csv").run
     parts = _parts_of(_rows_csv(55))
     assert parts >= 4 and stats[0].rows == [1] * parts
     assert _part_count(engine, run.id) == parts
@@ -453,12 +453,12 @@ def test_second_save_of_same_bytes_waits_for_the_first(
     monkeypatch.setattr(runs, "STALE_AFTER_S", 0.6)  # longer than one chunk, shorter than the save
     started = _hold_back(monkeypatch, 0.25)
     data = _rows_csv(40)
-    results: dict[str, store.SaveResult] = {}
-    first = threading.Thread(target=lambda: results.setdefault("first", store.save_run(engine, data, "a.csv")))
+    results: dict[str, ingest.SaveResult] = {}
+    first = threading.Thread(target=lambda: results.setdefault("first", ingest.save_run(engine, data, "a.csv")))
     first.start()
     assert started.wait(30)
     waited = time.monotonic()
-    second = store.save_run(engine, data, "b.csv")
+    second = ingest.save_run(engine, data, "b.csv")
     waited = time.monotonic() - waited
     first.join(30)
     assert waited >= 0.5  # three more slowed chunks of the first went in meanwhile
@@ -479,7 +479,7 @@ def test_stale_incomplete_run_of_same_bytes_is_replaced(
     _leave_incomplete_run(engine, store.sha256_bytes(data), rows=12)
     assert store.list_runs(engine) == [] and store.find_run_by_sha(engine, store.sha256_bytes(data)) is None
     start = time.monotonic()
-    result = store.save_run(engine, data, "retry.csv")
+    result = ingest.save_run(engine, data, "retry.csv")
     assert time.monotonic() - start >= 0.3  # it waited for the leftover to prove stale
     assert result.created and result.run.name == "retry"  # (SQLite may reuse the freed id)
     assert _all_runs_and_parts(engine) == (1, _part_count(engine, result.run.id))  # the leftover's parts are gone
@@ -490,7 +490,7 @@ def test_old_abandoned_runs_are_removed_by_the_next_upload(engine: Engine) -> No
     """An incomplete run of other bytes older than ABANDONED_AFTER is cleared by any upload."""
     old = _leave_incomplete_run(engine, "0" * 64, rows=5, age=runs.ABANDONED_AFTER + timedelta(minutes=1))
     recent = _leave_incomplete_run(engine, "1" * 64, rows=3)
-    store.save_run(engine, BASE_CSV.encode(), "base.csv")
+    ingest.save_run(engine, BASE_CSV.encode(), "base.csv")
     with engine.connect() as conn:
         left = set(conn.execute(select(Run.id)).scalars())
     assert old not in left and recent in left  # a recent one may be a live upload elsewhere
@@ -504,8 +504,8 @@ def test_a_save_declared_stale_stops_and_saves_again(
     the next chunk, and start over instead of completing a run with missing rows."""
     started = _hold_back(monkeypatch, 0.1)
     data = _rows_csv(50)
-    results: list[store.SaveResult] = []
-    saver = threading.Thread(target=lambda: results.append(store.save_run(engine, data, "x.csv")))
+    results: list[ingest.SaveResult] = []
+    saver = threading.Thread(target=lambda: results.append(ingest.save_run(engine, data, "x.csv")))
     saver.start()
     assert started.wait(30)
     with engine.connect() as conn:
@@ -537,7 +537,7 @@ def test_old_database_gets_the_complete_column_and_keeps_its_runs(tmp_path: Path
     runs complete), its runs stay listed, and new uploads work."""
     url = f"sqlite:///{tmp_path / 'old.db'}"
     engine = make_engine(url)
-    old = store.save_run(engine, BASE_CSV.encode(), "old.csv").run
+    old = ingest.save_run(engine, BASE_CSV.encode(), "old.csv").run
     engine.dispose()
     with sqlite3.connect(tmp_path / "old.db") as raw:
         raw.execute("ALTER TABLE runs DROP COLUMN complete")  # the table as it was created before
@@ -548,8 +548,8 @@ def test_old_database_gets_the_complete_column_and_keeps_its_runs(tmp_path: Path
     assert "complete" in {c["name"] for c in inspect(engine).get_columns("runs")}
     assert [r.id for r in store.list_runs(engine)] == [old.id]
     assert store.get_run(engine, old.id) == old
-    assert store.count_runs(engine) == 1 and store.ensure_sample(engine) is None
+    assert store.count_runs(engine) == 1 and ingest.ensure_sample(engine) is None
     assert store.find_run_by_sha(engine, old.sha256) == old
-    new = store.save_run(engine, CORRECTED_CSV.encode(), "new.csv").run
+    new = ingest.save_run(engine, CORRECTED_CSV.encode(), "new.csv").run
     assert [r.id for r in store.list_runs(engine)] == [new.id, old.id]
     make_engine(url).dispose()  # opening it again changes nothing

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring import review, store
+from scoring import ingest, review, store
 from scoring.cli import main
 from scoring.core.stats import mcnemar_exact
 from scoring.store import judge_cache, judge_choice, make_engine
@@ -20,7 +20,7 @@ def database(tmp_path: Path):
     labels every row (CORRECT on odd rows), config "n/v" 30 rows (UNPARSED on every third)."""
     url = f"sqlite:///{tmp_path / 'trust.db'}"
     engine = make_engine(url)
-    run = store.ensure_sample(engine).id
+    run = ingest.ensure_sample(engine).id
     keys = store.load_scored(engine, run)["item_key"].tolist()
     for i, key in enumerate(keys[:12]):
         review.record_mark(engine, key, run, "ana", "correct" if i % 2 else "wrong")  # as "m" says

@@ -18,7 +18,7 @@ from apptest_support import PAGES, open_page, unescape_md, walk
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import judge, store
+from scoring import ingest, judge, store
 from scoring.judge import settings as judge_settings
 from scoring.store import ENV_VAR, make_engine
 
@@ -36,7 +36,7 @@ def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
     for name in judge.ENV_NAMES.values():
         monkeypatch.delenv(name, raising=False)
     eng = make_engine(url)
-    assert store.ensure_sample(eng) is not None
+    assert ingest.ensure_sample(eng) is not None
     yield eng
     eng.dispose()
 

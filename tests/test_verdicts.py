@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from sqlalchemy import event, func, select
 
+from scoring import ingest, store
 from scoring import review as V
-from scoring import store
 from scoring.core.items import item_key
 from scoring.core.stats import wilson_interval
 from scoring.store import make_engine
@@ -54,7 +54,7 @@ def engine(db_url):
 
 @pytest.fixture
 def run(engine):
-    result = store.save_run(engine, csv_bytes(ROWS), "model_english.csv")
+    result = ingest.save_run(engine, csv_bytes(ROWS), "model_english.csv")
     return result.run
 
 
@@ -169,7 +169,7 @@ def test_undo_restores_the_previous_mark_of_the_same_item(engine, run, scored):
 
 
 def test_undo_is_scoped_to_a_run_when_given(engine, run, scored):
-    other = store.save_run(engine, csv_bytes([("x", "Narmada valley", "Geo", "valley Narmada")]), "other.csv").run
+    other = ingest.save_run(engine, csv_bytes([("x", "Narmada valley", "Geo", "valley Narmada")]), "other.csv").run
     other_key = item_key("x", "Narmada valley", "valley Narmada")
     V.record_mark(engine, key(scored, 2), run.id, "alice", "correct")
     V.record_mark(engine, other_key, other.id, "alice", "wrong")
@@ -197,7 +197,7 @@ def test_skip_and_skipped_keys(engine, run, scored):
 
 def test_verdicts_attach_to_item_key_across_runs(engine, run, scored):
     shared = ROWS[2]
-    second = store.save_run(engine, csv_bytes([("new", "x", "Art", "y"), shared]), "corrected.csv").run
+    second = ingest.save_run(engine, csv_bytes([("new", "x", "Art", "y"), shared]), "corrected.csv").run
     V.record_mark(engine, key(scored, 2), run.id, "alice", "wrong", "different claim")
     scored2 = store.load_scored(engine, second.id)
     summary = V.human_summary(V.current_verdicts(engine, scored2["item_key"]))
@@ -323,7 +323,7 @@ def test_the_review_order_is_a_seeded_permutation_and_any_scope_a_random_order_o
     call and differs with the seed; a domain's order is the bucket's order restricted to it, so a
     prefix of any scope is a simple random sample of it; a sample is the first k of the order."""
     rows = [(f"q{i}", "Ashoka", "History" if i % 3 else "Art", "Ashoka the Great") for i in range(60)]
-    run = store.save_run(engine, csv_bytes(rows), "order.csv").run
+    run = ingest.save_run(engine, csv_bytes(rows), "order.csv").run
     scored = store.load_scored(engine, run.id)
     order = V.queue(scored, "", engine, bucket="both_pass", seed=run.review_seed)
     assert sorted(order) == list(range(60)) and order != list(range(60))
@@ -361,7 +361,7 @@ def test_queue_scopes_domain_bucket_and_sample(engine, run, scored):
 
 def test_sample_is_reproducible_and_stays_fixed(engine, tmp_path):
     rows = [(f"q{i}", "Ashoka", "History", "Ashoka the Great") for i in range(60)]
-    run = store.save_run(engine, csv_bytes(rows), "audit.csv").run
+    run = ingest.save_run(engine, csv_bytes(rows), "audit.csv").run
     scored = store.load_scored(engine, run.id)
     first = V.queue(scored, "alice", engine, bucket="both_pass", sample=10, seed=7)
     assert len(first) == 10 and len(set(first)) == 10

@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
-from scoring import store
+from scoring import ingest, store
 from scoring.core import search
 from scoring.core.memo import DEFAULT_BUDGET, ByteBudgetCache
 from scoring.core.report import METRICS, accuracy_by_domain, bucket_counts, mcnemar
@@ -31,7 +31,7 @@ T = TypeVar("T")
 def engine_at(url: str) -> Engine:
     """The engine of ``url``, made once per server (the sample run loaded on first start)."""
     engine = make_engine(url)
-    store.ensure_sample(engine)
+    ingest.ensure_sample(engine)
     return engine
 
 

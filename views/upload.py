@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scoring import store
+from scoring import ingest, store
 from scoring.core.errors import InputError
 from scoring.core.export_order import unordered_note
 from scoring.core.formats import UPLOAD_TYPES
@@ -81,19 +81,9 @@ def _save(upload, columns: dict[str, str] | None = None) -> dict:
             fraction, text = phase_progress("upload", phase, done, total)
             bar.progress(min(fraction, 1.0), text=text)
 
-        result = None
+        outcome = None
         try:
-            try:
-                result = store.save_run(engine, upload.getvalue(), upload.name, progress=show, columns=columns,
-                                        companions=companions)  # fmt: skip
-            except MissingColumns as exc:
-                remembered = None if columns else store.remembered_columns(engine, exc.fields)
-                if not remembered:
-                    raise
-                result = store.save_run(engine, upload.getvalue(), upload.name, progress=show, columns=remembered,
-                                        companions=companions)  # fmt: skip
-                messages.append(("info", f"{upload.name}: read with the column mapping remembered for these fields "
-                                         f"({mapping_text(remembered)})."))  # fmt: skip
+            outcome = ingest.save_upload(engine, upload.getvalue(), upload.name, columns, companions, show)
         except MissingColumns as exc:  # the mapping step: a question to answer below, not a failure
             status.update(label=f"{shown}: read; which field is which?", state="complete", expanded=False)
             messages.append(("info", mapping_step(upload.name, exc)))
@@ -102,29 +92,40 @@ def _save(upload, columns: dict[str, str] | None = None) -> dict:
             status.update(label=f"{shown}: not saved", state="error", expanded=False)
             messages.append(("error", f"{upload.name}: {exc}"))
         else:
-            status.update(label=f"{shown}: saved ({result.run.n_rows:,} rows)", state="complete", expanded=False)
+            status.update(label=f"{shown}: saved ({outcome.run.n_rows:,} rows)", state="complete", expanded=False)
     run_id = None
-    if result is not None:
-        run_id = result.run.id
-        if result.created:
-            messages.append(("success", f"{upload.name}: saved as run #{run_id} ({result.run.n_rows:,} rows)."))
-        elif store.archived_at(engine, run_id) is not None:  # the same bytes again: the team wants it back
-            store.restore_run(engine, run_id)
-            messages.append(("info", f"{upload.name}: identical to the archived run #{run_id}, which is restored "
-                                     "from the archive and opened."))  # fmt: skip
-        else:
-            messages.append(("info", f"{upload.name}: identical to run #{run_id}, which is opened instead."))
-        if result.restored or result.decisions or result.skips:
-            skips = f", {result.skips} skip(s)" if result.skips else ""
-            messages.append(("info", f"{upload.name}: restored {result.restored} human verdict(s){skips} and "
-                                     f"{result.decisions} adjudication(s) from the file."))  # fmt: skip
-        if result.unordered:  # an export without its review seed: say why the estimate leaves them out
-            messages.append(("warning", f"{upload.name}: {unordered_note(result.unordered)}"))
-        messages.extend(("warning", f"{upload.name}: {w}") for w in result.warnings)
+    if outcome is not None:
+        run_id = outcome.run.id
+        messages.extend(outcome_messages(upload.name, outcome))
         # The Overview opens at once, so the status label above is gone before anyone reads it:
         # what was saved and every warning are said again there.
         st.session_state.setdefault("upload_notes", {})[run_id] = [m for m in messages if m[0] != "info"]
     return {"messages": messages, "run_id": run_id, "ask": asked}
+
+
+def outcome_messages(name: str, outcome: ingest.UploadOutcome) -> list[tuple[str, str]]:
+    """What a saved upload says: the remembered mapping it was read with, the run it became or
+    opened, what was restored from an export, and every warning."""
+    run_id, rows = outcome.run.id, outcome.run.n_rows
+    messages = []
+    if outcome.remembered:
+        messages.append(("info", f"{name}: read with the column mapping remembered for these fields "
+                                 f"({mapping_text(outcome.remembered)})."))  # fmt: skip
+    if outcome.opened == "created":
+        messages.append(("success", f"{name}: saved as run #{run_id} ({rows:,} rows)."))
+    elif outcome.opened == "restored":  # the same bytes again: the team wants it back
+        messages.append(("info", f"{name}: identical to the archived run #{run_id}, which is restored "
+                                 "from the archive and opened."))  # fmt: skip
+    else:
+        messages.append(("info", f"{name}: identical to run #{run_id}, which is opened instead."))
+    if outcome.restored or outcome.decisions or outcome.skips:
+        skips = f", {outcome.skips} skip(s)" if outcome.skips else ""
+        messages.append(("info", f"{name}: restored {outcome.restored} human verdict(s){skips} and "
+                                 f"{outcome.decisions} adjudication(s) from the file."))  # fmt: skip
+    if outcome.unordered:  # an export without its review seed: say why the estimate leaves them out
+        messages.append(("warning", f"{name}: {unordered_note(outcome.unordered)}"))
+    messages.extend(("warning", f"{name}: {w}") for w in outcome.warnings)
+    return messages
 
 
 def ask_mapping(upload, asked: dict) -> dict | None:

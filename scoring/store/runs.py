@@ -1,8 +1,9 @@
-"""Uploaded runs in the database: saved once (deduplicated by sha256), scored once at upload.
+"""The ``runs`` table: each uploaded run's row (deduplicated by sha256) and its details, the
+queries that find and list runs, and writing a new run in short transactions.
 
-Scoring at upload and storing the verdicts beside the rows is what keeps every dashboard click
-independent of the run's size: pages read stored columns, they never re-score. The rows are
-stored as one Parquet file in parts (:mod:`scoring.store.run_table`).
+What goes into a run (parsing the upload, guessing its model and language, scoring, restoring an
+export's verdicts) is :mod:`scoring.ingest`'s job; this module stores what it is given. The rows
+are stored as one Parquet file in parts (:mod:`scoring.store.run_table`).
 
 A large upload never makes a reviewer wait: its parts are written in short transactions (see
 :mod:`scoring.store.chunked`), with a pause between them so a waiting mark gets the lock. The run
@@ -14,12 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -27,37 +26,14 @@ from sqlalchemy import Connection, Engine, Select, delete, func, insert, select,
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from scoring.core.export_format import EXPORT_COLUMNS, split_exported
-from scoring.core.export_order import exported_seed
-from scoring.core.export_parquet import parquet_manifest
-from scoring.core.loader import load_bytes
-from scoring.core.order import seed_from_sha
-from scoring.store.adjudications import restore_adjudications
 from scoring.store.chunked import WriteStats, pause
 from scoring.store.engine import writer
-from scoring.store.restore import restore_skips, restore_verdicts
-from scoring.store.run_table import (
-    EXTRA_PREFIX,
-    delete_parts_from,
-    highest_part,
-    read_rows,
-    scored_rows,
-    to_parts,
-    write_parts,
-)
+from scoring.store.run_table import EXTRA_PREFIX, delete_parts_from, highest_part, read_rows, write_parts
 from scoring.store.tables import Run, utcnow
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: ``progress(phase, done, total)``: phases "reading", "scoring", "saving" (rows).
-Progress = Callable[[str, int, int], None]
-
-LANGUAGES = (
-    "english", "hindi", "tamil", "bengali", "bangla", "telugu", "marathi", "gujarati", "kannada",
-    "malayalam", "odia", "oriya", "punjabi", "assamese", "urdu", "sanskrit", "nepali", "konkani",
-    "maithili", "sindhi", "kashmiri", "manipuri", "bodo", "dogri", "santali",
-)  # fmt: skip
 ROW_COLUMNS = ["question", "answer", "Domain", "response"]
 
 REMOVE_PARTS = 4  #: parts deleted per transaction when an incomplete run is removed
@@ -85,30 +61,38 @@ class RunInfo:
 
 
 @dataclass(frozen=True)
-class SaveResult:
-    run: RunInfo
-    created: bool
-    warnings: list[str]
-    table: pl.DataFrame | None = None  # the parsed input columns (None when the run already existed)
-    restored: int = 0  # human verdicts restored from an uploaded export
-    decisions: int = 0  # adjudicators' decisions restored from it
-    #: Of ``restored``, the verdicts of an export without its review seed, which the estimate
-    #: cannot count as a random sample (:func:`scoring.core.export_order.unordered_note` says why).
-    unordered: int = 0
-    skips: int = 0  # skips restored: rows its queue served that nobody holds a verdict on
+class NewRun:
+    """What a new run's row holds (:func:`insert_run`): its details, its rows' count and extra
+    columns, its review seed and the column mapping it was read with."""
 
+    name: str
+    model: str
+    language: str
+    filename: str
+    sha256: str
+    n_rows: int
+    extra_columns: list[str]
+    review_seed: int
+    #: the file's own field names and the mapping applied (canonical name -> field); an empty
+    #: mapping (the names matched) stores none, so no later upload is offered it
+    source_fields: list[str] = field(default_factory=list)
+    column_map: Mapping[str, str] = field(default_factory=dict)
 
-def guess_model_language(filename: str) -> tuple[str, str]:
-    """``my_model_hindi.csv`` -> (``my_model``, ``Hindi``); unknown parts leave the language empty."""
-    stem = Path(filename).stem
-    parts = [p for p in re.split(r"[_\-\s.]+", stem) if p]
-    language = ""
-    for i, part in enumerate(parts):
-        if part.lower() in LANGUAGES:
-            language = part.capitalize()
-            parts = parts[:i] + parts[i + 1 :]
-            break
-    return "_".join(parts), language
+    def values(self) -> dict:
+        """The ``runs`` row, hidden (``complete`` False) until its rows are all in."""
+        mapped = json.dumps({"fields": self.source_fields, "map": dict(self.column_map)}, ensure_ascii=False)
+        return {
+            "name": self.name,
+            "model": self.model,
+            "language": self.language,
+            "filename": self.filename,
+            "sha256": self.sha256,
+            "n_rows": self.n_rows,
+            "extra_columns": json.dumps(self.extra_columns, ensure_ascii=False),
+            "complete": False,
+            "review_seed": self.review_seed,
+            "column_map": mapped if self.column_map else None,
+        }
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -142,83 +126,6 @@ def find_run_by_sha(engine: Engine, sha: str) -> RunInfo | None:
         return run_info(run) if run else None
 
 
-def save_run(
-    engine: Engine,
-    data: bytes,
-    filename: str,
-    name: str | None = None,
-    model: str | None = None,
-    language: str | None = None,
-    progress: Progress | None = None,
-    columns: Mapping[str, str] | None = None,
-    companions: Mapping[str, bytes] | None = None,
-) -> SaveResult:
-    """Parse, score and store an upload; identical bytes open the existing run instead.
-    ``columns``: the column mapping (canonical name -> the file's field), stored with the run;
-    ``companions``: files uploaded with it (lm-evaluation-harness's ``results_*.json``).
-
-    Raises :class:`scoring.core.errors.InputError` for bad input, before anything is written. The
-    rows go in short transactions and the run appears only once all of them are in; on any
-    failure (an interrupt included) what was written is removed and the exception re-raised.
-    A concurrent save of the same bytes waits for this one and opens its run. ``progress`` hears
-    of each phase (for the upload page's status). An uploaded export restores its verdicts and
-    gives the run its review seed (:mod:`scoring.core.export_order`); without one, the result's
-    ``unordered`` counts the verdicts the estimate cannot count as a random sample.
-    """
-    report = progress or (lambda phase, done, total: None)
-    sha = sha256_bytes(data)
-    existing = find_run_by_sha(engine, sha)
-    if existing:
-        return SaveResult(existing, False, [])
-    report("reading", 0, 0)
-    loaded = load_bytes(data, filename, columns, companions)
-    table, exported, seed = loaded.table, None, None
-    if set(EXPORT_COLUMNS) <= set(table.columns):
-        # An uploaded export: its derived columns are not input, its human verdicts are restored,
-        # and the run gets the export's review seed, so its review order is the original's.
-        frame, exported = split_exported(loaded.frame, neutralised=loaded.format in ("csv", "tsv"))
-        table = pl.DataFrame({str(c): pl.Series(frame[c].tolist(), dtype=pl.String) for c in frame.columns})
-        seed = exported_seed(exported, parquet_manifest(data) if loaded.format == "parquet" else None)
-    extra_columns = [c for c in table.columns if c not in ROW_COLUMNS]
-    guessed_model, guessed_language = guess_model_language(filename)
-    guessed_model = loaded.model or guessed_model
-    # Scored before any write: the write lock is held for the inserts only, so reviewers
-    # marking rows elsewhere never wait for a large upload to be scored.
-    report("scoring", 0, table.height)
-    rows = scored_rows(table, extra_columns)
-    parts = to_parts(rows)
-    values = {
-        "name": name or Path(filename).stem,
-        "model": guessed_model if model is None else model,
-        "language": guessed_language if language is None else language,
-        "filename": filename,
-        "sha256": sha,
-        "n_rows": table.height,
-        "extra_columns": json.dumps(extra_columns, ensure_ascii=False),
-        "complete": False,
-        "review_seed": seed_from_sha(sha) if seed is None else seed,
-        "column_map": json.dumps({"fields": loaded.source_fields, "map": loaded.columns}, ensure_ascii=False)
-        if loaded.columns else None,
-    }
-    report("saving", 0, table.height)
-    saved = (lambda done, total: report("saving", table.height * done // total, table.height)) if progress else None
-    run_id, created = _store(engine, values, parts, saved)
-    if not created:
-        existing = get_run(engine, run_id)
-        assert existing is not None
-        return SaveResult(existing, False, [])
-    restored = decided = skipped = 0
-    if exported is not None:
-        keyed = rows.select("item_key").to_pandas()
-        restored = restore_verdicts(engine, run_id, keyed, exported, in_order=seed is not None)
-        skipped = restore_skips(engine, run_id, keyed, exported, in_order=seed is not None)
-        decided = restore_adjudications(engine, run_id, keyed["item_key"].astype(str).tolist(), exported)
-    info = get_run(engine, run_id)
-    assert info is not None
-    unordered = restored if exported is not None and seed is None else 0
-    return SaveResult(info, True, loaded.warnings, table, restored, decided, unordered, skipped)
-
-
 def run_column_map(engine: Engine, run_id: int) -> dict[str, str]:
     """The column mapping a run was uploaded with (canonical name -> field; empty: names matched)."""
     with Session(engine) as session:
@@ -243,17 +150,21 @@ class _TakenOver(Exception):
     """Our incomplete run was declared stale and claimed by another save (we were too slow)."""
 
 
-def _store(
-    engine: Engine, values: dict, parts: list[bytes], progress: Callable[[int, int], None] | None = None
+def insert_run(
+    engine: Engine, run: NewRun, parts: list[bytes], progress: Callable[[int, int], None] | None = None
 ) -> tuple[int, bool]:
-    """Create the run and write its rows, or find the same bytes' run: ``(run_id, created)``.
+    """Create the run and write its rows (``parts``: :func:`scoring.store.run_table.to_parts`), or
+    find the same bytes' run: ``(run_id, created)``. ``progress(done, total)`` after each part.
+
+    The rows go in short transactions and the run appears only once all of them are in; on any
+    failure (an interrupt included) what was written is removed and the exception re-raised.
 
     The sha256 is unique, so of two saves of the same bytes one creates the run. The other
     waits: when that run is complete it opens it; when that save failed and removed its run, or
     the run made no progress for :data:`STALE_AFTER_S` (a crashed process: it is removed here),
     it saves the rows itself.
     """
-    sha = values["sha256"]
+    sha, values = run.sha256, run.values()
     _remove_abandoned(engine)
     seen: tuple[int, int | None] | None = None
     seen_at = time.monotonic()

@@ -2,7 +2,7 @@
 so every page (Compare's heatmap and paired table included) shows real content before anyone
 uploads. Samples are runs like any other (archived, restored, deleted the same way); they are
 known by their bytes (:func:`is_sample`), so no column marks them and an upload of the same file
-is the same run."""
+is the same run. Loading them on a first start is :func:`scoring.ingest.ensure_sample`'s job."""
 
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from sqlalchemy.engine import Engine
-
 from scoring.store.engine import PROJECT_ROOT
-from scoring.store.runs import RunInfo, count_runs, save_run, sha256_bytes
+from scoring.store.runs import RunInfo, sha256_bytes
 
 SAMPLE_DIR = PROJECT_ROOT / "sample_data"
 MIXED = "English, Hindi, Tamil, Bengali"  # the first sample's rows are mostly English, a few Indic
@@ -43,18 +41,6 @@ SAMPLE_SET: tuple[SampleRun, ...] = (
 )
 SAMPLE_PATH = SAMPLE_SET[-1].path
 SAMPLE_MARK = "sample"  #: shown beside a sample run's name in every run list
-
-
-def ensure_sample(engine: Engine) -> RunInfo | None:
-    """On an empty database, load the sample set; returns the run shown first (None when the
-    database already held a run: archiving every sample does not bring them back)."""
-    if count_runs(engine):
-        return None
-    loaded = None
-    for sample in SAMPLE_SET:
-        loaded = save_run(engine, sample.path.read_bytes(), sample.filename, name=sample.name, model=sample.model,
-                          language=sample.language).run  # fmt: skip
-    return loaded
 
 
 @cache

@@ -21,7 +21,7 @@ class Run(Base):
     """One uploaded responses file; re-uploading the same bytes finds it by sha256.
 
     ``complete`` is False while an upload is still writing its rows (in short transactions, see
-    :func:`scoring.store.runs.save_run`); such a run is invisible to every reader until its last row
+    :func:`scoring.store.runs.insert_run`); such a run is invisible to every reader until its last row
     is in. Runs that existed before the column get True (the server default).
     """
 
