@@ -8,10 +8,11 @@ budget does. Pure: the pages' module makes one per server process.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any, TypeVar
 
 import numpy as np
@@ -44,11 +45,24 @@ def estimate_bytes(value: Any, _depth: int = 0) -> int:
         fields = (getattr(value, f.name) for f in dataclasses.fields(value))
         return sys.getsizeof(value) + sum(estimate_bytes(v, _depth + 1) for v in fields)
     if isinstance(value, dict):
-        return sys.getsizeof(value) + sum(estimate_bytes(k, _depth + 1) + estimate_bytes(v, _depth + 1)
-                                          for k, v in value.items())  # fmt: skip
+        pairs = _sampled(value.items(), len(value))
+        sizes = sum(estimate_bytes(k, _depth + 1) + estimate_bytes(v, _depth + 1) for k, v in pairs)
+        return sys.getsizeof(value) + _scaled(sizes, len(pairs), len(value))
     if isinstance(value, list | tuple | set | frozenset):
-        return sys.getsizeof(value) + sum(estimate_bytes(v, _depth + 1) for v in value)
+        items = _sampled(value, len(value))
+        return sys.getsizeof(value) + _scaled(sum(estimate_bytes(v, _depth + 1) for v in items), len(items), len(value))
     return sys.getsizeof(value)
+
+
+def _sampled(items: Iterable[Any], n: int) -> list[Any]:
+    """At most about :data:`SAMPLE` of a container's ``n`` items, evenly spread: walking every
+    entry of a 200,000-key dict cost 1.6 s on each cache store of a review scope."""
+    step = max(1, n // SAMPLE)
+    return list(itertools.islice(items, 0, None, step))
+
+
+def _scaled(total: int, measured: int, n: int) -> int:
+    return int(total * n / measured) if measured else 0
 
 
 #: Python objects measured per object column; the rest is extrapolated (exact sizing of a

@@ -69,7 +69,7 @@ def stored_final(engine: Engine, run_id: int, ranked: bool = True, scored: pd.Da
         return StoredRun(info, final, table.current, found.choice, judge_name=found.name)
     if rank is None:
         rank = review_rank(final["item_key"].astype(str).tolist(), info.review_seed)
-    served = isin(final["item_key"], table.served)
+    served = isin(table.rows["item_key"], table.served)  # the polars keys: no conversion of a million strings
     return StoredRun(info, final, table.current, found.choice, rank, served, found.name)
 
 

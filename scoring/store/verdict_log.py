@@ -305,7 +305,7 @@ def read_events(
     with engine.connect() as conn:
         rows = conn.execute(stmt).all()
     frame = pd.DataFrame.from_records([tuple(r) for r in rows], columns=columns)
-    if keys is not None and len(keys) > KEY_FILTER_LIMIT:
+    if keys is not None and len(keys) > KEY_FILTER_LIMIT and len(frame):  # no event: nothing to hash a million keys for
         frame = frame[isin(frame["item_key"], keys)]
     return frame.reset_index(drop=True)
 
