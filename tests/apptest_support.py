@@ -223,7 +223,8 @@ def markdown_texts(at: AppTest) -> list[str]:
 
 def sample_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
     """A fresh database for the app (REVIEW_DB_URL) holding the sample run, and an engine on it:
-    ``yield from`` it in a test module's ``engine`` fixture."""
+    the ``sample_engine`` fixture (``tests/conftest.py``); a test that also has another database
+    calls it itself."""
     url = f"sqlite:///{tmp_path / 'review.db'}"
     monkeypatch.setenv(ENV_VAR, url)
     eng = make_engine(url)

@@ -1,5 +1,8 @@
-"""Shared fixtures: where the project and its bundled sample live, how to run a CLI, and the
-dashboard server with a real browser for the browser tests (helpers in ``tests/browser.py``).
+"""Shared fixtures: where the project and its bundled sample live, how to run a CLI, the
+dashboard server with a real browser for the browser tests (helpers in ``tests/browser.py``), and
+the databases tests open (issue 28): ``engine`` (a new empty database of each engine),
+``app_engine`` (the app's new empty SQLite file), ``sample_engine`` with ``run_id`` and ``scored``
+(the app's database holding the bundled sample set) and ``no_judge_settings``.
 """
 
 from __future__ import annotations
@@ -10,10 +13,15 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pandas as pd
 import pg_server
 import pytest
 from browser import TIMEOUT_MS, AppServer, ChromiumMissing, launch_chromium, start_app
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from sqlalchemy import Engine
+
+from scoring import store
+from scoring.store import ENV_VAR, make_engine
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 VENV_PYTHON = PROJECT_ROOT / ".venv" / "bin" / "python"
@@ -148,3 +156,60 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield url
     finally:
         server.drop(name)
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    """An engine on a new empty database of each engine (``db_url``: a SQLite file, a PostgreSQL
+    database). A module runs on SQLite alone with
+    ``pytestmark = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)``."""
+    eng = make_engine(db_url)
+    yield eng
+    eng.dispose()
+
+
+# --- the app's own database: REVIEW_DB_URL points at a new SQLite file ---------------------------
+
+
+@pytest.fixture
+def app_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
+    """A new empty SQLite file that the app (AppTest, the CLI) opens through REVIEW_DB_URL."""
+    url = f"sqlite:///{tmp_path / 'dashboard.db'}"
+    monkeypatch.setenv(ENV_VAR, url)
+    eng = make_engine(url)
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+def sample_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
+    """The app's database (REVIEW_DB_URL) holding the bundled sample set, as a first start loads it
+    (:func:`apptest_support.sample_database`)."""
+    from apptest_support import sample_database  # streamlit's test harness: only where it is used
+
+    yield from sample_database(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def run_id(sample_engine: Engine) -> int:
+    """The sample set's newest run, which every page opens on."""
+    runs = store.list_runs(sample_engine)
+    assert runs[0].name == "Sample run"
+    return runs[0].id
+
+
+@pytest.fixture
+def scored(sample_engine: Engine, run_id: int) -> pd.DataFrame:
+    """The scored rows of :func:`run_id`."""
+    return store.load_scored(sample_engine, run_id)
+
+
+@pytest.fixture
+def no_judge_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No judge configured: no project ``secrets.toml`` is read and no judge variable is set."""
+    from scoring import judge  # the OpenAI client: only where it is used
+    from scoring.judge import settings as judge_settings
+
+    monkeypatch.setattr(judge_settings, "SECRETS_ROOT", tmp_path)
+    for name in judge.ENV_NAMES.values():
+        monkeypatch.delenv(name, raising=False)

@@ -9,12 +9,9 @@ environment first, then ``.streamlit/secrets.toml``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pandas as pd
 import pytest
-from apptest_support import alerts, click, open_page, sample_database
+from apptest_support import alerts, click, open_page
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
@@ -24,23 +21,22 @@ from scoring.review import identity as I  # noqa: N812  (as in tests/test_identi
 SETTING = I.ADJUDICATE_OWN_SETTING
 
 
-@pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    """The app's database (REVIEW_DB_URL) with the sample run; the setting starts unset."""
+@pytest.fixture(autouse=True)
+def setting_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The setting (and the adjudicators' list) starts unset; the database is ``sample_engine``."""
     monkeypatch.delenv(SETTING, raising=False)
     monkeypatch.delenv("REVIEW_ADJUDICATORS", raising=False)
-    yield from sample_database(tmp_path, monkeypatch)
 
 
 @pytest.fixture
-def conflict(engine: Engine) -> tuple[int, str, int]:
+def conflict(sample_engine: Engine) -> tuple[int, str, int]:
     """(run id, item key, row_idx) of a row where alice said correct and bob wrong."""
-    run = store.list_runs(engine)[0]
-    scored = store.load_scored(engine, run.id)
+    run = store.list_runs(sample_engine)[0]
+    scored = store.load_scored(sample_engine, run.id)
     row = scored[scored["bucket"] == "overlap_only"].iloc[0]
     key = str(row["item_key"])
-    review.record_mark(engine, key, run.id, "alice", "correct")
-    review.record_mark(engine, key, run.id, "bob", "wrong")
+    review.record_mark(sample_engine, key, run.id, "alice", "correct")
+    review.record_mark(sample_engine, key, run.id, "bob", "wrong")
     return run.id, key, int(row["row_idx"])
 
 
@@ -83,32 +79,32 @@ def test_the_setting_is_read_like_every_review_setting(secrets: dict, environ: d
 
 
 def test_the_review_layer_refuses_a_partys_decision_when_forbidden_and_writes_nothing(
-    engine: Engine, conflict: tuple[int, str, int], monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, conflict: tuple[int, str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run_id, key, _ = conflict
     monkeypatch.setenv(SETTING, "false")
     assert not review.adjudicate_own_allowed()
     with pytest.raises(review.OwnDecisionRefused, match=f"You marked this row yourself \\(correct\\).*{SETTING}"):
-        review.record_adjudication(engine, key, run_id, "alice", "correct", "mine")
+        review.record_adjudication(sample_engine, key, run_id, "alice", "correct", "mine")
     with pytest.raises(review.OwnDecisionRefused, match="yourself \\(wrong\\)"):
-        review.record_adjudication(engine, key, run_id, " BOB ", "wrong")  # names ignore case and spaces
-    assert decision_of(engine, key) is None
-    review.record_adjudication(engine, key, run_id, "carol", "wrong", "not a party")  # anyone else decides
-    assert decision_of(engine, key) == ("carol", "wrong")
+        review.record_adjudication(sample_engine, key, run_id, " BOB ", "wrong")  # names ignore case and spaces
+    assert decision_of(sample_engine, key) is None
+    review.record_adjudication(sample_engine, key, run_id, "carol", "wrong", "not a party")  # anyone else decides
+    assert decision_of(sample_engine, key) == ("carol", "wrong")
 
 
 def test_the_review_layer_lets_a_party_decide_by_default(
-    engine: Engine, conflict: tuple[int, str, int], monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, conflict: tuple[int, str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run_id, key, _ = conflict
     assert review.adjudicate_own_allowed()
-    assert review.own_verdict(engine, key, "Alice") == "correct"
-    assert review.own_verdict(engine, key, "carol") is None
-    review.record_adjudication(engine, key, run_id, "alice", "correct")
-    assert decision_of(engine, key) == ("alice", "correct")
+    assert review.own_verdict(sample_engine, key, "Alice") == "correct"
+    assert review.own_verdict(sample_engine, key, "carol") is None
+    review.record_adjudication(sample_engine, key, run_id, "alice", "correct")
+    assert decision_of(sample_engine, key) == ("alice", "correct")
     monkeypatch.setenv(SETTING, "true")
-    review.record_adjudication(engine, key, run_id, "bob", "wrong")
-    assert decision_of(engine, key) == ("bob", "wrong")
+    review.record_adjudication(sample_engine, key, run_id, "bob", "wrong")
+    assert decision_of(sample_engine, key) == ("bob", "wrong")
 
 
 def test_own_verdict_in_reads_only_the_adjudicators_current_verdict() -> None:
@@ -123,7 +119,7 @@ def test_own_verdict_in_reads_only_the_adjudicators_current_verdict() -> None:
 
 
 def test_by_default_the_card_warns_a_party_and_still_lets_them_decide(
-    engine: Engine, conflict: tuple[int, str, int]
+    sample_engine: Engine, conflict: tuple[int, str, int]
 ) -> None:
     run_id, key, row_idx = conflict
     at = open_page("adjudication", reviewer="alice", run_id=run_id)
@@ -133,7 +129,7 @@ def test_by_default_the_card_warns_a_party_and_still_lets_them_decide(
     assert warnings == [review.own_warning("correct")]
     assert {"adj_correct", "adj_wrong"} <= button_keys(at)
     click(at, "adj_wrong")
-    assert decision_of(engine, key) == ("alice", "wrong")
+    assert decision_of(sample_engine, key) == ("alice", "wrong")
     assert any("decided wrong by alice" in a for a in alerts(at))
 
     at = open_page("adjudication", reviewer="carol", run_id=run_id)  # not a party: no warning
@@ -143,7 +139,7 @@ def test_by_default_the_card_warns_a_party_and_still_lets_them_decide(
 
 
 def test_when_forbidden_the_card_replaces_the_decide_buttons_by_one_line(
-    engine: Engine, conflict: tuple[int, str, int], monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, conflict: tuple[int, str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run_id, key, _ = conflict
     monkeypatch.setenv(SETTING, "false")
@@ -157,4 +153,4 @@ def test_when_forbidden_the_card_replaces_the_decide_buttons_by_one_line(
     assert {"adj_correct", "adj_wrong"} <= button_keys(at)
     assert not any("You marked this row" in a for a in alerts(at))
     click(at, "adj_correct")
-    assert decision_of(engine, key) == ("carol", "correct")
+    assert decision_of(sample_engine, key) == ("carol", "correct")

@@ -15,8 +15,6 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -32,7 +30,6 @@ from apptest_support import (
     page_path,
     progress,
     record_media_managers,
-    sample_database,
     shown_row,
     texts,
 )
@@ -57,23 +54,7 @@ NOTE = "the key names the wrong ruler"
 
 
 @pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    """A fresh database for the app holding the sample run (:func:`apptest_support.sample_database`)."""
-    yield from sample_database(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def run_id(engine: Engine) -> int:
-    return store.list_runs(engine)[0].id
-
-
-@pytest.fixture
-def scored(engine: Engine, run_id: int) -> pd.DataFrame:
-    return store.load_scored(engine, run_id)
-
-
-@pytest.fixture
-def marked(engine: Engine, run_id: int, scored: pd.DataFrame) -> dict[str, list[int]]:
+def marked(sample_engine: Engine, run_id: int, scored: pd.DataFrame) -> dict[str, list[int]]:
     """Known verdicts: every overlap_only row of Art and History, two both_pass rows per domain,
     one exact_only row; reasons on some, "golden answer wrong" with a note on two; one row in
     conflict then adjudicated; judge labels on six rows. Returns the rows (row_idx) per kind."""
@@ -84,20 +65,20 @@ def marked(engine: Engine, run_id: int, scored: pd.DataFrame) -> dict[str, list[
     mark = review.record_mark
     overlap = overlap.tolist()
     assert len(overlap) >= 4
-    mark(engine, key[overlap[0]], run_id, "alice", "correct", "paraphrase")
-    mark(engine, key[overlap[1]], run_id, "alice", "wrong", "golden answer wrong", NOTE)
-    mark(engine, key[overlap[2]], run_id, "alice", "wrong", "different claim")
-    mark(engine, key[overlap[3]], run_id, "alice", "correct")
-    mark(engine, key[overlap[3]], run_id, "bob", "wrong", "golden answer wrong")
-    review.record_adjudication(engine, key[overlap[3]], run_id, "carol", "wrong")
+    mark(sample_engine, key[overlap[0]], run_id, "alice", "correct", "paraphrase")
+    mark(sample_engine, key[overlap[1]], run_id, "alice", "wrong", "golden answer wrong", NOTE)
+    mark(sample_engine, key[overlap[2]], run_id, "alice", "wrong", "different claim")
+    mark(sample_engine, key[overlap[3]], run_id, "alice", "correct")
+    mark(sample_engine, key[overlap[3]], run_id, "bob", "wrong", "golden answer wrong")
+    review.record_adjudication(sample_engine, key[overlap[3]], run_id, "carol", "wrong")
     for row in overlap[4:]:
-        mark(engine, key[row], run_id, "bob", "correct", "paraphrase")
+        mark(sample_engine, key[row], run_id, "bob", "correct", "paraphrase")
     for row in both_pass.tolist():
-        mark(engine, key[row], run_id, "alice", "correct")
+        mark(sample_engine, key[row], run_id, "alice", "correct")
     exact = by["exact_only"][0]
-    mark(engine, key[exact], run_id, "alice", "correct", "inflection")
+    mark(sample_engine, key[exact], run_id, "alice", "correct", "inflection")
     judged = [*both_pass.tolist()[:3], *overlap[:3]]
-    judge_cache.save(engine, [
+    judge_cache.save(sample_engine, [
         {"cache_key": f"{i:064x}", "item_key": key[row], "model": "m", "prompt_version": "v",
          "label": "CORRECT" if i % 2 == 0 else "INCORRECT"}
         for i, row in enumerate(judged)
@@ -121,10 +102,10 @@ def close(shown: float, expected: float | None, places: int | None = None) -> bo
 
 
 def test_the_page_shows_the_stored_estimate_with_intervals_and_methods(
-    engine: Engine, run_id: int, marked: dict[str, list[int]]
+    sample_engine: Engine, run_id: int, marked: dict[str, list[int]]
 ) -> None:
     at = open_page("estimate", run_id=run_id)
-    run, figures = stored_estimate(engine, run_id)
+    run, figures = stored_estimate(sample_engine, run_id)
     acc = figures.accuracy
     assert acc.combined.reviewed == len(marked["overlap"]) + len(marked["both_pass"]) + 1 > 8
     table = frame_with(at, "judged correct")
@@ -165,10 +146,10 @@ def test_the_page_shows_the_stored_estimate_with_intervals_and_methods(
 
 
 def test_the_overview_shows_raw_adjudicated_and_estimated_side_by_side(
-    engine: Engine, run_id: int, marked: dict[str, list[int]]
+    sample_engine: Engine, run_id: int, marked: dict[str, list[int]]
 ) -> None:
     at = open_page("overview", run_id=run_id)
-    comparison = stored_estimate(engine, run_id)[1].comparison()
+    comparison = stored_estimate(sample_engine, run_id)[1].comparison()
     # One table: the per-domain table carries raw, adjudicated and estimated side by side.
     assert len(at.dataframe) == 1
     table = frame_with(at, "Estimated true accuracy")
@@ -210,13 +191,13 @@ def test_the_overview_shows_raw_adjudicated_and_estimated_side_by_side(
 
 
 def test_the_planner_table_equals_plan_review_and_its_button_fills_the_audit_scope(
-    engine: Engine, run_id: int, scored: pd.DataFrame, marked: dict[str, list[int]]
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, marked: dict[str, list[int]]
 ) -> None:
     at = open_page("estimate", run_id=run_id)
     assert at.number_input(key="est_half_width").value == 5.0  # a run's first plan: the +-5-point pilot
     at.number_input(key="est_half_width").set_value(12.5)
     ok(at.run())
-    run, figures = stored_estimate(engine, run_id, 0.125)
+    run, figures = stored_estimate(sample_engine, run_id, 0.125)
     plan = figures.plan
     shown = frame_with(at, "planned")
     expected = plan.strata.to_dicts()
@@ -235,9 +216,9 @@ def test_the_planner_table_equals_plan_review_and_its_button_fills_the_audit_sco
     assert wanted["rank"].to_list() == sorted(wanted["rank"].to_list())
     button = at.button(key="est_audit")
     assert button.label == f"Put these {wanted.height} rows in the audit scope"
-    assert review.audit_keys(engine, run_id) == set()
+    assert review.audit_keys(sample_engine, run_id) == set()
     click(at, "est_audit")
-    assert review.audit_keys(engine, run_id) == set(wanted["item_key"].to_list())
+    assert review.audit_keys(sample_engine, run_id) == set(wanted["item_key"].to_list())
     assert any(f"The audit scope now holds these {wanted.height} rows" in a for a in alerts(at))
     link = at.get("page_link")[0].proto
     assert link.page == "review" and "scope=audit" in link.query_string  # the url path of views/review.py
@@ -261,18 +242,22 @@ def test_the_planner_table_equals_plan_review_and_its_button_fills_the_audit_sco
 
 
 def test_reasons_table_counts_and_golden_wrong_downloads(
-    engine: Engine, run_id: int, scored: pd.DataFrame, marked: dict[str, list[int]], monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine,
+    run_id: int,
+    scored: pd.DataFrame,
+    marked: dict[str, list[int]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     managers = record_media_managers(monkeypatch)
     at = open_page("estimate", run_id=run_id)
     counts = frame_with(at, "reason")
-    current = review.current_verdicts(engine, scored["item_key"])
+    current = review.current_verdicts(sample_engine, scored["item_key"])
     given = current[current["reason"].fillna("") != ""].merge(scored[["item_key", "Domain"]], on="item_key")
     expected = Counter(zip(given["Domain"], given["reason"], given["verdict"]))
     assert sum(expected.values()) == len(marked["overlap"]) + 1  # alice gave none on the conflict; exact_only
     shown = Counter({(r["Domain"], r["reason"], r["verdict"]): r["count"] for r in counts.to_dict("records")})
     assert shown == expected
-    assert set(counts["language"]) == {store.get_run(engine, run_id).language}
+    assert set(counts["language"]) == {store.get_run(sample_engine, run_id).language}
     assert len(at.get("plotly_chart")) == 2  # the estimate and the reasons
 
     flagged = scored[scored["row_idx"].isin([marked["overlap"][1], marked["overlap"][3]])]
@@ -293,14 +278,14 @@ def test_reasons_table_counts_and_golden_wrong_downloads(
 
     # Every run: another language's run answering the first flagged question adds its response to
     # the report and its reasons under its own language.
-    other = ingest.save_run(engine, (
+    other = ingest.save_run(sample_engine, (
         "question,answer,Domain,response\n"
         f'"{first["question"]}","{first["answer"]}",{first["Domain"]},another response\n'
         "Capital?,Delhi,Geography,Delhi\n"
     ).encode(), "other_model_hindi.csv").run  # fmt: skip
     assert other.language == "Hindi"
-    other_keys = store.load_scored(engine, other.id)["item_key"].tolist()
-    review.record_mark(engine, other_keys[1], other.id, "bob", "correct", "inflection")
+    other_keys = store.load_scored(sample_engine, other.id)["item_key"].tolist()
+    review.record_mark(sample_engine, other_keys[1], other.id, "bob", "correct", "inflection")
     at.radio(key="est_reason_runs").set_value("Every run")
     ok(at.run())
     counts = frame_with(at, "reason")
@@ -309,18 +294,20 @@ def test_reasons_table_counts_and_golden_wrong_downloads(
     assert counts[counts["language"] != "Hindi"]["count"].sum() == sum(expected.values())
     report = frame_with(at, "flagged_by")
     responses = report[report["question"] == first["question"]]
-    answering = [r.id for r in store.list_runs(engine)  # the other sample runs ask it too
-                 if first["question"] in store.load_table(engine, r.id)["question"].to_list()]  # fmt: skip
+    answering = [r.id for r in store.list_runs(sample_engine)  # the other sample runs ask it too
+                 if first["question"] in store.load_table(sample_engine, r.id)["question"].to_list()]  # fmt: skip
     assert other.id in answering and run_id in answering
     assert sorted(responses["run_id"]) == sorted(answering)
     assert "another response" in responses["response"].tolist()
 
 
-def test_what_if_rules_are_shown_as_a_diagnostic(engine: Engine, run_id: int, marked: dict[str, list[int]]) -> None:
+def test_what_if_rules_are_shown_as_a_diagnostic(
+    sample_engine: Engine, run_id: int, marked: dict[str, list[int]]
+) -> None:
     at = open_page("estimate", run_id=run_id)
     table = frame_with(at, "overturns fixed")
     assert table["rule"].tolist()[0] == "spec protocol" and "Indic suffixes" in table["rule"].tolist()
-    assert set(table["reviewed rows"]) == {stored_estimate(engine, run_id)[1].sample["reviewed"].sum()}
+    assert set(table["reviewed rows"]) == {stored_estimate(sample_engine, run_id)[1].sample["reviewed"].sum()}
     assert any("Diagnostic only: the protocols never change" in i.value for i in at.info)
 
 
@@ -328,10 +315,10 @@ def test_what_if_rules_are_shown_as_a_diagnostic(engine: Engine, run_id: int, ma
 
 
 def test_under_double_blind_a_reviewer_sees_no_estimate_an_adjudicator_does(
-    engine: Engine, run_id: int, marked: dict[str, list[int]], monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, run_id: int, marked: dict[str, list[int]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("REVIEW_ADJUDICATORS", "ana")
-    review.set_blind(engine, run_id, review.BlindSpec("overlap_only"), "ana")
+    review.set_blind(sample_engine, run_id, review.BlindSpec("overlap_only"), "ana")
     alice = open_page("estimate", reviewer="alice", run_id=run_id)
     assert any("Double-blind review is on" in i.value for i in alice.info)
     assert not alice.dataframe and not alice.metric and not alice.get("plotly_chart") and not alice.button
@@ -347,13 +334,13 @@ def test_under_double_blind_a_reviewer_sees_no_estimate_an_adjudicator_does(
     # An adjudicator's plan goes into the audit scope double-blind, as the run is.
     assert ana.checkbox(key=f"est_blind_{run_id}").value is True
     click(ana, "est_audit")
-    assert review.audit_keys(engine, run_id)
-    assert review.is_blind(engine, run_id, review.BlindSpec(review.AUDIT))
+    assert review.audit_keys(sample_engine, run_id)
+    assert review.is_blind(sample_engine, run_id, review.BlindSpec(review.AUDIT))
     overview = open_page("overview", reviewer="ana", run_id=run_id)
     assert frame_with(overview, "Estimated true accuracy") is not None
 
 
-def test_without_a_reviewer_name_the_button_waits_for_one(engine: Engine, run_id: int) -> None:
+def test_without_a_reviewer_name_the_button_waits_for_one(sample_engine: Engine, run_id: int) -> None:
     at = open_page("estimate", reviewer=None, run_id=run_id)
     assert at.button(key="est_audit").disabled
     assert any("Type your name in the sidebar" in c for c in captions(at).splitlines())
@@ -366,7 +353,7 @@ def test_without_a_reviewer_name_the_button_waits_for_one(engine: Engine, run_id
 
 
 def test_the_page_leads_with_the_figure_and_the_next_step_the_rest_in_tabs(
-    engine: Engine, run_id: int, marked: dict[str, list[int]]
+    sample_engine: Engine, run_id: int, marked: dict[str, list[int]]
 ) -> None:
     at = open_page("estimate", run_id=run_id)
     assert [t.label for t in at.tabs] == ["Plan", "Judge-assisted", "Metrics vs reviewers", "Reasons",
@@ -376,7 +363,7 @@ def test_the_page_leads_with_the_figure_and_the_next_step_the_rest_in_tabs(
     inside = [w.key for t in at.tabs for w in (*t.button, *t.number_input, *t.checkbox)]
     assert "est_audit" not in inside and "est_half_width" not in inside
     assert at.metric[0].label == "Estimated true accuracy (combined)"
-    plan = stored_estimate(engine, run_id, 0.05)[1].plan
+    plan = stored_estimate(sample_engine, run_id, 0.05)[1].plan
     assert plan.remaining > 0
     assert any(t.startswith(f"Review {plan.remaining:,} more rows of the random sample for ±5 points")
                for t in texts(at))  # fmt: skip
@@ -396,7 +383,9 @@ def test_the_page_leads_with_the_figure_and_the_next_step_the_rest_in_tabs(
     assert tabs["Golden answers wrong"].get("download_button")
 
 
-def test_before_any_evidence_the_pilot_leads_and_the_planner_sits_in_the_plan_tab(engine: Engine, run_id: int) -> None:
+def test_before_any_evidence_the_pilot_leads_and_the_planner_sits_in_the_plan_tab(
+    sample_engine: Engine, run_id: int
+) -> None:
     at = open_page("estimate", run_id=run_id)
     tabs = {t.label: t for t in at.tabs}
     assert at.button(key="est_pilot") and not [b for t in at.tabs for b in t.button if b.key == "est_pilot"]
@@ -412,43 +401,43 @@ def test_before_any_evidence_the_pilot_leads_and_the_planner_sits_in_the_plan_ta
 
 
 def test_the_first_plan_is_the_pilot_then_the_asked_half_width_is_kept_for_the_run(
-    engine: Engine, run_id: int, marked: dict[str, list[int]]
+    sample_engine: Engine, run_id: int, marked: dict[str, list[int]]
 ) -> None:
     at = open_page("estimate", run_id=run_id)
-    assert audit_half_width(engine, run_id) is None
+    assert audit_half_width(sample_engine, run_id) is None
     assert at.number_input(key="est_half_width").value == 5.0
     at.number_input(key="est_half_width").set_value(3.0)
     ok(at.run())
     click(at, "est_audit")
-    assert audit_half_width(engine, run_id) == pytest.approx(0.03)
+    assert audit_half_width(sample_engine, run_id) == pytest.approx(0.03)
     link = at.get("page_link")[0].proto
     assert "planned for ±3 points" in link.label
     # A refresh or another reviewer's session: the planner offers ±3 and plans the same rows.
     again = open_page("estimate", reviewer="bob", run_id=run_id)
     assert again.number_input(key="est_half_width").value == 3.0
-    run, figures = stored_estimate(engine, run_id, 0.03)
+    run, figures = stored_estimate(sample_engine, run_id, 0.03)
     wanted = next_rows(figures.sample, figures.plan, seed=run.info.review_seed)
     assert again.button(key="est_audit").label == f"Put these {wanted.height} rows in the audit scope"
     assert any(t.startswith("For ±3 points") for t in texts(again))
     # Kept for that run only: another run starts from its own pilot.
-    other = next(r.id for r in store.list_runs(engine) if r.id != run_id)
+    other = next(r.id for r in store.list_runs(sample_engine) if r.id != run_id)
     assert open_page("estimate", run_id=other).number_input(key="est_half_width").value == 5.0
     # A new plan at another half-width replaces the kept one.
     again.number_input(key="est_half_width").set_value(10.0)
     ok(again.run())
     click(again, "est_audit")
-    assert audit_half_width(engine, run_id) == pytest.approx(0.10)
+    assert audit_half_width(sample_engine, run_id) == pytest.approx(0.10)
     assert open_page("estimate", run_id=run_id).number_input(key="est_half_width").value == 10.0
 
 
 def test_the_pilot_button_keeps_five_points_and_a_done_pilot_asks_for_a_narrower_interval(
-    engine: Engine, run_id: int
+    sample_engine: Engine, run_id: int
 ) -> None:
     at = open_page("estimate", run_id=run_id)
     click(at, "est_pilot")
-    assert audit_half_width(engine, run_id) == pytest.approx(0.05)
-    for key in review.audit_keys(engine, run_id):  # the pilot reviewed, as the queue records it
-        review.record_mark(engine, key, run_id, "alice", "correct")
+    assert audit_half_width(sample_engine, run_id) == pytest.approx(0.05)
+    for key in review.audit_keys(sample_engine, run_id):  # the pilot reviewed, as the queue records it
+        review.record_mark(sample_engine, key, run_id, "alice", "correct")
     at = open_page("estimate", run_id=run_id)
     assert at.number_input(key="est_half_width").value == 5.0
     assert any(t.startswith("Nothing left to review for ±5 points") and "narrower interval" in t for t in texts(at))

@@ -39,7 +39,7 @@ from streamlit.testing.v1 import AppTest
 from scoring import export, ingest, judge, store
 from scoring.core.report import COMBINED
 from scoring.judge import settings as judge_settings
-from scoring.store import ENV_VAR, judge_cache, make_engine
+from scoring.store import judge_cache
 
 API_KEY = "sk-review-test-4f1c9a7e2b6d"
 MODEL = "stub-judge"
@@ -48,34 +48,19 @@ POLL_SLEEP = 0.1
 JUDGED = re.compile(r"Judged (\d+) of (\d+)")
 
 
-@pytest.fixture
-def db_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "review.db"
-    monkeypatch.setenv(ENV_VAR, f"sqlite:///{path}")
+@pytest.fixture(autouse=True)
+def no_project_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(judge_settings, "SECRETS_ROOT", tmp_path)  # no project secrets.toml can interfere
-    return path
 
 
 @pytest.fixture
-def engine(db_path: Path) -> Iterator[Engine]:
-    eng = make_engine(f"sqlite:///{db_path}")
-    assert ingest.ensure_sample(eng) is not None
-    yield eng
-    eng.dispose()
+def db_path(sample_engine: Engine) -> Path:
+    """The file of the sample run's database (``sample_engine``)."""
+    return Path(str(sample_engine.url.database))
 
 
 @pytest.fixture
-def run_id(engine: Engine) -> int:
-    return store.list_runs(engine)[0].id
-
-
-@pytest.fixture
-def scored(engine: Engine, run_id: int) -> pd.DataFrame:
-    return store.load_scored(engine, run_id)
-
-
-@pytest.fixture
-def stub(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[StubOpenAI]:
+def stub(sample_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[StubOpenAI]:
     """The local OpenAI-compatible server, configured through the environment."""
     with StubOpenAI() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
@@ -116,9 +101,9 @@ def expected_labels(engine, scored: pd.DataFrame) -> pd.DataFrame:
     return judge.attach_judge_labels(engine, scored, model=MODEL)
 
 
-def test_preflight_run_and_cached_second_run(engine: Engine, scored: pd.DataFrame, stub: StubOpenAI) -> None:
+def test_preflight_run_and_cached_second_run(sample_engine: Engine, scored: pd.DataFrame, stub: StubOpenAI) -> None:
     items = judge.items_from_frame(scored)
-    planned = judge.preflight(engine, judge.JudgeSettings.from_env(), items)
+    planned = judge.preflight(sample_engine, judge.JudgeSettings.from_env(), items)
     n_blank = sum(item.is_blank for item in items)
     assert planned.to_send > 0 and n_blank > 0
 
@@ -143,7 +128,7 @@ def test_preflight_run_and_cached_second_run(engine: Engine, scored: pd.DataFram
     assert f"to send: 0   already judged (cached): {planned.to_send}" in text
 
     table = frame_with(at, "pending").set_index("domain")
-    want = {r.domain: r for r in judge.judge_accuracy(expected_labels(engine, scored))}
+    want = {r.domain: r for r in judge.judge_accuracy(expected_labels(sample_engine, scored))}
     assert table.loc[COMBINED, "pending"] == 0
     assert table.loc[COMBINED, "n"] == len(scored)
     for domain, row in want.items():
@@ -161,13 +146,15 @@ def test_preflight_run_and_cached_second_run(engine: Engine, scored: pd.DataFram
     assert stub.requests == 0
 
 
-def test_judge_joins_the_overview_and_the_review_queue(engine: Engine, scored: pd.DataFrame, stub: StubOpenAI) -> None:
+def test_judge_joins_the_overview_and_the_review_queue(
+    sample_engine: Engine, scored: pd.DataFrame, stub: StubOpenAI
+) -> None:
     at = open_page("overview")
     assert not any("Judge" in c for c in frame_with(at, "domain").columns)
 
     goto(at, "judge")
     run_judge(at)
-    labelled = expected_labels(engine, scored)
+    labelled = expected_labels(sample_engine, scored)
     combined = judge.judge_accuracy(labelled)[-1]
 
     goto(at, "overview")
@@ -189,7 +176,7 @@ def test_judge_joins_the_overview_and_the_review_queue(engine: Engine, scored: p
 
 
 def test_the_api_key_is_never_shown_or_stored(
-    engine: Engine, db_path: Path, scored: pd.DataFrame, stub: StubOpenAI, monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, db_path: Path, scored: pd.DataFrame, stub: StubOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     managers = record_media_managers(monkeypatch)
     at = open_page("judge")
@@ -212,7 +199,7 @@ def test_the_api_key_is_never_shown_or_stored(
     assert b"judge" in exported
     assert API_KEY.encode() not in exported
 
-    engine.dispose()
+    sample_engine.dispose()
     stored = b"".join(p.read_bytes() for p in db_path.parent.glob(db_path.name + "*"))
     assert len(stored) > 0 and MODEL.encode() in stored  # the judge's rows are in these bytes
     assert API_KEY.encode() not in stored
@@ -220,7 +207,7 @@ def test_the_api_key_is_never_shown_or_stored(
 
 
 def test_judge_settles_overlap_only_rows_on_every_page(
-    engine: Engine, run_id: int, scored: pd.DataFrame, stub: StubOpenAI, monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, stub: StubOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The switch lives on the Judge page but decides final verdicts on the Overview and Export
     pages, also after reruns there (it was lost one rerun after leaving the Judge page)."""
@@ -229,7 +216,7 @@ def test_judge_settles_overlap_only_rows_on_every_page(
     run_judge(at)
     at.toggle(key="judge_settles").set_value(True)
     ok(at.run())
-    labelled = expected_labels(engine, scored)
+    labelled = expected_labels(sample_engine, scored)
     overlap_only = labelled[labelled["bucket"] == "overlap_only"]
     settled = int(overlap_only["judge_label"].isin([judge.CORRECT, judge.INCORRECT]).sum())
     assert settled > 0
@@ -249,7 +236,7 @@ def test_judge_settles_overlap_only_rows_on_every_page(
     manifest = json.loads(download(at, managers, "dl_manifest"))
     assert manifest["judge_settles"] is True and manifest["counts"]["final_source"]["judge"] == settled
     built = export.build_export(
-        engine, run_id, judge_labels=dict(zip(scored["item_key"], labelled["judge_label"])), judge_settles=True
+        sample_engine, run_id, judge_labels=dict(zip(scored["item_key"], labelled["judge_label"])), judge_settles=True
     )
     assert int((built["final_source"] == "judge").sum()) == settled
 
@@ -268,14 +255,14 @@ def test_judge_settles_overlap_only_rows_on_every_page(
     assert "judge" not in counts and counts["pending"] == len(overlap_only)
 
 
-def test_cancel_stops_the_run(engine: Engine, scored: pd.DataFrame, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cancel_stops_the_run(sample_engine: Engine, scored: pd.DataFrame, monkeypatch: pytest.MonkeyPatch) -> None:
     with StubOpenAI(latency=0.5) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
         monkeypatch.setenv("JUDGE_MODEL", MODEL)
         monkeypatch.setenv("JUDGE_CONCURRENCY", "1")
         at = open_page("judge")
-        planned = judge.preflight(engine, judge.JudgeSettings.from_env(), judge.items_from_frame(scored))
+        planned = judge.preflight(sample_engine, judge.JudgeSettings.from_env(), judge.items_from_frame(scored))
         to_send = planned.to_send
         click(at, "judge_run")
         for _ in range(POLLS):  # wait until at least one reply is in (blank rows count at once), then cancel
@@ -290,7 +277,7 @@ def test_cancel_stops_the_run(engine: Engine, scored: pd.DataFrame, monkeypatch:
         assert " 0 cancelled" not in done, done
         assert 0 < server.requests < to_send
         # What was judged before the cancel is kept: the next preflight sends only the rest.
-        stored = judge_cache.count_rows(engine)
+        stored = judge_cache.count_rows(sample_engine)
         assert stored >= 1
         ok(at.run())
         text = preflight_text(at)
@@ -299,7 +286,7 @@ def test_cancel_stops_the_run(engine: Engine, scored: pd.DataFrame, monkeypatch:
 
 @pytest.mark.parametrize("missing", ["OPENAI_BASE_URL", "JUDGE_MODEL"])
 def test_missing_endpoint_or_model_warns_without_crashing(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch, missing: str
+    sample_engine: Engine, monkeypatch: pytest.MonkeyPatch, missing: str
 ) -> None:
     for name in judge.ENV_NAMES.values():
         monkeypatch.delenv(name, raising=False)
@@ -322,10 +309,10 @@ def test_missing_endpoint_or_model_warns_without_crashing(
 
 
 def test_judge_every_row_not_yet_judged_is_the_obvious_action(
-    engine: Engine, scored: pd.DataFrame, stub: StubOpenAI
+    sample_engine: Engine, scored: pd.DataFrame, stub: StubOpenAI
 ) -> None:
     items = judge.items_from_frame(scored)
-    planned = judge.preflight(engine, judge.JudgeSettings.from_env(), items)
+    planned = judge.preflight(sample_engine, judge.JudgeSettings.from_env(), items)
     not_blank = sum(not item.is_blank for item in items)
     at = open_page("judge")
     text = unjudged_text(at)
@@ -361,7 +348,7 @@ def _flip(label: str) -> str:
 
 
 @pytest.fixture
-def reviewed(engine: Engine, run_id: int, scored: pd.DataFrame, stub: StubOpenAI) -> dict:
+def reviewed(sample_engine: Engine, run_id: int, scored: pd.DataFrame, stub: StubOpenAI) -> dict:
     """The run judged by MODEL over HTTP; 14 rows marked in the queue (three against the judge),
     one opened by hand against it; a second configuration "small/v0" stored with its own labels."""
     from scoring import review
@@ -370,14 +357,14 @@ def reviewed(engine: Engine, run_id: int, scored: pd.DataFrame, stub: StubOpenAI
     click(at, "judge_unjudged")
     wait_done(at)
     keys = scored["item_key"].tolist()
-    labels = judge.stored_labels(engine, keys, model=MODEL)
+    labels = judge.stored_labels(sample_engine, keys, model=MODEL)
     judged = [i for i, k in enumerate(keys) if labels.get(k) in (judge.CORRECT, judge.INCORRECT)]
     sample, by_hand = judged[:14], judged[14]
     against = set(sample[:3])
     for i in sample:
         verdict = "correct" if labels[keys[i]] == judge.CORRECT else "wrong"
-        review.record_mark(engine, keys[i], run_id, "alice", _flip(labels[keys[i]]) if i in against else verdict)
-    review.record_mark(engine, keys[by_hand], run_id, "alice", _flip(labels[keys[by_hand]]), via="opened")
+        review.record_mark(sample_engine, keys[i], run_id, "alice", _flip(labels[keys[i]]) if i in against else verdict)
+    review.record_mark(sample_engine, keys[by_hand], run_id, "alice", _flip(labels[keys[by_hand]]), via="opened")
     # "small" agrees with the humans on every sampled row but the last four, where it says UNPARSED (2)
     # and the opposite (2).
     small = {}
@@ -388,20 +375,20 @@ def reviewed(engine: Engine, run_id: int, scored: pd.DataFrame, stub: StubOpenAI
         small[keys[i]] = judge.UNPARSED
     for i in sample[-2:]:
         small[keys[i]] = judge.INCORRECT if small[keys[i]] == judge.CORRECT else judge.CORRECT
-    judge_cache.save(engine, [{"cache_key": f"small-{k}", "item_key": k, "model": "small", "prompt_version": "v0",
-                               "label": v} for k, v in small.items()])  # fmt: skip
+    judge_cache.save(sample_engine, [{"cache_key": f"small-{k}", "item_key": k, "model": "small",
+                                      "prompt_version": "v0", "label": v} for k, v in small.items()])  # fmt: skip
     return {"keys": keys, "labels": labels, "sample": sample, "against": sorted(against), "by_hand": by_hand}
 
 
 def test_the_trust_section_shows_the_judge_against_the_random_sample(
-    engine: Engine, run_id: int, scored: pd.DataFrame, reviewed: dict
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, reviewed: dict
 ) -> None:
     from scoring.estimate.judge_trust import trust, trust_rows
     from scoring.estimate.stored import stored_estimate
 
     at = open_page("judge")
     assert "The estimate uses: latest label of any judge configuration" in texts(at)
-    sample = stored_estimate(engine, run_id)[1].sample
+    sample = stored_estimate(sample_engine, run_id)[1].sample
     assert sample.filter(pl.col("reviewed")).height == 14 and int(sample["by_hand"].sum()) == 1
 
     # The confusion matrix of the judge's labels on the 14 sampled rows (the row opened by hand is not in it).
@@ -436,7 +423,7 @@ def test_the_trust_section_shows_the_judge_against_the_random_sample(
 
 
 def test_configurations_compared_and_the_choice_named_and_used(
-    engine: Engine, run_id: int, reviewed: dict
+    sample_engine: Engine, run_id: int, reviewed: dict
 ) -> None:
     from scoring.estimate.stored import stored_final
 
@@ -464,7 +451,7 @@ def test_configurations_compared_and_the_choice_named_and_used(
     click(at, "judge_choose")
     assert "The estimate uses: small (prompt v0)" in texts(at)
     assert frame_with(at, "configuration").set_index("configuration").loc[small, "in_use"]
-    run = stored_final(engine, run_id)
+    run = stored_final(sample_engine, run_id)
     assert run.judge_config == "small (prompt v0)"
     sampled = {reviewed["keys"][i] for i in reviewed["sample"]}
     assert set(run.final.loc[run.final["judge_label"] != "", "item_key"]) == sampled  # small's labels only
@@ -472,10 +459,10 @@ def test_configurations_compared_and_the_choice_named_and_used(
     at.selectbox(key="judge_choice").set_value("latest label of any judge configuration")
     ok(at.run())
     click(at, "judge_choose")
-    assert stored_final(engine, run_id).judge_choice is None
+    assert stored_final(sample_engine, run_id).judge_choice is None
 
 
-def test_choosing_the_judge_needs_a_name(engine: Engine, run_id: int, reviewed: dict) -> None:
+def test_choosing_the_judge_needs_a_name(sample_engine: Engine, run_id: int, reviewed: dict) -> None:
     at = open_page("judge", reviewer=None)
     at.selectbox(key="judge_choice").set_value("small (prompt v0)")
     ok(at.run())
@@ -484,14 +471,14 @@ def test_choosing_the_judge_needs_a_name(engine: Engine, run_id: int, reviewed: 
 
 
 def test_trust_per_language_across_the_runs_that_carry_one(
-    engine: Engine, run_id: int, scored: pd.DataFrame, reviewed: dict
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, reviewed: dict
 ) -> None:
-    info = store.get_run(engine, run_id)
+    info = store.get_run(sample_engine, run_id)
     assert info.language  # the bundled sample names its languages
-    store.update_run_meta(engine, run_id, info.name, info.model, "Hindi")
+    store.update_run_meta(sample_engine, run_id, info.name, info.model, "Hindi")
     data = store.SAMPLE_PATH.read_bytes().replace(b"\n", b"\r\n")  # the same rows, another file
-    other = ingest.save_run(engine, data, "tamil.csv").run
-    store.update_run_meta(engine, other.id, "Tamil run", "", "Tamil")
+    other = ingest.save_run(sample_engine, data, "tamil.csv").run
+    store.update_run_meta(sample_engine, other.id, "Tamil run", "", "Tamil")
     at = open_page("judge", run_id=run_id)
     assert len(frames_with(at, "scope")) == 2  # per bucket, per domain: languages wait for the switch
     at.toggle(key="judge_trust_languages").set_value(True)
@@ -504,7 +491,9 @@ def test_trust_per_language_across_the_runs_that_carry_one(
     assert rows.loc[COMBINED, "reviewed"] == 14 and rows.loc[COMBINED, "agree"] == rows.loc["Hindi", "agree"]
 
 
-def test_the_trust_section_needs_no_endpoint(engine: Engine, reviewed: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_trust_section_needs_no_endpoint(
+    sample_engine: Engine, reviewed: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Labels can come from the command line: without an endpoint the page still shows the judge
     against the reviewers and lets a user choose the estimate's judge."""
     for name in judge.ENV_NAMES.values():

@@ -12,35 +12,24 @@ points at a closed port (the page's preflight sends nothing).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from apptest_support import browser_cells, open_page, texts
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import ingest, judge, review, store
+from scoring import judge, review, store
 from scoring.core.report import COMBINED
 from scoring.judge import settings as judge_settings
-from scoring.store import ENV_VAR, judge_cache, make_engine
+from scoring.store import judge_cache
 
 MODEL = "stub-judge"
 FLAG = re.compile(r"(?:^|[\s(\"'`\[])--[a-z]")
 CLAIM = "agree on every"
 
 
-@pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    url = f"sqlite:///{tmp_path / 'review.db'}"
-    monkeypatch.setenv(ENV_VAR, url)
-    monkeypatch.setattr(judge_settings, "SECRETS_ROOT", tmp_path)  # no project secrets.toml can interfere
-    for name in judge.ENV_NAMES.values():
-        monkeypatch.delenv(name, raising=False)
-    eng = make_engine(url)
-    assert ingest.ensure_sample(eng) is not None
-    yield eng
-    eng.dispose()
+#: The sample run (``sample_engine``) with no judge configured: no secrets.toml, no judge variable.
+pytestmark = pytest.mark.usefixtures("no_judge_settings")
 
 
 @pytest.fixture
@@ -52,13 +41,8 @@ def configured(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def run_id(engine: Engine) -> int:
-    return store.list_runs(engine)[0].id
-
-
-@pytest.fixture
-def keys(engine: Engine, run_id: int) -> list[str]:
-    return store.load_scored(engine, run_id)["item_key"].tolist()
+def keys(sample_engine: Engine, run_id: int) -> list[str]:
+    return store.load_scored(sample_engine, run_id)["item_key"].tolist()
 
 
 def label_every_row(engine: Engine, keys: list[str]) -> None:
@@ -93,7 +77,7 @@ def assert_no_trust_tables(at: AppTest) -> None:
     assert not any("judge not judged" in c or {"scope", "kappa_low"} <= c for c in columns), columns
 
 
-def test_fresh_run_says_no_row_has_a_judge_label_yet(engine: Engine, configured: None) -> None:
+def test_fresh_run_says_no_row_has_a_judge_label_yet(sample_engine: Engine, configured: None) -> None:
     at = open_page("judge")
     assert_nothing_claimed(at)
     assert_no_trust_tables(at)
@@ -106,7 +90,7 @@ def test_fresh_run_says_no_row_has_a_judge_label_yet(engine: Engine, configured:
     assert (cells.loc["Art", "accuracy"], cells.loc["Art", "ci_low"], cells.loc["Art", "ci_high"]) == ("—",) * 3
 
 
-def test_fresh_run_without_an_endpoint_says_where_to_type_it(engine: Engine) -> None:
+def test_fresh_run_without_an_endpoint_says_where_to_type_it(sample_engine: Engine) -> None:
     at = open_page("judge")
     assert_nothing_claimed(at)
     assert_no_trust_tables(at)
@@ -118,7 +102,7 @@ def test_fresh_run_without_an_endpoint_says_where_to_type_it(engine: Engine) -> 
     assert any(t.startswith("No row has a judge label yet") and "Base URL" in t for t in texts(at)), texts(at)
 
 
-def test_missing_model_names_the_model_field(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_model_names_the_model_field(sample_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     at = open_page("judge")
     warnings = [re.sub(r"\\(.)", r"\1", str(w.value)) for w in at.main.warning]
@@ -134,16 +118,16 @@ def test_the_command_line_keeps_its_flags() -> None:
 
 
 def test_reviewed_rows_without_judge_labels_make_no_claim(
-    engine: Engine, configured: None, run_id: int, keys: list[str]
+    sample_engine: Engine, configured: None, run_id: int, keys: list[str]
 ) -> None:
     for key in keys[:10]:
-        review.record_mark(engine, key, run_id, "alice", "correct")
+        review.record_mark(sample_engine, key, run_id, "alice", "correct")
     at = open_page("judge")
     assert_nothing_claimed(at)
     assert_no_trust_tables(at)
     assert any(t.startswith("No row has a judge label yet") for t in texts(at)), texts(at)
     # The judge labelled other rows, none of those reviewed.
-    label_every_row(engine, keys[20:])
+    label_every_row(sample_engine, keys[20:])
     at = open_page("judge")
     assert_nothing_claimed(at)
     assert_no_trust_tables(at)
@@ -151,8 +135,8 @@ def test_reviewed_rows_without_judge_labels_make_no_claim(
                for t in texts(at)), texts(at)  # fmt: skip
 
 
-def test_judge_labels_without_reviewed_rows_make_no_claim(engine: Engine, keys: list[str]) -> None:
-    label_every_row(engine, keys)
+def test_judge_labels_without_reviewed_rows_make_no_claim(sample_engine: Engine, keys: list[str]) -> None:
+    label_every_row(sample_engine, keys)
     at = open_page("judge")
     assert_nothing_claimed(at)
     assert_no_trust_tables(at)
@@ -162,12 +146,14 @@ def test_judge_labels_without_reviewed_rows_make_no_claim(engine: Engine, keys: 
     assert browser_cells(configs).loc[0, "agreement"] == "—"
 
 
-def test_a_judged_and_reviewed_sample_still_shows_the_tables(engine: Engine, run_id: int, keys: list[str]) -> None:
+def test_a_judged_and_reviewed_sample_still_shows_the_tables(
+    sample_engine: Engine, run_id: int, keys: list[str]
+) -> None:
     """Once rows are both judged and reviewed, the tables and the agreement line are back, and a
     sample where they agree says on how many rows."""
-    label_every_row(engine, keys)
+    label_every_row(sample_engine, keys)
     for key in keys[:6]:
-        review.record_mark(engine, key, run_id, "alice", "correct")
+        review.record_mark(sample_engine, key, run_id, "alice", "correct")
     at = open_page("judge")
     assert not at.exception, at.exception
     confusion = next(df for df in at.dataframe if "judge not judged" in df.value.columns).value.set_index("human")

@@ -11,7 +11,6 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -24,7 +23,7 @@ from streamlit.testing.v1 import AppTest
 from scoring import ingest, review, store
 from scoring.core.loader import load_bytes, load_path
 from scoring.core.report import score_frame
-from scoring.store import ENV_VAR, make_engine
+from scoring.store import ENV_VAR
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -88,14 +87,6 @@ def db_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     url = f"sqlite:///{tmp_path / 'dashboard.db'}"
     monkeypatch.setenv(ENV_VAR, url)
     return url
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    """An engine on the test's database, for checking what the app stored."""
-    eng = make_engine(db_url)
-    yield eng
-    eng.dispose()
 
 
 def new_app() -> AppTest:

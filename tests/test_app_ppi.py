@@ -6,11 +6,9 @@ plans with the judge and says what it is worth; a run without judge labels shows
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from apptest_support import frame_with, open_page, sample_database, texts
+from apptest_support import frame_with, open_page, texts
 from sqlalchemy import Engine
 
 from scoring import review, store
@@ -23,17 +21,6 @@ from scoring.estimate.stored import stored_estimate
 from scoring.store import judge_cache
 from scoring.store.judge_choice import ANY_CONFIG
 from ui.estimate_view import ci_text
-
-
-@pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    """A fresh database for the app holding the sample run (:func:`apptest_support.sample_database`)."""
-    yield from sample_database(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def run_id(engine: Engine) -> int:
-    return store.list_runs(engine)[0].id
 
 
 def _review_half(engine: Engine, run_id: int) -> None:
@@ -58,11 +45,13 @@ def _captions(at) -> str:  # noqa: ANN001
     return "\n".join(str(c.value).replace("\\", "") for c in at.main.caption)
 
 
-def test_the_true_accuracy_page_shows_both_estimates_and_plans_with_the_judge(engine: Engine, run_id: int) -> None:
-    _review_half(engine, run_id)
-    _judge_all(engine, run_id)
+def test_the_true_accuracy_page_shows_both_estimates_and_plans_with_the_judge(
+    sample_engine: Engine, run_id: int
+) -> None:
+    _review_half(sample_engine, run_id)
+    _judge_all(sample_engine, run_id)
     at = open_page("estimate", run_id=run_id)
-    _, figures = stored_estimate(engine, run_id)
+    _, figures = stored_estimate(sample_engine, run_id)
     judged = judge_figures(figures.sample)
     assert judged is not None and judged.plans
     side = judged.comparison(figures.accuracy.table())
@@ -102,11 +91,11 @@ def test_the_true_accuracy_page_shows_both_estimates_and_plans_with_the_judge(en
     assert not at.exception
 
 
-def test_the_overview_shows_the_judge_assisted_estimate_beside_the_estimate(engine: Engine, run_id: int) -> None:
-    _review_half(engine, run_id)
-    _judge_all(engine, run_id)
+def test_the_overview_shows_the_judge_assisted_estimate_beside_the_estimate(sample_engine: Engine, run_id: int) -> None:
+    _review_half(sample_engine, run_id)
+    _judge_all(sample_engine, run_id)
     at = open_page("overview", run_id=run_id)
-    _, figures = stored_estimate(engine, run_id)
+    _, figures = stored_estimate(sample_engine, run_id)
     judged = judge_figures(figures.sample)
     assert judged is not None
     side = judged.comparison(figures.accuracy.table()).to_dicts()
@@ -121,8 +110,8 @@ def test_the_overview_shows_the_judge_assisted_estimate_beside_the_estimate(engi
     assert not at.exception
 
 
-def test_a_run_without_judge_labels_shows_no_judge_assisted_part(engine: Engine, run_id: int) -> None:
-    _review_half(engine, run_id)
+def test_a_run_without_judge_labels_shows_no_judge_assisted_part(sample_engine: Engine, run_id: int) -> None:
+    _review_half(sample_engine, run_id)
     for page in ("estimate", "overview"):
         at = open_page(page, run_id=run_id)
         assert not [m for m in at.metric if m.label.startswith("Judge-assisted")]

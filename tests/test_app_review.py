@@ -11,8 +11,6 @@ import hashlib
 import io
 import json
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -29,7 +27,6 @@ from apptest_support import (
     page_path,
     progress,
     record_media_managers,
-    sample_database,
     shown_row,
     text_with,
     texts,
@@ -43,30 +40,12 @@ from scoring.store.tables import VerdictEvent
 
 
 @pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    """A fresh database for the app holding the sample run (:func:`apptest_support.sample_database`)."""
-    yield from sample_database(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def run_id(engine: Engine) -> int:
-    runs = store.list_runs(engine)
-    assert runs[0].name == "Sample run"  # the sample set's newest, which every page opens on
-    return runs[0].id
-
-
-@pytest.fixture
-def scored(engine: Engine, run_id: int) -> pd.DataFrame:
-    return store.load_scored(engine, run_id)
-
-
-@pytest.fixture
-def order(engine: Engine, run_id: int, scored: pd.DataFrame) -> list[int]:
+def order(sample_engine: Engine, run_id: int, scored: pd.DataFrame) -> list[int]:
     """The overlap_only rows (row_idx) in the order a new reviewer sees them: the run's seeded
     random permutation, not the file's order."""
-    info = store.get_run(engine, run_id)
+    info = store.get_run(sample_engine, run_id)
     assert info is not None
-    rows = review.queue(scored, "alice", engine, seed=info.review_seed)
+    rows = review.queue(scored, "alice", sample_engine, seed=info.review_seed)
     assert len(rows) >= 5, "the sample needs several overlap_only rows for these tests"
     in_file = scored.loc[scored["bucket"] == "overlap_only", "row_idx"].tolist()
     assert sorted(rows) == in_file and rows != in_file
@@ -91,56 +70,58 @@ def event_count(engine: Engine) -> int:
 # --- marking -----------------------------------------------------------------------------------
 
 
-def test_mark_correct_and_wrong_saves_and_moves_on(engine: Engine, scored: pd.DataFrame, order: list[int]) -> None:
+def test_mark_correct_and_wrong_saves_and_moves_on(
+    sample_engine: Engine, scored: pd.DataFrame, order: list[int]
+) -> None:
     at = open_page("review")
     assert progress(at) == (0, len(order))
     assert shown_row(at) == order[0]
     assert not any(t.startswith("Your current verdict") for t in texts(at))
 
     click(at, "q_yes")
-    assert mine(engine) == {key_of(scored, order[0]): "correct"}
+    assert mine(sample_engine) == {key_of(scored, order[0]): "correct"}
     assert shown_row(at) == order[1]
     assert progress(at) == (1, len(order))
 
     click(at, "q_no")
-    assert mine(engine) == {key_of(scored, order[0]): "correct", key_of(scored, order[1]): "wrong"}
+    assert mine(sample_engine) == {key_of(scored, order[0]): "correct", key_of(scored, order[1]): "wrong"}
     assert shown_row(at) == order[2]
     assert progress(at) == (2, len(order))
-    current = review.current_verdicts(engine)
+    current = review.current_verdicts(sample_engine)
     assert set(current["reviewer"]) == {"alice"}
 
 
-def test_undo_appends_and_shows_the_row_again(engine: Engine, scored: pd.DataFrame, order: list[int]) -> None:
+def test_undo_appends_and_shows_the_row_again(sample_engine: Engine, scored: pd.DataFrame, order: list[int]) -> None:
     at = open_page("review")
     click(at, "q_yes")
     click(at, "q_no")
-    assert event_count(engine) == 2
+    assert event_count(sample_engine) == 2
 
     click(at, "q_undo")
     # The last mark (order[1], wrong) is retracted by a new event; nothing is deleted.
-    assert event_count(engine) == 3
-    assert mine(engine) == {key_of(scored, order[0]): "correct"}
+    assert event_count(sample_engine) == 3
+    assert mine(sample_engine) == {key_of(scored, order[0]): "correct"}
     assert shown_row(at) == order[1]
     assert progress(at) == (1, len(order))
 
     click(at, "q_undo")
-    assert event_count(engine) == 4
-    assert mine(engine) == {}
+    assert event_count(sample_engine) == 4
+    assert mine(sample_engine) == {}
     assert shown_row(at) == order[0]
     assert progress(at) == (0, len(order))
 
     click(at, "q_undo")
     assert "Nothing to undo in this run." in alerts(at)
-    assert event_count(engine) == 4
+    assert event_count(sample_engine) == 4
 
     # Marking the reopened row again works and moves on.
     click(at, "q_no")
-    assert mine(engine) == {key_of(scored, order[0]): "wrong"}
+    assert mine(sample_engine) == {key_of(scored, order[0]): "wrong"}
     assert shown_row(at) == order[1]
 
 
 def test_a_finished_scope_says_so_marks_nothing_and_rows_reopen_on_purpose(
-    engine: Engine, scored: pd.DataFrame, order: list[int]
+    sample_engine: Engine, scored: pd.DataFrame, order: list[int]
 ) -> None:
     """Issue 8.3: the queue does not loop back to reviewed rows; revisiting is deliberate."""
     at = open_page("review")
@@ -157,12 +138,12 @@ def test_a_finished_scope_says_so_marks_nothing_and_rows_reopen_on_purpose(
                     '0 wrong). Open "My verdicts" to revisit one.'], alerts(at)
     assert not [t for t in texts(at) if t.startswith("Row ")], "a finished scope shows no row to mark"
     assert not [b for b in at.button if b.key in ("q_yes", "q_no", "q_skip", "q_undo")]
-    before = event_count(engine)
+    before = event_count(sample_engine)
     # Links to the scopes that still have work (the sample has rows in every bucket).
     links = [re.sub(r"\\(.)", r"\1", str(b.label)) for b in at.button if str(b.key).startswith("q_todo_")]  # escaped
     assert any(label.startswith("both_pass, all domains:") for label in links), links
     at.run()
-    assert event_count(engine) == before
+    assert event_count(sample_engine) == before
 
     # Opening a row on purpose (as the Agreement page and "My verdicts" do) shows its verdict.
     at.query_params["row"] = str(order[2] + 1)
@@ -171,16 +152,18 @@ def test_a_finished_scope_says_so_marks_nothing_and_rows_reopen_on_purpose(
     assert shown_row(at) == order[2]
     assert any(t.startswith("Your current verdict: correct.") for t in texts(at)), texts(at)
     click(at, "q_no")
-    assert mine(engine)[key_of(scored, order[2])] == "wrong"
-    assert event_count(engine) == before + 1
+    assert mine(sample_engine)[key_of(scored, order[2])] == "wrong"
+    assert event_count(sample_engine) == before + 1
     assert any(a.startswith("Done: every row of this scope") for a in alerts(at))
 
 
-def test_skip_moves_the_row_behind_the_unreviewed_ones(engine: Engine, scored: pd.DataFrame, order: list[int]) -> None:
+def test_skip_moves_the_row_behind_the_unreviewed_ones(
+    sample_engine: Engine, scored: pd.DataFrame, order: list[int]
+) -> None:
     at = open_page("review")
     click(at, "q_skip")
-    assert mine(engine) == {}
-    assert review.skipped_keys(engine, "alice") == {key_of(scored, order[0])}
+    assert mine(sample_engine) == {}
+    assert review.skipped_keys(sample_engine, "alice") == {key_of(scored, order[0])}
     assert shown_row(at) == order[1]
     assert progress(at) == (0, len(order))
 
@@ -190,16 +173,16 @@ def test_skip_moves_the_row_behind_the_unreviewed_ones(engine: Engine, scored: p
     # Every unreviewed row is done: the skipped one comes back last.
     assert shown_row(at) == order[0]
     assert progress(at) == (len(order) - 1, len(order))
-    assert key_of(scored, order[0]) not in mine(engine)
+    assert key_of(scored, order[0]) not in mine(sample_engine)
 
     click(at, "q_no")
-    assert mine(engine)[key_of(scored, order[0])] == "wrong"
-    assert review.skipped_keys(engine, "alice") == set()
+    assert mine(sample_engine)[key_of(scored, order[0])] == "wrong"
+    assert review.skipped_keys(sample_engine, "alice") == set()
     assert progress(at) == (len(order), len(order))
 
 
 def test_reason_and_note_are_stored_and_cleared_for_the_next_row(
-    engine: Engine, scored: pd.DataFrame, order: list[int]
+    sample_engine: Engine, scored: pd.DataFrame, order: list[int]
 ) -> None:
     at = open_page("review")
     reason = [s for s in at.selectbox if str(s.key).startswith("q_reason_")]
@@ -210,7 +193,7 @@ def test_reason_and_note_are_stored_and_cleared_for_the_next_row(
     note[0].set_value("  same claim, other words  ")
     click(at, "q_no")
 
-    current = review.current_verdicts(engine, reviewer="alice")
+    current = review.current_verdicts(sample_engine, reviewer="alice")
     assert len(current) == 1
     row = current.iloc[0]
     assert row["item_key"] == key_of(scored, order[0])
@@ -221,11 +204,11 @@ def test_reason_and_note_are_stored_and_cleared_for_the_next_row(
     note = [t for t in at.text_input if str(t.key).startswith("q_note_")]
     assert reason[0].value == "" and note[0].value == ""
     click(at, "q_yes")
-    second = review.current_verdicts(engine, [key_of(scored, order[1])], reviewer="alice").iloc[0]
+    second = review.current_verdicts(sample_engine, [key_of(scored, order[1])], reviewer="alice").iloc[0]
     assert (second["verdict"], second["reason"], second["note"]) == ("correct", "", "")
 
 
-def test_no_reviewer_disables_the_buttons_and_warns(engine: Engine, order: list[int]) -> None:
+def test_no_reviewer_disables_the_buttons_and_warns(sample_engine: Engine, order: list[int]) -> None:
     at = open_page("review", reviewer=None)
     warnings = [str(w.value) for w in at.main.warning]
     assert any("Reviewer name" in w for w in warnings), warnings
@@ -234,11 +217,11 @@ def test_no_reviewer_disables_the_buttons_and_warns(engine: Engine, order: list[
     # The queue itself still shows, with its progress.
     assert shown_row(at) == order[0]
     assert progress(at) == (0, len(order))
-    assert event_count(engine) == 0
+    assert event_count(sample_engine) == 0
 
 
 def test_a_refresh_continues_where_the_reviewer_left_off(
-    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int]
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int]
 ) -> None:
     first = open_page("review", run_id=run_id)
     click(first, "q_yes")
@@ -251,7 +234,7 @@ def test_a_refresh_continues_where_the_reviewer_left_off(
     again = open_page("review", run_id=run_id)
     assert progress(again) == (3, len(order))
     assert shown_row(again) == order[4]
-    assert mine(engine) == {
+    assert mine(sample_engine) == {
         key_of(scored, order[0]): "correct",
         key_of(scored, order[1]): "wrong",
         key_of(scored, order[3]): "correct",
@@ -261,17 +244,17 @@ def test_a_refresh_continues_where_the_reviewer_left_off(
     other = open_page("review", reviewer="bob", run_id=run_id)
     assert progress(other) == (3, len(order))
     assert shown_row(other) == order[2]
-    assert review.live_claims(engine)[key_of(scored, order[4])] == "alice"
+    assert review.live_claims(sample_engine)[key_of(scored, order[4])] == "alice"
 
 
-def test_scope_bucket_domain_and_sample(engine: Engine, run_id: int, scored: pd.DataFrame) -> None:
+def test_scope_bucket_domain_and_sample(sample_engine: Engine, run_id: int, scored: pd.DataFrame) -> None:
     at = open_page("review")
     at.selectbox(key="q_bucket").set_value("both_pass")
     at.run()
     both_pass = scored[scored["bucket"] == "both_pass"]
     assert progress(at) == (0, len(both_pass))
-    seed = store.get_run(engine, run_id).review_seed
-    assert shown_row(at) == review.queue(scored, "", engine, bucket="both_pass", seed=seed)[0]
+    seed = store.get_run(sample_engine, run_id).review_seed
+    assert shown_row(at) == review.queue(scored, "", sample_engine, bucket="both_pass", seed=seed)[0]
     assert "Bucket: both_pass" in text_with(at, "Bucket: ")
 
     domain = str(both_pass["Domain"].value_counts().index[0])
@@ -287,9 +270,9 @@ def test_scope_bucket_domain_and_sample(engine: Engine, run_id: int, scored: pd.
     assert progress(at) == (0, 3)
     click(at, "q_yes")
     assert progress(at) == (1, 3)
-    sample = review.queue(scored, "", engine, bucket="both_pass", sample=3, seed=seed)
+    sample = review.queue(scored, "", sample_engine, bucket="both_pass", sample=3, seed=seed)
     marked = scored.loc[scored["row_idx"] == sample[0], "item_key"].tolist()
-    assert set(mine(engine)) == set(marked)  # the first row of the sample, in the run's review order
+    assert set(mine(sample_engine)) == set(marked)  # the first row of the sample, in the run's review order
 
 
 def test_blind_review_hides_the_metric_verdicts(order: list[int]) -> None:
@@ -353,7 +336,7 @@ def mark_as(reviewer: str, run_id: int, actions: list[str], second_opinion: bool
 
 
 @pytest.fixture
-def disputed(engine: Engine, run_id: int, order: list[int]) -> list[int]:
+def disputed(sample_engine: Engine, run_id: int, order: list[int]) -> list[int]:
     """alice reviews the first three rows and bob gives them a second opinion on purpose: they
     disagree on the first only."""
     mark_as("alice", run_id, ["q_yes", "q_yes", "q_no"])
@@ -362,7 +345,7 @@ def disputed(engine: Engine, run_id: int, order: list[int]) -> list[int]:
 
 
 def test_reviewers_page_lists_the_conflict_and_agreement(
-    engine: Engine, run_id: int, scored: pd.DataFrame, disputed: list[int]
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, disputed: list[int]
 ) -> None:
     at = open_page("reviewers", run_id=run_id)
     per_reviewer = frame_with(at, "wrong")
@@ -381,13 +364,13 @@ def test_reviewers_page_lists_the_conflict_and_agreement(
     assert "No item has conflicting verdicts." not in texts(at)
 
 
-def test_reviewers_page_without_verdicts(engine: Engine, run_id: int) -> None:
+def test_reviewers_page_without_verdicts(sample_engine: Engine, run_id: int) -> None:
     at = open_page("reviewers", run_id=run_id)
     assert any("No human verdicts" in str(i.value) for i in at.main.info)
 
 
 def test_final_verdicts_on_overview_and_export(
-    engine: Engine,
+    sample_engine: Engine,
     run_id: int,
     scored: pd.DataFrame,
     order: list[int],
@@ -406,7 +389,7 @@ def test_final_verdicts_on_overview_and_export(
     counts = frame_with(at, "final source").set_index("final source")["count"].to_dict()
     assert counts == {"auto": n - len(order), "pending": pending, "human": 2}
 
-    built = export.build_export(engine, run_id)
+    built = export.build_export(sample_engine, run_id)
     expected = {
         disputed[0]: ("conflict", "alice;bob", "pending", "pending"),
         disputed[1]: ("correct", "alice;bob", "correct", "human"),
@@ -431,7 +414,7 @@ def test_final_verdicts_on_overview_and_export(
 
 
 def test_export_download_reads_the_database_at_click_time(
-    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A mark given after the Export page rendered is in the file: the callable reads on click."""
     managers = record_media_managers(monkeypatch)
@@ -439,7 +422,7 @@ def test_export_download_reads_the_database_at_click_time(
     at.checkbox(key="export_bom").check()
     at.run()
     key = key_of(scored, order[0])
-    review.record_mark(engine, key, run_id, "carol", "correct", "inflection", "=cmd note")
+    review.record_mark(sample_engine, key, run_id, "carol", "correct", "inflection", "=cmd note")
     data = download(at, managers, "dl_csv")
     assert data.startswith(b"\xef\xbb\xbf")
     csv = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8-sig")
@@ -454,7 +437,7 @@ def test_export_download_reads_the_database_at_click_time(
 
 
 def test_with_sign_in_configured_a_typed_name_is_not_enough(
-    engine: Engine, order: list[int], monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, order: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``[auth]`` in secrets: marks need a signed-in user; ``?reviewer=`` alone cannot mark."""
     import ui.identity
@@ -463,11 +446,11 @@ def test_with_sign_in_configured_a_typed_name_is_not_enough(
     at = open_page("review", reviewer="mallory")
     for key in ("q_yes", "q_no", "q_skip", "q_undo"):
         assert at.button(key=key).disabled, key
-    assert event_count(engine) == 0
+    assert event_count(sample_engine) == 0
 
 
 def test_a_large_run_is_prepared_with_its_phases_then_downloaded(
-    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """From export.PREPARE_ROWS rows the page builds the file on "Prepare", showing its phases,
     then offers it: the bytes are the export of the database at that moment, with its manifest."""
@@ -475,13 +458,13 @@ def test_a_large_run_is_prepared_with_its_phases_then_downloaded(
     managers = record_media_managers(monkeypatch)
     at = open_page("export", run_id=run_id)
     assert [b.key for b in at.download_button] == []  # nothing to download before preparing
-    review.record_mark(engine, key_of(scored, order[0]), run_id, "carol", "wrong", "", "=2+2")
+    review.record_mark(sample_engine, key_of(scored, order[0]), run_id, "carol", "wrong", "", "=2+2")
     at.button(key="prepare_export").click().run()
     assert not at.exception
     assert [(s.label, s.state) for s in at.status] == [(f"CSV export ready: {len(scored):,} rows", "complete")]
     url = at.download_button(key="dl_prepared").proto.url
     data = managers[-1]._storage.get_file(url.rsplit("/", 1)[-1]).content
-    assert data == export.to_csv_bytes(export.build_export(engine, run_id))
+    assert data == export.to_csv_bytes(export.build_export(sample_engine, run_id))
     csv = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
     assert (csv.iloc[order[0]]["final_verdict"], csv.iloc[order[0]]["note"]) == ("wrong", "'=2+2")
     url = at.download_button(key="dl_prepared_manifest").proto.url
@@ -496,13 +479,13 @@ def test_a_large_run_is_prepared_with_its_phases_then_downloaded(
 
 
 def test_an_adjudicator_decides_a_conflict_and_the_reviewers_page_counts_what_waits(
-    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """alice and bob disagree on two rows: the Reviewers page says 2 wait; a reviewer who is not
     an adjudicator cannot decide; ana decides one: it is final ("adjudicated") and 1 waits."""
     for row in order[:2]:
-        review.record_mark(engine, key_of(scored, row), run_id, "alice", "correct")
-        review.record_mark(engine, key_of(scored, row), run_id, "bob", "wrong")
+        review.record_mark(sample_engine, key_of(scored, row), run_id, "alice", "correct")
+        review.record_mark(sample_engine, key_of(scored, row), run_id, "bob", "wrong")
     monkeypatch.setenv("REVIEW_ADJUDICATORS", "ana")
     at = open_page("reviewers", reviewer="alice", run_id=run_id)
     assert any("Waiting for adjudication: 2 item(s)" in t for t in texts(at))
@@ -518,17 +501,17 @@ def test_an_adjudicator_decides_a_conflict_and_the_reviewers_page_counts_what_wa
     click(at, "adj_wrong")
     assert any("decided wrong by ana" in a for a in alerts(at))
     assert any("Waiting for a decision: 1 item(s)" in t for t in texts(at))
-    decided = review.adjudications(engine).loc[key_of(scored, first)]
+    decided = review.adjudications(sample_engine).loc[key_of(scored, first)]
     assert (decided["adjudicator"], decided["decision"], decided["adjudication_note"]) == (
         "ana", "wrong", "narrower golden answer")  # fmt: skip
-    final = export.build_export(engine, run_id).iloc[first]
+    final = export.build_export(sample_engine, run_id).iloc[first]
     assert (final["final_verdict"], final["final_source"]) == ("wrong", "adjudicated")
     at = open_page("reviewers", reviewer="ana", run_id=run_id)
     assert any("Waiting for adjudication: 1 item(s)" in t for t in texts(at))
 
 
 def test_double_blind_hands_two_reviewers_different_rows_and_hides_the_metrics(
-    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An adjudicator turns double-blind on for overlap_only: that claims nothing (issue 20) until
     they start reviewing (being a reviewer too, then they are handed the first row); alice and bob,
@@ -537,8 +520,10 @@ def test_double_blind_hands_two_reviewers_different_rows_and_hides_the_metrics(
     monkeypatch.setenv("REVIEW_ADJUDICATORS", "ana")
     at = open_page("review", reviewer="ana", run_id=run_id)
     at.toggle(key=f"q_double_{run_id}_overlap_only").set_value(True).run()
-    assert review.is_blind(engine, run_id, "overlap_only")
-    assert "ana" not in review.live_claims(engine).values() and not [t for t in texts(at) if t.startswith("Row ")]
+    assert review.is_blind(sample_engine, run_id, "overlap_only")
+    assert "ana" not in review.live_claims(sample_engine).values() and not [
+        t for t in texts(at) if t.startswith("Row ")
+    ]
     click(at, "q_start")
     assert shown_row(at) == order[0]
     alice = open_page("review", reviewer="alice", run_id=run_id)
@@ -556,15 +541,15 @@ def test_double_blind_hands_two_reviewers_different_rows_and_hides_the_metrics(
     carol = open_page("review", reviewer="carol", run_id=run_id)
     # Row 1 is ana's, row 2 has its two verdicts, row 3 has bob's only: carol is the second there.
     assert shown_row(carol) == order[2]
-    per_item = review.current_verdicts(engine).groupby("item_key")["reviewer"].agg(sorted)
+    per_item = review.current_verdicts(sample_engine).groupby("item_key")["reviewer"].agg(sorted)
     assert per_item[key_of(scored, order[1])] == ["alice", "bob"]
-    assert review.live_claims(engine)[key_of(scored, order[0])] == "ana"
+    assert review.live_claims(sample_engine)[key_of(scored, order[0])] == "ana"
     ok(goto(at, "overview"))  # ana leaves the queue: her row is free for the next reviewer
-    assert "ana" not in review.live_claims(engine).values()
+    assert "ana" not in review.live_claims(sample_engine).values()
 
 
 def test_reviewers_of_one_scope_get_different_rows_and_a_second_opinion_is_asked_on_purpose(
-    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int]
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int]
 ) -> None:
     """Outside double-blind (issue 18): alice, bob and carol open the queue on one scope and are
     each shown a different row, in the seeded order, and the team's progress counts everyone's
@@ -587,7 +572,7 @@ def test_reviewers_of_one_scope_get_different_rows_and_a_second_opinion_is_asked
     # order[1] is his own, the others have no verdict: nothing is left for a second opinion.
     assert any("No row of this scope is waiting for a second opinion from you" in i.value for i in bob.info)
     assert not [t for t in texts(bob) if t.startswith("Row ")]
-    per_item = review.current_verdicts(engine).groupby("item_key")["reviewer"].agg(sorted)
+    per_item = review.current_verdicts(sample_engine).groupby("item_key")["reviewer"].agg(sorted)
     assert per_item.to_dict() == {key_of(scored, order[0]): ["alice", "bob"], key_of(scored, order[1]): ["bob"]}
     assert any(t.startswith("alice vs bob: n = 1, raw agreement = 0.0%") for t in texts(open_page("reviewers")))
     # A sample whose two rows both have a verdict: carol is told why she is handed nothing.
@@ -598,16 +583,16 @@ def test_reviewers_of_one_scope_get_different_rows_and_a_second_opinion_is_asked
 
 
 def test_under_double_blind_only_adjudicators_see_other_reviewers_verdicts(
-    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With part of the run double-blind, the Reviewers and Export pages (which show or download
     every reviewer's verdict) say so to a reviewer and show nothing; an adjudicator sees them."""
     monkeypatch.setenv("REVIEW_ADJUDICATORS", "ana")
-    review.record_mark(engine, key_of(scored, order[0]), run_id, "alice", "correct")
-    review.record_mark(engine, key_of(scored, order[0]), run_id, "bob", "wrong")
+    review.record_mark(sample_engine, key_of(scored, order[0]), run_id, "alice", "correct")
+    review.record_mark(sample_engine, key_of(scored, order[0]), run_id, "bob", "wrong")
     for page in ("reviewers", "export"):  # not blind yet: everyone sees the page
         assert not any("Double-blind review is on" in i.value for i in open_page(page, "alice", run_id).info)
-    review.set_blind(engine, run_id, "overlap_only", "ana")
+    review.set_blind(sample_engine, run_id, "overlap_only", "ana")
     for page in ("reviewers", "export"):
         at = open_page(page, reviewer="alice", run_id=run_id)
         assert any("Double-blind review is on" in i.value for i in at.info), page
@@ -619,7 +604,7 @@ def test_under_double_blind_only_adjudicators_see_other_reviewers_verdicts(
 
 
 def test_double_blind_for_one_domain_is_blind_there_only(
-    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An adjudicator makes one domain of overlap_only double-blind: a reviewer choosing that
     domain is handed a claimed row without the metrics; on the whole bucket the metrics show and a
@@ -630,7 +615,7 @@ def test_double_blind_for_one_domain_is_blind_there_only(
     ana = open_page("review", reviewer="ana", run_id=run_id)
     ana.selectbox(key="q_domain").select(domain).run()
     ana.toggle(key=f"q_double_{run_id}_overlap_only_{domain}").set_value(True).run()
-    assert review.blind_scopes(engine, run_id) == [review.BlindSpec("overlap_only", domain)]
+    assert review.blind_scopes(sample_engine, run_id) == [review.BlindSpec("overlap_only", domain)]
     click(ana, "q_start")
     assert shown_row(ana) == in_domain[0]
     alice = open_page("review", reviewer="alice", run_id=run_id)
@@ -643,18 +628,18 @@ def test_double_blind_for_one_domain_is_blind_there_only(
     assert not any("Exact:" in t for t in texts(alice))
     if len(in_domain) > 1:
         assert shown_row(alice) == in_domain[1]  # ana holds the first row of the domain
-    assert review.live_claims(engine)[key_of(scored, in_domain[0])] == "ana"
+    assert review.live_claims(sample_engine)[key_of(scored, in_domain[0])] == "ana"
 
 
 def test_under_double_blind_reviewers_see_no_human_figures_and_no_row_verdicts(
-    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Overview: no Adjudicated series or figures for a reviewer (the metrics' aggregates stay);
     Agreement: the counts stay, the precision on reviewed rows and the row browser go; Judge: the
     page says why it is closed. An adjudicator sees everything."""
     monkeypatch.setenv("REVIEW_ADJUDICATORS", "ana")
-    review.record_mark(engine, key_of(scored, order[0]), run_id, "bob", "wrong")
-    review.set_blind(engine, run_id, review.BlindSpec(None, None, 30), "ana")
+    review.record_mark(sample_engine, key_of(scored, order[0]), run_id, "bob", "wrong")
+    review.set_blind(sample_engine, run_id, review.BlindSpec(None, None, 30), "ana")
     alice = open_page("overview", reviewer="alice", run_id=run_id)
     names = [t.get("name") for t in json.loads(alice.get("plotly_chart")[0].proto.spec)["data"]]
     assert "Adjudicated" not in names and "Exact substring" in names
@@ -676,7 +661,7 @@ def test_under_double_blind_reviewers_see_no_human_figures_and_no_row_verdicts(
 
 
 def test_the_audit_scope_holds_the_planned_rows_in_review_order_and_can_be_replaced(
-    engine: Engine, run_id: int, scored: pd.DataFrame
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame
 ) -> None:
     """No audit set: the queue offers the four buckets only. The planner's rows become the scope
     "audit" (``?scope=audit`` opens it): its rows in the run's review order, progress 0 of n, a
@@ -684,20 +669,20 @@ def test_the_audit_scope_holds_the_planned_rows_in_review_order_and_can_be_repla
     at = open_page("review", run_id=run_id)
     assert not [o for o in at.selectbox(key="q_bucket").options if o.startswith("Estimate:")]  # triage only
     planned = scored["item_key"].iloc[[3, 11, 17, 30]].tolist()
-    assert review.set_audit(engine, run_id, [*planned, planned[0]], "ana") == 4
-    assert review.audit_keys(engine, run_id) == set(planned)
+    assert review.set_audit(sample_engine, run_id, [*planned, planned[0]], "ana") == 4
+    assert review.audit_keys(sample_engine, run_id) == set(planned)
     at = open_app_with(run_id, {"scope": review.AUDIT})
     assert at.selectbox(key="q_bucket").value == review.AUDIT
     assert at.selectbox(key="q_bucket").options[-1] == "Estimate: audit sample (4 rows)"
-    seed = store.get_run(engine, run_id).review_seed
-    order = review.queue(scored, "", engine, bucket=review.AUDIT, seed=seed, keys=set(planned))
+    seed = store.get_run(sample_engine, run_id).review_seed
+    order = review.queue(scored, "", sample_engine, bucket=review.AUDIT, seed=seed, keys=set(planned))
     assert sorted(order) == [3, 11, 17, 30]
     assert shown_row(at) == order[0] and progress(at) == (0, 4)
     click(at, "q_yes")
     assert shown_row(at) == order[1] and progress(at) == (1, 4)
     done = scored["item_key"].iloc[order[0]]  # the row alice marked
-    assert review.set_audit(engine, run_id, [done], "ana") == 1  # a new plan replaces the set
-    assert review.audit_keys(engine, run_id) == {done}
+    assert review.set_audit(sample_engine, run_id, [done], "ana") == 1  # a new plan replaces the set
+    assert review.audit_keys(sample_engine, run_id) == {done}
     at = open_app_with(run_id, {"scope": review.AUDIT})
     assert not any(t.startswith("Row ") for t in texts(at))  # the one planned row is done: nothing shown
     assert any("every row of this scope has your verdict" in a for a in alerts(at))
@@ -713,13 +698,13 @@ def open_app_with(run_id: int, params: dict[str, str]) -> AppTest:
 
 
 def test_the_overview_counts_an_adjudicators_decision(
-    engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int]
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame, order: list[int]
 ) -> None:
     """A conflict is pending on the Overview until an adjudicator decides it; then it is settled."""
-    review.record_mark(engine, key_of(scored, order[0]), run_id, "alice", "correct")
-    review.record_mark(engine, key_of(scored, order[0]), run_id, "bob", "wrong")
+    review.record_mark(sample_engine, key_of(scored, order[0]), run_id, "alice", "correct")
+    review.record_mark(sample_engine, key_of(scored, order[0]), run_id, "bob", "wrong")
     before = [t for t in texts(open_page("overview", run_id=run_id)) if t.startswith("Adjudicated")]
-    review.record_adjudication(engine, key_of(scored, order[0]), run_id, "ana", "correct")
+    review.record_adjudication(sample_engine, key_of(scored, order[0]), run_id, "ana", "correct")
     after = [t for t in texts(open_page("overview", run_id=run_id)) if t.startswith("Adjudicated")]
     pending = [int(t.split(": ")[1].split(" of ")[0]) for t in (*before, *after)]
     assert pending[1] == pending[0] - 1, (before, after)

@@ -8,7 +8,6 @@ judge label, unless ``REVIEW_BLIND_AUDIT`` is off. Triage scopes keep them. The 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -24,22 +23,15 @@ from scoring.review.identity import identity
 from scoring.store import judge_cache
 
 
-@pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    from apptest_support import sample_database
-
+@pytest.fixture(autouse=True)
+def blind_audit_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The setting starts unset: its default is what is tested."""
     monkeypatch.delenv("REVIEW_BLIND_AUDIT", raising=False)
-    yield from sample_database(tmp_path, monkeypatch)
 
 
 @pytest.fixture
-def run(engine: Engine) -> store.RunInfo:
-    return store.list_runs(engine)[0]
-
-
-@pytest.fixture
-def scored(engine: Engine, run: store.RunInfo) -> pd.DataFrame:
-    return store.load_scored(engine, run.id)
+def run(sample_engine: Engine) -> store.RunInfo:
+    return store.list_runs(sample_engine)[0]
 
 
 def _order(scored: pd.DataFrame, run: store.RunInfo, bucket: str) -> list[int]:
@@ -109,13 +101,13 @@ def test_blind_rows_hides_the_random_sample_only_with_the_setting(scored: pd.Dat
 # --- the pages ------------------------------------------------------------------------------------
 
 
-def test_an_audit_row_is_blind_by_default(engine: Engine, run: store.RunInfo, scored: pd.DataFrame) -> None:
+def test_an_audit_row_is_blind_by_default(sample_engine: Engine, run: store.RunInfo, scored: pd.DataFrame) -> None:
     """The audit scope is not double-blind, yet its row shows no verdict, highlighting or judge
     label, and the card says in one line why."""
     rows = _order(scored, run, "overlap_only")[:2]
     keys = [_key(scored, r) for r in rows]
-    review.set_audit(engine, run.id, keys, "ana")
-    _judge(engine, keys)
+    review.set_audit(sample_engine, run.id, keys, "ana")
+    _judge(sample_engine, keys)
     at = _audit_queue(run)
     assert shown_row(at) in rows
     assert_blind_card(at)
@@ -123,13 +115,13 @@ def test_an_audit_row_is_blind_by_default(engine: Engine, run: store.RunInfo, sc
 
 
 def test_an_audit_row_shows_the_verdicts_with_the_setting_off(
-    engine: Engine, run: store.RunInfo, scored: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, run: store.RunInfo, scored: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("REVIEW_BLIND_AUDIT", "false")
     rows = _order(scored, run, "overlap_only")[:2]
     keys = [_key(scored, r) for r in rows]
-    review.set_audit(engine, run.id, keys, "ana")
-    _judge(engine, keys)
+    review.set_audit(sample_engine, run.id, keys, "ana")
+    _judge(sample_engine, keys)
     at = _audit_queue(run)
     assert shown_row(at) in rows
     assert_open_card(at)
@@ -138,13 +130,13 @@ def test_an_audit_row_shows_the_verdicts_with_the_setting_off(
 
 
 def test_a_triage_row_keeps_the_verdicts_and_a_sampled_scope_is_blind(
-    engine: Engine, run: store.RunInfo, scored: pd.DataFrame
+    sample_engine: Engine, run: store.RunInfo, scored: pd.DataFrame
 ) -> None:
     """overlap_only without a sample is triage: its first row (not in the audit) shows the metrics
     and the judge; the same scope's reproducible sample of 3 is shown blind."""
     overlap = _order(scored, run, "overlap_only")
-    review.set_audit(engine, run.id, [_key(scored, overlap[-1])], "ana")  # an audit elsewhere in the run
-    _judge(engine, [_key(scored, r) for r in overlap[:3]])
+    review.set_audit(sample_engine, run.id, [_key(scored, overlap[-1])], "ana")  # an audit elsewhere in the run
+    _judge(sample_engine, [_key(scored, r) for r in overlap[:3]])
     at = open_page("review", reviewer="alice", run_id=run.id)
     assert at.selectbox(key="q_bucket").value == "overlap_only"
     assert shown_row(at) == overlap[0]

@@ -9,8 +9,6 @@ one function, :func:`scoring.review.blind_rows`, tested here on its own as well.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -28,20 +26,8 @@ REVEALING_HTML = ("<s>", "<span", EXACT_STYLE, WORD_STYLE, "struck through", "am
 
 
 @pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    from apptest_support import sample_database
-
-    yield from sample_database(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def run(engine: Engine) -> store.RunInfo:
-    return store.list_runs(engine)[0]
-
-
-@pytest.fixture
-def scored(engine: Engine, run: store.RunInfo) -> pd.DataFrame:
-    return store.load_scored(engine, run.id)
+def run(sample_engine: Engine) -> store.RunInfo:
+    return store.list_runs(sample_engine)[0]
 
 
 def _order(scored: pd.DataFrame, run: store.RunInfo, bucket: str) -> list[int]:
@@ -102,12 +88,12 @@ def test_blind_rows_covers_what_each_blind_scope_holds(scored: pd.DataFrame, run
 
 
 def test_an_audit_row_is_served_blind_in_an_ordinary_bucket_scope(
-    engine: Engine, run: store.RunInfo, scored: pd.DataFrame
+    sample_engine: Engine, run: store.RunInfo, scored: pd.DataFrame
 ) -> None:
     """The first row alice is handed in overlap_only is under a blind audit: the card is blind
     (though the scope is not); the next row, not audited, shows the metrics as before."""
     overlap = _order(scored, run, "overlap_only")
-    _audit_blind(engine, run, [_key(scored, overlap[0])])
+    _audit_blind(sample_engine, run, [_key(scored, overlap[0])])
     at = open_page("review", reviewer="alice", run_id=run.id)
     assert shown_row(at) == overlap[0]
     assert_blind_card(at)
@@ -116,11 +102,13 @@ def test_an_audit_row_is_served_blind_in_an_ordinary_bucket_scope(
     assert_open_card(at)
 
 
-def test_a_deep_link_to_an_audit_row_shows_it_blind(engine: Engine, run: store.RunInfo, scored: pd.DataFrame) -> None:
+def test_a_deep_link_to_an_audit_row_shows_it_blind(
+    sample_engine: Engine, run: store.RunInfo, scored: pd.DataFrame
+) -> None:
     """``?row=N`` (Agreement, Compare, My verdicts) to a row under the blind audit, while the
     queue's scope is another bucket: the row is shown blind."""
     target = _order(scored, run, "both_fail")[0]
-    _audit_blind(engine, run, [_key(scored, target)])
+    _audit_blind(sample_engine, run, [_key(scored, target)])
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.query_params.update({"reviewer": "alice", "run": str(run.id), "row": str(target + 1)})
     ok(at.run())
@@ -131,16 +119,16 @@ def test_a_deep_link_to_an_audit_row_shows_it_blind(engine: Engine, run: store.R
 
 
 def test_my_verdicts_does_not_name_the_bucket_of_a_blind_row_and_reopens_it_blind(
-    engine: Engine, run: store.RunInfo, scored: pd.DataFrame
+    sample_engine: Engine, run: store.RunInfo, scored: pd.DataFrame
 ) -> None:
     """alice marked an audited row and an ordinary one in overlap_only; My verdicts lists both,
     naming the bucket of the ordinary row only; in the audit scope nothing names a bucket; the
     audited row reopened from the list is shown blind."""
     overlap = _order(scored, run, "overlap_only")
     audited, plain = overlap[0], overlap[1]
-    _audit_blind(engine, run, [_key(scored, audited)])
-    review.record_mark(engine, _key(scored, audited), run.id, "alice", "correct")
-    review.record_mark(engine, _key(scored, plain), run.id, "alice", "wrong")
+    _audit_blind(sample_engine, run, [_key(scored, audited)])
+    review.record_mark(sample_engine, _key(scored, audited), run.id, "alice", "correct")
+    review.record_mark(sample_engine, _key(scored, plain), run.id, "alice", "wrong")
     at = open_page("review", reviewer="alice", run_id=run.id)
     at.segmented_control(key="q_view").set_value("My verdicts")
     ok(at.run())
@@ -164,13 +152,13 @@ def test_my_verdicts_does_not_name_the_bucket_of_a_blind_row_and_reopens_it_blin
 
 
 def test_a_blind_bucket_sample_is_blind_in_the_whole_bucket_too(
-    engine: Engine, run: store.RunInfo, scored: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+    sample_engine: Engine, run: store.RunInfo, scored: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Not only the audit: a double-blind sample of a bucket is blind when its rows come up in the
     bucket's ordinary scope (here, for an adjudicator too, who reviews them like anyone)."""
     monkeypatch.setenv("REVIEW_ADJUDICATORS", "ana")
     overlap = _order(scored, run, "overlap_only")
-    review.set_blind(engine, run.id, review.BlindSpec("overlap_only", None, 2), "ana")
+    review.set_blind(sample_engine, run.id, review.BlindSpec("overlap_only", None, 2), "ana")
     at = open_page("review", reviewer="bob", run_id=run.id)
     assert shown_row(at) == overlap[0]
     assert_blind_card(at)

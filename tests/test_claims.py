@@ -8,27 +8,17 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 
-import pytest
 from sqlalchemy import Engine, update
 
 from scoring import ingest, review, store
 from scoring.core.errors import NotSaved
 from scoring.review import claim_rules as claims
 from scoring.review.queue import QueueScope, claim_in_queue, hold, resume, team_progress
-from scoring.store import make_engine
 from scoring.store.tables import Claim, utcnow
 
 KEYS = [f"item-{i:03d}" for i in range(30)]
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    engine = make_engine(db_url)
-    yield engine
-    engine.dispose()
 
 
 def test_two_reviewers_get_different_items_and_each_item_two_verdicts(engine: Engine) -> None:

@@ -50,13 +50,6 @@ def csv_bytes(rows, header=HEADER) -> bytes:
 
 
 @pytest.fixture
-def engine(db_url):
-    engine = make_engine(db_url)
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture
 def run(engine):
     return ingest.save_run(engine, csv_bytes(ROWS), "model_hindi.csv").run
 

@@ -22,14 +22,6 @@ CSV = b"question,answer,Domain,response\nq1,a,D,a\nq2,b,D,c\n"
 MARKUP = "# Rule 1\n**Bold** [link](http://127.0.0.1:9/x) ![img](http://127.0.0.1:9/p.png) <b>html</b>"
 
 
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    """A fresh schema in a new database of each engine (SQLite file, PostgreSQL database)."""
-    engine = make_engine(db_url)
-    yield engine
-    engine.dispose()
-
-
 def _run(engine: Engine, name: str = "one.csv", data: bytes = CSV) -> int:
     return ingest.save_run(engine, data, name).run.id
 

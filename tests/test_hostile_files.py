@@ -34,7 +34,7 @@ from scoring.core import formats
 from scoring.core.errors import InputError
 from scoring.core.loader import load_bytes, load_path
 from scoring.core.report import score_table
-from scoring.store import ENV_VAR, make_engine
+from scoring.store import ENV_VAR
 
 ROOT = Path(__file__).resolve().parent.parent
 MiB = 1 << 20
@@ -351,16 +351,6 @@ def test_gzip_unpacking_is_capped_over_all_members(monkeypatch: pytest.MonkeyPat
 
 
 # --- the Upload page -------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def app_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    """A fresh SQLite database for the app (REVIEW_DB_URL) and an engine on it."""
-    url = f"sqlite:///{tmp_path / 'dashboard.db'}"
-    monkeypatch.setenv(ENV_VAR, url)
-    eng = make_engine(url)
-    yield eng
-    eng.dispose()
 
 
 def stored(engine: Engine) -> dict[str, list[str]]:

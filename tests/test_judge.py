@@ -12,7 +12,6 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -62,17 +61,10 @@ from scoring.judge import (
     preflight,
     stored_labels,
 )
-from scoring.store import chunked, judge_cache, make_engine
+from scoring.store import chunked, judge_cache
 from scoring.store.judge_cache import JudgeVerdict
 
 KEY = "sk-test-Zq9SECRETkey-4711"
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    engine = make_engine(db_url)
-    yield engine
-    engine.dispose()
 
 
 @pytest.fixture

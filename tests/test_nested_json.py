@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,6 @@ from sqlalchemy import Engine
 from scoring import ingest, store
 from scoring.core.errors import InputError
 from scoring.core.loader import load_bytes
-from scoring.store import ENV_VAR, make_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = b'{"question":"q","answer":"a","response":"b","Domain":"D"}'
@@ -78,15 +76,6 @@ def test_the_cli_says_one_line_naming_the_line(tmp_path: Path, first: bool) -> N
                           capture_output=True, text=True, timeout=120, env=env, check=False)  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.strip().splitlines() == [f"error: Line {1 if first else 2} is nested too deeply to read."]
-
-
-@pytest.fixture
-def app_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    url = f"sqlite:///{tmp_path / 'dashboard.db'}"
-    monkeypatch.setenv(ENV_VAR, url)
-    engine = make_engine(url)
-    yield engine
-    engine.dispose()
 
 
 def test_the_upload_function_and_page_name_line_1_and_store_nothing(app_engine: Engine) -> None:

@@ -10,7 +10,6 @@ labels given at display time, so the headers are read as the browser draws them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,26 +17,16 @@ from apptest_support import PAGES, browser_cells, browser_headers, open_page
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import ingest, judge, review, store
-from scoring.judge import settings as judge_settings
-from scoring.store import ENV_VAR, judge_cache, make_engine
+from scoring import judge, review, store
+from scoring.store import judge_cache
 from ui.tables import header
 
 SNAKE = re.compile(r"^[a-z]+(_[a-z]+)+$")
 MODEL = "stub-judge"
 
 
-@pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    url = f"sqlite:///{tmp_path / 'review.db'}"
-    monkeypatch.setenv(ENV_VAR, url)
-    monkeypatch.setattr(judge_settings, "SECRETS_ROOT", tmp_path)  # no project secrets.toml can interfere
-    for name in judge.ENV_NAMES.values():
-        monkeypatch.delenv(name, raising=False)
-    eng = make_engine(url)
-    assert ingest.ensure_sample(eng) is not None
-    yield eng
-    eng.dispose()
+#: The sample run (``sample_engine``) with no judge configured: no secrets.toml, no judge variable.
+pytestmark = pytest.mark.usefixtures("no_judge_settings")
 
 
 def reviewed(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,13 +68,15 @@ def check(at: AppTest, page: str) -> None:
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_fresh_sample_tables_read_as_words(engine: Engine, page: str) -> None:
+def test_fresh_sample_tables_read_as_words(sample_engine: Engine, page: str) -> None:
     check(open_page(Path(page).stem), page)
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_reviewed_sample_tables_read_as_words(engine: Engine, monkeypatch: pytest.MonkeyPatch, page: str) -> None:
-    reviewed(engine, monkeypatch)
+def test_reviewed_sample_tables_read_as_words(
+    sample_engine: Engine, monkeypatch: pytest.MonkeyPatch, page: str
+) -> None:
+    reviewed(sample_engine, monkeypatch)
     at = open_page(Path(page).stem)
     check(at, page)
     if Path(page).stem in {"overview", "estimate", "judge", "reviewers", "adjudication", "export"}:

@@ -8,36 +8,18 @@ for none (:mod:`scoring.estimate.sample`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pandas as pd
-import pytest
-from apptest_support import APP, TIMEOUT, click, ok, open_page, page_path, progress, sample_database
+from apptest_support import APP, TIMEOUT, click, ok, open_page, page_path, progress
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import review, store
+from scoring import review
 from scoring.core.protocols import BUCKETS
 from scoring.estimate import next_rows
 from scoring.estimate.stored import stored_estimate
 from scoring.review.jobs import ESTIMATE, TRIAGE, job_sentence
 from ui.tables import bucket_name
-
-
-@pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    yield from sample_database(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def run_id(engine: Engine) -> int:
-    return store.list_runs(engine)[0].id
-
-
-@pytest.fixture
-def scored(engine: Engine, run_id: int) -> pd.DataFrame:
-    return store.load_scored(engine, run_id)
 
 
 def queue(run_id: int, **params: str) -> AppTest:
@@ -65,17 +47,19 @@ def plan_audit(engine: Engine, run_id: int) -> list[int]:
     return wanted["row_idx"].to_list()
 
 
-def test_the_scope_picker_names_each_scopes_job_and_rows(engine: Engine, run_id: int, scored: pd.DataFrame) -> None:
+def test_the_scope_picker_names_each_scopes_job_and_rows(
+    sample_engine: Engine, run_id: int, scored: pd.DataFrame
+) -> None:
     counts = scored["bucket"].value_counts()
     at = queue(run_id)
     expected = [f"Triage: {bucket_name(b)} ({int(counts.get(b, 0)):,} rows)" for b in BUCKETS]
     assert at.selectbox(key="q_bucket").options == expected
-    audited = plan_audit(engine, run_id)
+    audited = plan_audit(sample_engine, run_id)
     at = queue(run_id)
     assert at.selectbox(key="q_bucket").options == [*expected, f"Estimate: audit sample ({len(audited):,} rows)"]
 
 
-def test_the_page_says_which_job_the_marks_serve(engine: Engine, run_id: int) -> None:
+def test_the_page_says_which_job_the_marks_serve(sample_engine: Engine, run_id: int) -> None:
     at = queue(run_id)
     assert job_line(at) == job_sentence("overlap_only")
     assert job_line(at).startswith("Triage: these marks settle rows the metrics disagree on.")
@@ -86,43 +70,43 @@ def test_the_page_says_which_job_the_marks_serve(engine: Engine, run_id: int) ->
     ok(at.run())
     assert job_line(at) == job_sentence("both_pass", 10)
     assert job_line(at).startswith("Estimate: these marks are a random sample of this bucket (its first 10 rows")
-    plan_audit(engine, run_id)
+    plan_audit(sample_engine, run_id)
     at = queue(run_id, scope=review.AUDIT)
     assert at.selectbox(key="q_bucket").value == review.AUDIT
     assert job_line(at) == job_sentence(review.AUDIT)
     assert job_line(at).startswith("Estimate: these marks are the random sample the True accuracy page planned")
 
 
-def test_the_lines_claims_hold_in_the_estimate(engine: Engine, run_id: int, scored: pd.DataFrame) -> None:
+def test_the_lines_claims_hold_in_the_estimate(sample_engine: Engine, run_id: int, scored: pd.DataFrame) -> None:
     """Triage marks count for their bucket only; a row opened on purpose counts nowhere in the
     estimate; the audit sample's marks count for every bucket it spans."""
     at = queue(run_id)  # overlap_only: triage
     for _ in range(3):
         click(at, "q_yes")
     assert progress(at)[0] == 3
-    sample = stored_estimate(engine, run_id)[1].sample
+    sample = stored_estimate(sample_engine, run_id)[1].sample
     counted = sample.filter(sample["reviewed"])
     assert counted.height == 3 and set(counted["bucket"]) == {"overlap_only"}
     # A both_pass row opened on purpose (a link's ?row=) and marked: a verdict, not in the estimate.
     row = int(scored[scored["bucket"] == "both_pass"]["row_idx"].iloc[-1])
     at = queue(run_id, row=str(row + 1))
     click(at, "q_yes")
-    sample = stored_estimate(engine, run_id)[1].sample
+    sample = stored_estimate(sample_engine, run_id)[1].sample
     assert sample.filter(sample["reviewed"]).height == 3
     assert sample.filter(sample["by_hand"])["row_idx"].to_list() == [row]
     # The audit sample spans the buckets: its marks count wherever they are.
-    planned = plan_audit(engine, run_id)
+    planned = plan_audit(sample_engine, run_id)
     at = queue(run_id, scope=review.AUDIT)
     for _ in range(len(planned)):
         click(at, "q_yes")
-    sample = stored_estimate(engine, run_id)[1].sample
+    sample = stored_estimate(sample_engine, run_id)[1].sample
     counted = set(sample.filter(sample["reviewed"])["row_idx"].to_list())
     assert set(planned) <= counted
     buckets = set(scored.set_index("row_idx").loc[planned, "bucket"])
     assert len(buckets) > 1 and buckets <= set(sample.filter(sample["reviewed"])["bucket"])
 
 
-def test_start_here_names_its_queues_job(engine: Engine, run_id: int) -> None:
+def test_start_here_names_its_queues_job(sample_engine: Engine, run_id: int) -> None:
     at = open_page("start", run_id=run_id)
     shown = [re.sub(r"\\(.)", r"\1", str(c.value)) for c in at.main.caption]
     assert job_sentence("overlap_only") in shown

@@ -11,10 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from apptest_support import APP, TIMEOUT, click, markdown_texts, ok, open_page, unescape_md
 from browser import TIMEOUT_MS, AppServer, Traffic, no_exception, open_nav, settle, upload_file
 from playwright.sync_api import BrowserContext, Page, expect
@@ -22,7 +19,6 @@ from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
 from scoring import ingest
-from scoring.store import ENV_VAR, make_engine
 from ui.display import md_escape
 
 HOSTILE = "![x](http://127.0.0.1:9/x.png) **bold** :red[c] $x^2$"
@@ -47,17 +43,8 @@ def test_md_escape_leaves_no_markdown_in_the_domain() -> None:
     assert re.search(r"(?<!\\)[!\[\]()*:$^]", escaped) is None, escaped  # every such character escaped
 
 
-@pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    url = f"sqlite:///{tmp_path / 'review.db'}"
-    monkeypatch.setenv(ENV_VAR, url)
-    eng = make_engine(url)
-    yield eng
-    eng.dispose()
-
-
-def test_end_of_scope_buttons_send_the_domain_escaped(engine: Engine) -> None:
-    run = ingest.save_run(engine, hostile_csv("lab"), "labels_model_english.csv").run
+def test_end_of_scope_buttons_send_the_domain_escaped(app_engine: Engine) -> None:
+    run = ingest.save_run(app_engine, hostile_csv("lab"), "labels_model_english.csv").run
     at = open_page("review", reviewer="alice", run_id=run.id)
     at.selectbox(key="q_domain").set_value("Art")
     ok(at.run())
@@ -113,10 +100,10 @@ def test_the_browser_shows_the_domain_literally_and_fetches_nothing(
     assert traffic.to_host("127.0.0.1", 9) == [], traffic.to_host("127.0.0.1", 9)
 
 
-def test_a_run_named_in_the_url_is_quoted_literally(engine: Engine) -> None:
+def test_a_run_named_in_the_url_is_quoted_literally(app_engine: Engine) -> None:
     """The sidebar's "Run X does not exist" quotes the URL's ``?run=``: a link carrying Markdown
     must not make the page draw (and the browser fetch) an image."""
-    ingest.save_run(engine, hostile_csv("url"), "url_model_english.csv")
+    ingest.save_run(app_engine, hostile_csv("url"), "url_model_english.csv")
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.query_params["run"] = HOSTILE
     ok(at.run())

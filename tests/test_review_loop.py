@@ -7,7 +7,6 @@ SQLite files; the failing write is a real lock held by another connection.
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,8 +15,10 @@ from sqlalchemy import Engine, select
 from scoring import ingest, review, store
 from scoring.review import my_verdicts
 from scoring.review.loop import Press, ReviewLoop
-from scoring.store import make_engine
 from scoring.store.tables import VerdictEvent
+
+#: ``engine`` (tests/conftest.py) on a SQLite file only: the failing write is SQLite's file lock.
+pytestmark = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 
 
 def _csv(n: int) -> bytes:
@@ -26,11 +27,6 @@ def _csv(n: int) -> bytes:
         lines.append(f"Q{i}?,alpha{i} beta,{['Art', 'History'][i % 2]},beta alpha{i}")  # overlap_only
     lines.append("Qx?,gamma,Art,gamma")  # both_pass
     return ("\n".join(lines) + "\n").encode()
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    return make_engine(f"sqlite:///{tmp_path}/loop.db")
 
 
 @pytest.fixture
@@ -134,11 +130,11 @@ def test_undo_reopens_the_row_and_says_what_it_took_back_and_the_skips_it_passed
 
 
 def test_a_write_that_cannot_get_the_lock_is_reported_and_the_row_stays_open(
-    engine: Engine, scored: pd.DataFrame, tmp_path: Path
+    engine: Engine, scored: pd.DataFrame
 ) -> None:
     loop = ReviewLoop(1)
     screen = _show_next(loop, scored, engine)
-    blocker = sqlite3.connect(tmp_path / "loop.db", isolation_level=None)
+    blocker = sqlite3.connect(str(engine.url.database), isolation_level=None)
     try:
         blocker.execute("BEGIN EXCLUSIVE")
         loop.take_presses([_press(1, "y", screen), _press(2, "y", screen)], engine, "alice")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,13 +22,6 @@ from scoring.store.tables import AuditRow, BlindScope, JudgeChoice, Run, RunPart
 ROOT = Path(__file__).resolve().parent.parent
 DATA = b"question,answer,Domain,response\nq1,Delhi,Geo,It is Delhi\nq2,Ganga,Geo,the Yamuna\nq3,red,Art,\n"
 SAME_ROWS = DATA + b"q4,blue,Art,blue sky\n"  # other bytes, three rows in common
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    engine = make_engine(db_url)
-    yield engine
-    engine.dispose()
 
 
 def _count(engine: Engine, table, run_id: int | None = None) -> int:

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
-import pytest
 from sqlalchemy.engine import Engine
 
 from scoring import ingest, store
@@ -21,14 +19,6 @@ from scoring.compare.stored import stored_run
 from scoring.core.protocols import BUCKETS
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    """A new empty database of each engine (SQLite file, PostgreSQL database)."""
-    engine = store.make_engine(db_url)
-    yield engine
-    engine.dispose()
 
 
 def test_a_first_start_loads_the_set_and_shows_the_first_sample(engine: Engine) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,6 @@ from apptest_support import (
     open_page,
     progress,
     record_media_managers,
-    sample_database,
     unescape_md,
 )
 from sqlalchemy import Engine
@@ -35,16 +33,6 @@ from scoring.estimate.stored import stored_estimate
 
 ESTIMATE = "Estimated true accuracy"
 PILOT = re.compile(r"Review about ([\d,]+) rows of the random sample to estimate the true accuracy \(±5 points\)")
-
-
-@pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    yield from sample_database(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def run_id(engine: Engine) -> int:
-    return store.list_runs(engine)[0].id
 
 
 def start(reviewer: str | None = "alice", run_id: int | None = None) -> AppTest:
@@ -87,7 +75,7 @@ def estimate_shown(at: AppTest) -> list[str]:
 # --- Start here -----------------------------------------------------------------------------------
 
 
-def test_start_here_is_the_default_page_first_in_the_sidebar(engine: Engine, run_id: int) -> None:
+def test_start_here_is_the_default_page_first_in_the_sidebar(sample_engine: Engine, run_id: int) -> None:
     app = Path(APP).read_text(encoding="utf-8")
     assert PAGES[0] == "views/start.py"
     assert re.findall(r'st\.Page\("([^"]+)"[^)]*default=True', app) == ["views/start.py"]
@@ -103,8 +91,8 @@ def test_start_here_is_the_default_page_first_in_the_sidebar(engine: Engine, run
     assert any("CSV, TSV, JSON lines" in str(c.value) and "Parquet" in str(c.value) for c in at.caption)
 
 
-def test_an_uploaded_run_is_not_called_the_sample(engine: Engine) -> None:
-    own = ingest.save_run(engine, b"question,answer,response,Domain\nQ?,A,A,Art\n", "own.csv").run
+def test_an_uploaded_run_is_not_called_the_sample(sample_engine: Engine) -> None:
+    own = ingest.save_run(sample_engine, b"question,answer,response,Domain\nQ?,A,A,Art\n", "own.csv").run
     at = start(run_id=own.id)
     assert not any("bundled sample" in str(i.value) for i in at.info)
 
@@ -112,19 +100,19 @@ def test_an_uploaded_run_is_not_called_the_sample(engine: Engine) -> None:
 @pytest.mark.parametrize(("key", "title"), [("start_go_upload", "Upload a model run"),
                                             ("start_go_review", "Review queue: Sample run"),
                                             ("start_go_export", "Export: Sample run")])  # fmt: skip
-def test_each_step_button_opens_its_page(engine: Engine, run_id: int, key: str, title: str) -> None:
+def test_each_step_button_opens_its_page(sample_engine: Engine, run_id: int, key: str, title: str) -> None:
     at = click(start(run_id=run_id), key)
     assert titles(at) == [title]
     if key == "start_go_review":
         assert at.selectbox(key="q_bucket").value == "overlap_only"
 
 
-def test_the_count_of_rows_needing_a_verdict_is_the_queues(engine: Engine, run_id: int) -> None:
-    scored = store.load_scored(engine, run_id)
+def test_the_count_of_rows_needing_a_verdict_is_the_queues(sample_engine: Engine, run_id: int) -> None:
+    scored = store.load_scored(sample_engine, run_id)
     overlap = scored[scored["bucket"] == "overlap_only"]["item_key"].tolist()
     assert len(overlap) >= 3
-    review.record_mark(engine, overlap[0], run_id, "bob", "correct")
-    review.record_mark(engine, overlap[1], run_id, "carol", "wrong")
+    review.record_mark(sample_engine, overlap[0], run_id, "bob", "correct")
+    review.record_mark(sample_engine, overlap[1], run_id, "carol", "wrong")
     at = start(run_id=run_id)
     label = at.button(key="start_go_review").label
     waiting = int(re.match(r"([\d,]+) rows need a verdict: open the queue$", label).group(1))
@@ -132,11 +120,11 @@ def test_the_count_of_rows_needing_a_verdict_is_the_queues(engine: Engine, run_i
     queue = click(at, "start_go_review")
     done, total = progress(queue)
     assert waiting == total - done  # the queue's own figure: rows of the scope without a verdict
-    left = review.progress(scored, engine, bucket="overlap_only").iloc[-1]
+    left = review.progress(scored, sample_engine, bucket="overlap_only").iloc[-1]
     assert waiting == int(left["remaining"])
 
 
-def test_the_template_downloads_and_uploads_cleanly(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_template_downloads_and_uploads_cleanly(sample_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     managers = record_media_managers(monkeypatch)
     at = start()
     data = download(at, managers, "start_template")
@@ -147,20 +135,20 @@ def test_the_template_downloads_and_uploads_cleanly(engine: Engine, monkeypatch:
     at = goto(at, "upload")
     at.file_uploader(key="uploads").set_value(("responses_template.csv", data, "text/csv"))
     ok(at.run())
-    run = next(r for r in store.list_runs(engine) if r.filename == "responses_template.csv")
+    run = next(r for r in store.list_runs(sample_engine) if r.filename == "responses_template.csv")
     assert run.n_rows == 3
     assert titles(at) == [f"Overview: {run.name}"]
     assert not at.main.warning and not at.main.error
-    scored = store.load_scored(engine, run.id)
+    scored = store.load_scored(sample_engine, run.id)
     assert scored["Domain"].tolist() == ["Geography", "Literature", "Geography"]
     assert scored["answer"].tolist()[2] == "नई दिल्ली"
     # After the upload the Overview says what to do next, with the buttons.
     # It names what was saved: the upload's own status label is replaced by this page at once.
     assert any(f"saved as run #{run.id} (3 rows). Next:" in unescape_md(str(s.value)) for s in at.success)
     triage = at.button(key="ov_triage")
-    waiting = int(review.progress(scored, engine, bucket="overlap_only").iloc[-1]["remaining"])
+    waiting = int(review.progress(scored, sample_engine, bucket="overlap_only").iloc[-1]["remaining"])
     assert triage.label == f"{waiting:,} rows need a verdict: open the queue"
-    assert pilot_rows(at) == planner_pilot(engine, run.id)
+    assert pilot_rows(at) == planner_pilot(sample_engine, run.id)
     assert not at.button(key="ov_pilot").disabled
 
 
@@ -168,23 +156,25 @@ def test_the_template_downloads_and_uploads_cleanly(engine: Engine, monkeypatch:
 
 
 @pytest.mark.parametrize("page", ["overview", "estimate"])
-def test_a_fresh_run_shows_the_pilot_not_an_estimate(engine: Engine, run_id: int, page: str) -> None:
+def test_a_fresh_run_shows_the_pilot_not_an_estimate(sample_engine: Engine, run_id: int, page: str) -> None:
     at = open_page(page, run_id=run_id)
     assert estimate_shown(at) == []
     k = pilot_rows(at)
-    assert k is not None and k == planner_pilot(engine, run_id) > 0
+    assert k is not None and k == planner_pilot(sample_engine, run_id) > 0
     button = at.button(key="ov_pilot" if page == "overview" else "est_pilot")
     assert f"{k:,} rows" in button.label and not button.disabled
 
 
-def test_the_pilot_button_starts_the_audit_and_the_figure_follows_its_reviews(engine: Engine, run_id: int) -> None:
+def test_the_pilot_button_starts_the_audit_and_the_figure_follows_its_reviews(
+    sample_engine: Engine, run_id: int
+) -> None:
     at = open_page("estimate", reviewer="alice", run_id=run_id)
-    run, figures = stored_estimate(engine, run_id)
+    run, figures = stored_estimate(sample_engine, run_id)
     wanted = next_rows(figures.sample, plan_review(build_strata(figures.sample), 0.05), seed=run.info.review_seed)
     queue = click(at, "est_pilot")
     assert titles(queue) == ["Review queue: Sample run"]
     assert queue.selectbox(key="q_bucket").value == review.AUDIT
-    assert review.audit_keys(engine, run_id) == set(wanted["item_key"].to_list())
+    assert review.audit_keys(sample_engine, run_id) == set(wanted["item_key"].to_list())
     assert progress(queue) == (0, wanted.height)
     # AppTest reruns the page it was last told to open (not one the script switched to): tell it.
     goto(queue, "review")

@@ -8,7 +8,6 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -51,14 +50,6 @@ PAYLOADS = (
     "<img src=x onerror=alert(2)>",
     "![x](http://127.0.0.1:9/p.png)",
 )
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    """A fresh schema in a new database of each engine (SQLite file, PostgreSQL database)."""
-    engine = make_engine(db_url)
-    yield engine
-    engine.dispose()
 
 
 def _row_count(engine: Engine) -> int:

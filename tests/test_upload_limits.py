@@ -17,7 +17,6 @@ import os
 import subprocess
 import sys
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -29,7 +28,6 @@ from scoring import store
 from scoring.core import formats, limits, settings
 from scoring.core.errors import InputError
 from scoring.core.loader import load_bytes
-from scoring.store import ENV_VAR, make_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data" / "sample_run.csv"
@@ -224,15 +222,6 @@ def test_settings_come_from_the_environment_then_secrets(tmp_path: Path, monkeyp
 
 
 # --- the Upload page ------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def app_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    url = f"sqlite:///{tmp_path / 'dashboard.db'}"
-    monkeypatch.setenv(ENV_VAR, url)
-    engine = make_engine(url)
-    yield engine
-    engine.dispose()
 
 
 @pytest.mark.parametrize(("name", "said"), [

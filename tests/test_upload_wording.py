@@ -9,7 +9,6 @@ page ("pick which field holds the golden answer"), never quoting the command lin
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -18,9 +17,7 @@ from apptest_support import PAGES, open_page, unescape_md, walk
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import ingest, judge, store
-from scoring.judge import settings as judge_settings
-from scoring.store import ENV_VAR, make_engine
+from scoring import store
 
 #: A command-line flag as a message would quote it: "--columns", "pass --base-url", "(--id".
 FLAG = re.compile(r"(?:^|[\s(\"'`\[])--[a-z]")
@@ -28,17 +25,8 @@ FLAG = re.compile(r"(?:^|[\s(\"'`\[])--[a-z]")
 _BINARY = re.compile(r"^\s*(data|display_values): \"")
 
 
-@pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    url = f"sqlite:///{tmp_path / 'review.db'}"
-    monkeypatch.setenv(ENV_VAR, url)
-    monkeypatch.setattr(judge_settings, "SECRETS_ROOT", tmp_path)  # the page's judge settings: none configured
-    for name in judge.ENV_NAMES.values():
-        monkeypatch.delenv(name, raising=False)
-    eng = make_engine(url)
-    assert ingest.ensure_sample(eng) is not None
-    yield eng
-    eng.dispose()
+#: The sample run (``sample_engine``) with no judge configured: no secrets.toml, no judge variable.
+pytestmark = pytest.mark.usefixtures("no_judge_settings")
 
 
 
@@ -84,8 +72,10 @@ def flags(at: AppTest) -> list[str]:
          ["golden answer", "response"]),
     ],
 )  # fmt: skip
-def test_a_file_to_map_is_a_step_not_an_error(engine: Engine, name: str, data: bytes, missing: list[str]) -> None:
-    before = store.list_runs(engine)
+def test_a_file_to_map_is_a_step_not_an_error(
+    sample_engine: Engine, name: str, data: bytes, missing: list[str]
+) -> None:
+    before = store.list_runs(sample_engine)
     at = upload(open_page("upload"), name, data)
     assert not at.main.error, [e.value for e in at.main.error]
     statuses = [n for n in walk(at.main) if getattr(n, "type", None) == "status"]
@@ -100,18 +90,18 @@ def test_a_file_to_map_is_a_step_not_an_error(engine: Engine, name: str, data: b
     boxes = {b.label for b in at.selectbox if b.key and b.key.startswith("map_")}
     assert {"Golden answer", "Response"} <= boxes
     assert any(b.label == "Save with this mapping" for b in at.button)
-    assert store.list_runs(engine) == before
+    assert store.list_runs(sample_engine) == before
     assert not flags(at), flags(at)
 
 
-def test_a_refused_file_is_still_an_error(engine: Engine) -> None:
+def test_a_refused_file_is_still_an_error(sample_engine: Engine) -> None:
     """Only the mapping step changed: a file that cannot be read stays a red error."""
     at = upload(open_page("upload"), "empty.csv", b"answer,response\n")
     errors = [unescape_md(str(e.value)) for e in at.main.error]
     assert any(e.startswith("empty.csv: ") for e in errors), errors
 
 
-def test_mapping_one_file_while_another_is_saved_stays_on_the_page(engine: Engine) -> None:
+def test_mapping_one_file_while_another_is_saved_stays_on_the_page(sample_engine: Engine) -> None:
     """Two files at once, one saved and one to map: the page stays to ask, it does not leave for
     the Overview (which it did while the step was an error only because an error kept it there)."""
     at = open_page("upload")
@@ -122,14 +112,14 @@ def test_mapping_one_file_while_another_is_saved_stays_on_the_page(engine: Engin
     assert not at.exception, at.exception
     assert [unescape_md(str(t.value)) for t in at.title] == ["Upload a model run"]
     assert any(b.label == "Save with this mapping" for b in at.button)
-    assert "good.csv" in [r.filename for r in store.list_runs(engine)]
+    assert "good.csv" in [r.filename for r in store.list_runs(sample_engine)]
 
 
 # --- no page shows a command-line flag ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_no_page_quotes_a_command_line_flag(engine: Engine, page: str) -> None:
+def test_no_page_quotes_a_command_line_flag(sample_engine: Engine, page: str) -> None:
     at = open_page(Path(page).stem)
     assert not at.exception, at.exception
     assert not flags(at), (page, flags(at))

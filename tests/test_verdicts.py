@@ -46,13 +46,6 @@ def csv_bytes(rows: list[tuple[str, ...]], header: tuple[str, ...] = HEADER) -> 
 
 
 @pytest.fixture
-def engine(db_url):
-    engine = make_engine(db_url)
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture
 def run(engine):
     result = ingest.save_run(engine, csv_bytes(ROWS), "model_english.csv")
     return result.run
