@@ -45,7 +45,7 @@ from sqlalchemy import Engine, insert  # noqa: E402
 from scoring import ingest, review, store  # noqa: E402
 from scoring.core.loader import load_bytes  # noqa: E402
 from scoring.store import judge_cache, make_engine, run_table, runs, writer  # noqa: E402
-from scoring.store.tables import Run, RunPart  # noqa: E402
+from scoring.store.orm_tables import Run, RunPart  # noqa: E402
 
 MARK_EVERY_S = 0.1
 JUDGE_ROWS = 5_000

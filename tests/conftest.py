@@ -208,7 +208,7 @@ def scored(sample_engine: Engine, run_id: int) -> pd.DataFrame:
 def no_judge_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No judge configured: no project ``secrets.toml`` is read and no judge variable is set."""
     from scoring import judge  # the OpenAI client: only where it is used
-    from scoring.judge import settings as judge_settings
+    from scoring.judge import judge_settings as judge_settings
 
     monkeypatch.setattr(judge_settings, "SECRETS_ROOT", tmp_path)
     for name in judge.ENV_NAMES.values():

@@ -52,7 +52,7 @@ from scoring import review  # noqa: E402
 from scoring.core.errors import NotSaved  # noqa: E402
 from scoring.review import claim_rules as claims  # noqa: E402
 from scoring.store import make_engine  # noqa: E402
-from scoring.store.tables import VerdictEvent  # noqa: E402
+from scoring.store.orm_tables import VerdictEvent  # noqa: E402
 
 POOL = 2_000
 #: Items reviewed double-blind: handed out by claims, two verdicts each (a pool of its own).

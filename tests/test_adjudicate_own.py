@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
 from scoring import review, store
-from scoring.review import identity as I  # noqa: N812  (as in tests/test_identity.py)
+from scoring.review import roles as I  # noqa: N812  (as in tests/test_identity.py)
 
 SETTING = I.ADJUDICATE_OWN_SETTING
 

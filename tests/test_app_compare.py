@@ -27,7 +27,7 @@ from streamlit.testing.v1 import AppTest
 
 from scoring import ingest, review, store
 from scoring.compare import SOURCE_TITLES, match_runs, paired_comparisons
-from scoring.compare.stored import stored_run
+from scoring.compare.database_runs import stored_run
 from scoring.store import ENV_VAR, make_engine
 
 ANSWERS = ["Delhi", "Ganga", "Everest", "Tagore", "Premchand", "Valmiki", "Ashoka", "Akbar", "Kathak", "Sitar",

@@ -2,7 +2,7 @@
 
 The bundled sample run (40 rows, four buckets, four domains) with known verdicts, reasons, an
 adjudicated conflict and judge labels: the page's figures must be those of
-:func:`scoring.estimate.stored.stored_estimate` (the CLI's), the planner's button must write
+:func:`scoring.estimate.stored_run.stored_estimate` (the CLI's), the planner's button must write
 exactly :func:`scoring.estimate.next_rows`' keys as the audit scope, and the Review queue must
 then serve those rows in that order.
 """
@@ -45,7 +45,7 @@ from scoring.estimate import (
     RATIO_METHOD,
     next_rows,
 )
-from scoring.estimate.stored import stored_estimate
+from scoring.estimate.stored_run import stored_estimate
 from scoring.store import judge_cache
 from scoring.store.audit import audit_half_width
 from ui.estimate_view import ci_text

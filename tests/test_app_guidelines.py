@@ -19,8 +19,9 @@ from apptest_support import (
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import export, ingest, review
-from scoring.store import guidelines as stored
+from scoring import ingest, review
+from scoring import verdict_export as export
+from scoring.store import guideline_log as stored
 
 MARKUP = ("# Heading\n**bold** [link](http://127.0.0.1:9/x) ![img](http://127.0.0.1:9/p.png) "
           "<img src=x onerror=alert(1)>")

@@ -36,9 +36,10 @@ from openai_stub import StubOpenAI
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from scoring import export, ingest, judge, store
+from scoring import ingest, judge, store
+from scoring import verdict_export as export
 from scoring.core.report import COMBINED
-from scoring.judge import settings as judge_settings
+from scoring.judge import judge_settings as judge_settings
 from scoring.store import judge_cache
 
 API_KEY = "sk-review-test-4f1c9a7e2b6d"
@@ -384,7 +385,7 @@ def test_the_trust_section_shows_the_judge_against_the_random_sample(
     sample_engine: Engine, run_id: int, scored: pd.DataFrame, reviewed: dict
 ) -> None:
     from scoring.estimate.judge_trust import trust, trust_rows
-    from scoring.estimate.stored import stored_estimate
+    from scoring.estimate.stored_run import stored_estimate
 
     at = open_page("judge")
     assert "The estimate uses: latest label of any judge configuration" in texts(at)
@@ -425,7 +426,7 @@ def test_the_trust_section_shows_the_judge_against_the_random_sample(
 def test_configurations_compared_and_the_choice_named_and_used(
     sample_engine: Engine, run_id: int, reviewed: dict
 ) -> None:
-    from scoring.estimate.stored import stored_final
+    from scoring.estimate.stored_run import stored_final
 
     at = open_page("judge")
     big, small = f"{MODEL} (prompt {judge.PROMPT_VERSION})", "small (prompt v0)"

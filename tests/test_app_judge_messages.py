@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from scoring import judge, review, store
 from scoring.core.report import COMBINED
-from scoring.judge import settings as judge_settings
+from scoring.judge import judge_settings as judge_settings
 from scoring.store import judge_cache
 
 MODEL = "stub-judge"

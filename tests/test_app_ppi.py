@@ -17,7 +17,7 @@ from scoring.estimate import PLAN_METHOD
 from scoring.estimate.judged import judge_figures
 from scoring.estimate.ppi import PPI_METHOD
 from scoring.estimate.ppi_plan import PPI_PLAN_METHOD
-from scoring.estimate.stored import stored_estimate
+from scoring.estimate.stored_run import stored_estimate
 from scoring.store import judge_cache
 from scoring.store.judge_choice import ANY_CONFIG
 from ui.estimate_view import ci_text

@@ -34,9 +34,10 @@ from apptest_support import (
 from sqlalchemy import Engine, func, select
 from streamlit.testing.v1 import AppTest
 
-from scoring import export, review, store
+from scoring import review, store
+from scoring import verdict_export as export
 from scoring.core.protocols import BUCKETS
-from scoring.store.tables import VerdictEvent
+from scoring.store.orm_tables import VerdictEvent
 
 
 @pytest.fixture

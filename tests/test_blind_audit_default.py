@@ -19,7 +19,7 @@ from test_blind_everywhere import assert_blind_card, assert_open_card
 
 from scoring import review, store
 from scoring.review.blind import WHY_BLIND_AUDIT, WHY_DOUBLE_BLIND
-from scoring.review.identity import identity
+from scoring.review.roles import identity
 from scoring.store import judge_cache
 
 

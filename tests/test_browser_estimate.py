@@ -16,7 +16,7 @@ from playwright.sync_api import Page, expect
 
 from scoring import review, store
 from scoring.estimate import next_rows
-from scoring.estimate.stored import stored_estimate
+from scoring.estimate.stored_run import stored_estimate
 from scoring.store import make_engine
 
 REVIEWER = "planner_tester"

@@ -20,11 +20,12 @@ from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle, start
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import func, select
 
-from scoring import export, review, store
+from scoring import review, store
+from scoring import verdict_export as export
 from scoring.core.loader import load_bytes
 from scoring.core.report import score_frame
 from scoring.store import make_engine
-from scoring.store.tables import VerdictEvent
+from scoring.store.orm_tables import VerdictEvent
 
 NAME = "export_model_tamil.csv"
 CSV = (

@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from scoring import review, store
 from scoring.store import make_engine
-from scoring.store.tables import VerdictEvent
+from scoring.store.orm_tables import VerdictEvent
 
 MAIN = "[data-testid='stMain']"
 VERDICT = {"y": "correct", "n": "wrong"}

@@ -21,7 +21,7 @@ from sqlalchemy import select
 
 from scoring import review, store
 from scoring.store import make_engine
-from scoring.store.tables import VerdictEvent
+from scoring.store.orm_tables import VerdictEvent
 
 MAIN = "[data-testid='stMain']"
 ROW_TEXT = re.compile(r"Row (\d+) of the run")

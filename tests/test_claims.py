@@ -16,7 +16,7 @@ from scoring import ingest, review, store
 from scoring.core.errors import NotSaved
 from scoring.review import claim_rules as claims
 from scoring.review.queue import QueueScope, claim_in_queue, hold, resume, team_progress
-from scoring.store.tables import Claim, utcnow
+from scoring.store.orm_tables import Claim, utcnow
 
 KEYS = [f"item-{i:03d}" for i in range(30)]
 

@@ -10,10 +10,10 @@ import polars as pl
 import pytest
 
 from scoring import compare as C
-from scoring.core.adjudication import adjudicated_accuracy
 from scoring.core.errors import InputError
 from scoring.core.report import accuracy_by_domain, score_table
 from scoring.core.stats import holm_adjust, mcnemar_exact, newcombe_paired_interval, paired_phi, wilson_interval
+from scoring.core.verdict_rules import adjudicated_accuracy
 
 
 def frame(rows: list[tuple], extra: dict[str, list] | None = None) -> pl.DataFrame:

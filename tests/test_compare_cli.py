@@ -14,7 +14,7 @@ import pytest
 from scoring import compare as C
 from scoring import ingest, review, store
 from scoring.cli import main
-from scoring.compare.stored import stored_run
+from scoring.compare.database_runs import stored_run
 from scoring.store import judge_cache, make_engine
 
 HEADER = ["qid", "question", "answer", "Domain", "response"]

@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from scoring import ingest, store
 from scoring import review as V
 from scoring.store import chunked, make_engine, run_table
-from scoring.store.tables import Run, VerdictEvent
+from scoring.store.orm_tables import Run, VerdictEvent
 
 MARKS = 500
 

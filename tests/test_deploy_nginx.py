@@ -47,7 +47,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, WebSocket, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from scoring import ingest, review, store
-from scoring.review import identity as I
+from scoring.review import roles as I
 from scoring.store import make_engine
 
 ROOT = Path(__file__).resolve().parents[1]

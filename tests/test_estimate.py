@@ -10,7 +10,7 @@ import pandas as pd
 import polars as pl
 import pytest
 
-from scoring.core import adjudication as A
+from scoring.core import verdict_rules as A
 from scoring.core.protocols import bucket, exact_substring, normalize_pair, normalize_text, word_overlap
 from scoring.core.stats import (
     Z95,

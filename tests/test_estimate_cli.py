@@ -12,7 +12,7 @@ import pytest
 from scoring import ingest, review, store
 from scoring.cli import main
 from scoring.estimate import ACCURACY_METHOD, PLAN_METHOD
-from scoring.estimate.stored import stored_final
+from scoring.estimate.stored_run import stored_final
 from scoring.store import judge_cache, make_engine
 
 ROWS = [

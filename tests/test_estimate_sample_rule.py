@@ -17,10 +17,10 @@ from scoring.core.export_format import to_csv_bytes
 from scoring.core.protocols import BUCKETS
 from scoring.estimate import estimate_accuracy, make_sample
 from scoring.estimate.sample import SAMPLE_RULE, random_prefix
-from scoring.estimate.stored import stored_estimate
-from scoring.export import build_export
+from scoring.estimate.stored_run import stored_estimate
 from scoring.review.loop import ReviewLoop
 from scoring.store import make_engine
+from scoring.verdict_export import build_export
 
 RUNS = 200
 

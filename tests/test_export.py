@@ -18,15 +18,15 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 import scoring
-from scoring import export as E
 from scoring import ingest, store
 from scoring import review as V
+from scoring import verdict_export as E
 from scoring.cli import main
 from scoring.core.errors import InputError
 from scoring.core.items import item_key
 from scoring.core.loader import load_bytes
 from scoring.store import judge_cache, make_engine, verdict_log
-from scoring.store.tables import VerdictEvent
+from scoring.store.orm_tables import VerdictEvent
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = ("question", "answer", "Domain", "response", "note", "source")

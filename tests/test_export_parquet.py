@@ -19,9 +19,9 @@ import pytest
 from apptest_support import download, open_page, record_media_managers, sample_database
 from sqlalchemy import Engine
 
-from scoring import export as E
 from scoring import ingest, store
 from scoring import review as V
+from scoring import verdict_export as E
 from scoring.cli import main
 from scoring.store import make_engine
 

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from scoring import export, ingest, review, store
+from scoring import ingest, review, store
+from scoring import verdict_export as export
 from scoring.cli import main
-from scoring.store import guidelines as stored
+from scoring.store import guideline_log as stored
 from scoring.store import make_engine
 
 CSV = b"question,answer,Domain,response\nq1,a,D,a\nq2,b,D,c\n"

@@ -1,5 +1,5 @@
 """Who is reviewing (issue 11): sign-in, a trusted proxy header, or a typed name, in that order,
-and the roles from configuration. The rules are pure (scoring.review.identity); the pages show
+and the roles from configuration. The rules are pure (scoring.review.roles); the pages show
 which way is in force, refuse a name that may not mark, and take the header in a real browser.
 """
 
@@ -13,7 +13,7 @@ from browser import TIMEOUT_MS, exception_count, open_nav, settle, start_app
 from playwright.sync_api import Browser, expect
 
 from scoring import review, store
-from scoring.review import identity as I
+from scoring.review import roles as I
 from scoring.store import ENV_VAR, make_engine
 
 

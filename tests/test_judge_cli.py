@@ -14,7 +14,7 @@ from openai_stub import Action, StubOpenAI, reply, server_error
 from sqlalchemy import inspect, text
 
 from scoring.cli.judge_cmd import main
-from scoring.judge import settings as judge_settings
+from scoring.judge import judge_settings as judge_settings
 from scoring.store import make_engine
 
 ROOT = Path(__file__).resolve().parent.parent

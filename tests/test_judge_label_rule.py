@@ -20,10 +20,11 @@ import pytest
 from apptest_support import frame_with, open_page, texts
 from sqlalchemy import Engine
 
-from scoring import export, ingest, store
+from scoring import ingest, store
+from scoring import verdict_export as export
 from scoring.cli import main
-from scoring.compare.stored import stored_run
-from scoring.estimate.stored import stored_estimate, stored_final
+from scoring.compare.database_runs import stored_run
+from scoring.estimate.stored_run import stored_estimate, stored_final
 from scoring.store import ENV_VAR, judge_cache, judge_choice, make_engine
 from scoring.store.judge_choice import JudgeConfig
 

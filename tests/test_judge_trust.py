@@ -32,7 +32,7 @@ from scoring.estimate.judge_trust import (
     trust_frame,
     trust_rows,
 )
-from scoring.estimate.stored import stored_final
+from scoring.estimate.stored_run import stored_final
 from scoring.store import judge_cache, judge_choice
 from scoring.store.judge_choice import ANY_CONFIG, JudgeConfig
 

@@ -45,7 +45,7 @@ LAYERS: dict[str, Layer] = {
     "judge": Layer(package("scoring.judge"), frozenset({"core", "store"}), NOT_PAGES),
     "review": Layer(package("scoring.review"), frozenset({"core", "store"}), NOT_PAGES | {"openai"}),
     "ingest": Layer(package("scoring.ingest"), frozenset({"core", "store"}), NOT_PAGES | {"openai"}),
-    "export": Layer(("scoring.export",), frozenset({"version", "core", "store", "judge", "review"}),
+    "export": Layer(("scoring.verdict_export",), frozenset({"version", "core", "store", "judge", "review"}),
                     NOT_PAGES | {"openai"}),
     "estimate": Layer(package("scoring.estimate"), frozenset({"version", "core", "store", "review", "export"}),
                       NOT_PAGES | {"openai"}),
@@ -179,10 +179,10 @@ def test_every_module_is_in_exactly_one_layer_and_every_layer_holds_one() -> Non
 def test_the_layer_check_catches_core_importing_compare_and_modules_in_no_layer() -> None:
     """A synthetic graph: each wrong arrow is reported, the right ones are not."""
     graph = {
-        "scoring.core.loader": [("scoring.core.stats", 1), ("scoring.compare.runs", 2), ("sqlalchemy", 3)],
+        "scoring.core.loader": [("scoring.core.stats", 1), ("scoring.compare.compared_runs", 2), ("sqlalchemy", 3)],
         "scoring.store.runs": [("scoring.core.loader", 1), ("scoring.cli.common", 2)],
         "scoring.estimate.ppi": [("scoring.compare.paired", 1)],
-        "scoring.compare.runs": [("scoring.estimate.ppi", 1), ("scoring.export", 2)],
+        "scoring.compare.compared_runs": [("scoring.estimate.ppi", 1), ("scoring.verdict_export", 2)],
         "scoring.newpkg.thing": [("scoring.core.stats", 1)],
         "scoring.cli.common": [("scoring.newpkg.thing", 4), (".runs", 5)],
         "ui.state": [("scoring.store", 1), ("views.start", 2), ("streamlit", 3)],
@@ -190,11 +190,11 @@ def test_the_layer_check_catches_core_importing_compare_and_modules_in_no_layer(
     }
     breaches = layer_breaches(graph)
     assert breaches == [
-        "scoring.core.loader (core) may not import scoring.compare.runs (compare, line 2)",
+        "scoring.core.loader (core) may not import scoring.compare.compared_runs (compare, line 2)",
         "scoring.core.loader (core) may not import sqlalchemy (line 3)",
         "scoring.store.runs (store) may not import scoring.cli.common (cli, line 2)",
         "scoring.estimate.ppi (estimate) may not import scoring.compare.paired (compare, line 1)",
-        "scoring.compare.runs (compare) may not import scoring.estimate.ppi (estimate, line 1)",
+        "scoring.compare.compared_runs (compare) may not import scoring.estimate.ppi (estimate, line 1)",
         "scoring.newpkg.thing is in no layer of LAYERS: add it to one (or a new one) in tests/test_layout.py",
         "scoring.cli.common (line 4) imports scoring.newpkg.thing, which is in no layer of LAYERS",
         "scoring.cli.common (line 5) imports .runs relatively: name the module in full",
@@ -209,12 +209,12 @@ def test_a_broken_copy_with_core_importing_compare_fails(tmp_path: Path) -> None
     shutil.copytree(SCORING, copy, ignore=shutil.ignore_patterns("__pycache__", "versions"))
     loader = copy / "core" / "loader.py"
     text = loader.read_text(encoding="utf-8")
-    loader.write_text(text.replace("\nimport ", "\nfrom scoring.compare import runs\nimport ", 1), encoding="utf-8")
+    loader.write_text(text.replace("\nimport ", "\nfrom scoring.compare import compared_runs\nimport ", 1), encoding="utf-8")
     modules = {".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__"): p
                for p in copy.rglob("*.py")}  # fmt: skip
     assert set(modules) == set(MODULES)
     assert layer_breaches(graph_of(modules)) == [
-        f"scoring.core.loader (core) may not import scoring.compare.runs (compare, line {line})"
+        f"scoring.core.loader (core) may not import scoring.compare.compared_runs (compare, line {line})"
         for line in [text[: text.index("\nimport ")].count("\n") + 2]
     ]
 
@@ -336,11 +336,11 @@ def test_the_check_would_catch_a_database_import_in_core(tmp_path: Path) -> None
     bad = tmp_path / "bad.py"
     bad.write_text(
         "import sqlalchemy\nfrom scoring.store import runs\n\n"
-        "def f():\n    import openai\n    importlib.import_module('scoring.compare.stored')\n"
+        "def f():\n    import openai\n    importlib.import_module('scoring.compare.database_runs')\n"
     )
     found = [t for t, _ in imports(bad)]
     assert found == ["sqlalchemy", "scoring.store.runs"]
     assert [t for t, _ in imports(bad, top_level_only=False)] == [
-        "sqlalchemy", "scoring.store.runs", "openai", "scoring.compare.stored",
+        "sqlalchemy", "scoring.store.runs", "openai", "scoring.compare.database_runs",
     ]  # fmt: skip
     assert layer_of("scoring.core.loader") == "core" and "sqlalchemy" in LAYERS["core"].banned

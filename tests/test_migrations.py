@@ -255,7 +255,7 @@ def test_the_archive_revision_both_ways(tmp_path: Path) -> None:
 def test_the_guidelines_revision_both_ways(tmp_path: Path) -> None:
     """0011 adds ``run_guidelines`` and ``guideline_reads``; the downgrade drops both (the
     guidelines are lost, every run and verdict kept), the upgrade brings them back empty."""
-    from scoring.store import guidelines
+    from scoring.store import guideline_log as guidelines
 
     engine = make_engine(_url(tmp_path / "guide.db"))
     run = ingest.save_run(engine, b"answer,response\na,a\n", "guide.csv").run

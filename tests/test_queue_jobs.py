@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from scoring import review
 from scoring.core.protocols import BUCKETS
 from scoring.estimate import next_rows
-from scoring.estimate.stored import stored_estimate
+from scoring.estimate.stored_run import stored_estimate
 from scoring.review.jobs import ESTIMATE, TRIAGE, job_sentence
 from ui.tables import bucket_name
 

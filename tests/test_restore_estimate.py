@@ -38,9 +38,9 @@ from scoring.core.export_order import SEED_COLUMN, SKIPS_COLUMN, unordered_note
 from scoring.core.export_parquet import table_parquet_bytes
 from scoring.core.order import seed_from_sha
 from scoring.estimate import next_rows
-from scoring.estimate.stored import stored_estimate
-from scoring.export import build_export, export_table, manifest, parquet_export
+from scoring.estimate.stored_run import stored_estimate
 from scoring.store import make_engine
+from scoring.verdict_export import build_export, export_table, manifest, parquet_export
 
 DOMAINS = ("Art", "History", "Science")
 N_ROWS = 1_500

@@ -15,7 +15,7 @@ from sqlalchemy import Engine, select
 from scoring import ingest, review, store
 from scoring.review import my_verdicts
 from scoring.review.loop import Press, ReviewLoop
-from scoring.store.tables import VerdictEvent
+from scoring.store.orm_tables import VerdictEvent
 
 #: ``engine`` (tests/conftest.py) on a SQLite file only: the failing write is SQLite's file lock.
 pytestmark = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)

@@ -16,8 +16,8 @@ from streamlit.testing.v1 import AppTest
 from scoring import ingest, review, store
 from scoring.core.errors import InputError
 from scoring.store import judge_choice, make_engine
+from scoring.store.orm_tables import AuditRow, BlindScope, JudgeChoice, Run, RunPart, VerdictEvent
 from scoring.store.runs import _remove_abandoned
-from scoring.store.tables import AuditRow, BlindScope, JudgeChoice, Run, RunPart, VerdictEvent
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = b"question,answer,Domain,response\nq1,Delhi,Geo,It is Delhi\nq2,Ganga,Geo,the Yamuna\nq3,red,Art,\n"

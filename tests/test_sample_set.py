@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 
 from scoring import ingest, store
 from scoring.compare import default_key, match_runs, paired_comparisons
-from scoring.compare.stored import stored_run
+from scoring.compare.database_runs import stored_run
 from scoring.core.protocols import BUCKETS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,8 +11,8 @@ import pytest
 
 from scoring.core import limits, memo, unicode_tables
 from scoring.core.settings import SETTINGS, default_of, lookup, read_secrets, setting
-from scoring.judge.settings import ENV_NAMES, JudgeSettings
-from scoring.review import identity
+from scoring.judge.judge_settings import ENV_NAMES, JudgeSettings
+from scoring.review import roles as identity
 from scoring.store import ENV_VAR, database_url, default_sqlite_path, make_engine
 from scoring.store.engine import BUSY_TIMEOUT_MS, LOCK_WAIT_SETTING, lock_wait_ms
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from scoring.core import limits, unicode_tables
 from scoring.core.settings import SETTINGS
-from scoring.judge.settings import ENV_NAMES, JudgeSettings
-from scoring.review import identity
+from scoring.judge.judge_settings import ENV_NAMES, JudgeSettings
+from scoring.review import roles as identity
 from scoring.store import engine
 
 EXAMPLE = Path(__file__).resolve().parents[1] / ".streamlit" / "secrets.toml.example"

@@ -29,7 +29,7 @@ from streamlit.testing.v1 import AppTest
 from scoring import ingest, review, store
 from scoring.core.loader import load_bytes
 from scoring.estimate import build_strata, next_rows, plan_review
-from scoring.estimate.stored import stored_estimate
+from scoring.estimate.stored_run import stored_estimate
 
 ESTIMATE = "Estimated true accuracy"
 PILOT = re.compile(r"Review about ([\d,]+) rows of the random sample to estimate the true accuracy \(±5 points\)")

@@ -23,7 +23,7 @@ from scoring.core.items import item_key
 from scoring.core.loader import load_bytes
 from scoring.core.report import score_frame
 from scoring.store import ENV_VAR, chunked, database_url, default_sqlite_path, make_engine, run_table, runs
-from scoring.store.tables import Run, RunPart, utcnow
+from scoring.store.orm_tables import Run, RunPart, utcnow
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data" / "sample_run.csv"

@@ -16,7 +16,7 @@ from scoring import review as V
 from scoring.core.items import item_key
 from scoring.core.stats import wilson_interval
 from scoring.store import make_engine
-from scoring.store.tables import VerdictEvent
+from scoring.store.orm_tables import VerdictEvent
 
 # (question, answer, Domain, response) -> bucket noted beside each row
 ROWS = [

@@ -38,7 +38,7 @@ from scoring.compare import (
     paired_table,
     shared_id_column,
 )
-from scoring.compare.stored import stored_run
+from scoring.compare.database_runs import stored_run
 from scoring.store import database_url
 from ui import judge_state, state
 

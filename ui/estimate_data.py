@@ -1,5 +1,5 @@
 """Cached data of the True accuracy page and the Overview's estimate: a stored run's figures
-(:func:`scoring.estimate.stored.stored_estimate`), the review plan for a half-width, the rows it
+(:func:`scoring.estimate.stored_run.stored_estimate`), the review plan for a half-width, the rows it
 would put in the audit scope, the what-if rules, and the reasons analytics across runs.
 
 Everything is computed by ``scoring.estimate``; this module only decides what is kept and under
@@ -38,7 +38,7 @@ from scoring.estimate import (
 )
 from scoring.estimate.judged import JudgeFigures, judge_figures
 from scoring.estimate.ppi import judge_inputs
-from scoring.estimate.stored import StoredRun, stored_estimate, stored_runs
+from scoring.estimate.stored_run import StoredRun, stored_estimate, stored_runs
 from scoring.review import audit_half_width
 from scoring.store import database_url
 from ui import identity, judge_state, queue_state, run_choice, state

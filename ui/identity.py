@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from scoring import review
-from scoring.review import identity
+from scoring.review import roles as identity
 from scoring.store import read_secrets
 from ui import state
 from ui.display import md_escape
@@ -67,7 +67,7 @@ def reviewer() -> str:
 
 
 def why_cannot_mark() -> str:
-    """Why this session has no reviewer (:func:`scoring.review.identity.cannot_mark`)."""
+    """Why this session has no reviewer (:func:`scoring.review.roles.cannot_mark`)."""
     config = identity_config()
     if config.mode == "signin":
         return identity.cannot_mark(config, (signed_in_user() or "").strip())

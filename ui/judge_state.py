@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scoring.export import stored_run_labels
 from scoring.store import database_url, judge_cache, judge_choice
+from scoring.verdict_export import stored_run_labels
 from ui import state
 
 
 @state.per_run("judge_labels")
 def run_labels_at(url: str, run_id: int, judge_rev: int) -> judge_choice.RunLabels:
     """The run's judge labels under the one rule every reader uses (the run's chosen configuration,
-    else the latest label of each row: :func:`scoring.export.stored_run_labels`) and their name,
+    else the latest label of each row: :func:`scoring.verdict_export.stored_run_labels`) and their name,
     of the database at ``url`` at judge revision ``judge_rev``."""
     return stored_run_labels(state.engine_at(url), run_id, state.scored_at(url, run_id)["item_key"])
 

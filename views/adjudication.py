@@ -3,7 +3,7 @@
 The decision becomes the row's final verdict (source "adjudicated"); the reviewers' verdicts and
 every decision stay in the history and in the export. Who may adjudicate comes from
 configuration (REVIEW_ADJUDICATORS); without it everyone may, as on one machine. Adjudicators also
-write the run's review guidelines here (:mod:`ui.guidelines`), which reviewers read above the queue.
+write the run's review guidelines here (:mod:`ui.guidelines_panel`), which reviewers read above the queue.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import streamlit as st
 
 from scoring import review, store
 from scoring.core.errors import NotSaved
-from ui import guidelines, identity, run_choice, state
+from ui import guidelines_panel as guidelines
+from ui import identity, run_choice, state
 from ui.display import alert, md_escape, show_row
 from ui.tables import show_table
 

@@ -11,9 +11,9 @@ import json
 
 import streamlit as st
 
-from scoring import export
-from scoring.core.adjudication import AUTO_RULE_TEXT
+from scoring import verdict_export as export
 from scoring.core.formatting import phase_progress
+from scoring.core.verdict_rules import AUTO_RULE_TEXT
 from ui import identity, judge_state, run_choice, state, verdicts
 from ui.display import md_escape
 from ui.tables import show_table

@@ -7,7 +7,9 @@ import streamlit as st
 from scoring import judge, store
 from scoring.core.errors import InputError
 from scoring.core.protocols import BUCKETS
-from ui import charts, identity, jobs, judge_data, judge_trust, run_choice, state
+from ui import charts, identity, judge_data, run_choice, state
+from ui import judge_jobs as jobs
+from ui import judge_trust_data as judge_trust
 from ui.display import alert, md_escape
 from ui.tables import HOW, bucket_option, show_table
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scoring.core.adjudication import AUTO_RULE_TEXT
 from scoring.core.formatting import interval, percent
+from scoring.core.verdict_rules import AUTO_RULE_TEXT
 from scoring.estimate import ACCURACY_METHOD
 from scoring.estimate.ppi import PPI_METHOD
 from ui import charts, estimate_data, estimate_view, identity, judge_state, run_choice

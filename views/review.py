@@ -16,7 +16,8 @@ from scoring.core import search
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
 from scoring.review import DOUBLE_BLIND, SECOND_OPINION, SPLIT, Shown, job_sentence, my_verdicts
-from ui import guidelines, identity, judge_state, keys, queue_state, run_choice, state
+from ui import guidelines_panel as guidelines
+from ui import identity, judge_state, keys, queue_state, run_choice, state
 from ui.display import alert, md_escape, show_row, verdict_caption
 
 ALL_DOMAINS = "All domains"

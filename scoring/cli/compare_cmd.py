@@ -85,7 +85,7 @@ def load_runs(args: argparse.Namespace) -> list[Run]:
     tables = [load_for_cli(path, args.columns, named=True).table for path in args.files]
     stored = []
     if args.run:
-        module = importlib.import_module("scoring.compare.stored")
+        module = importlib.import_module("scoring.compare.database_runs")
         engine = module.open_database(args.db)
         stored = [module.stored_run(engine, run_id) for run_id in args.run]
     labels = unique_labels([Path(p).name for p in args.files] + [r.label for r in stored])

@@ -23,7 +23,7 @@ from scoring.core.stats import DEFAULT_HALF_WIDTH
 from scoring.estimate import MetricQuality, Ratio, RunEstimate
 from scoring.estimate.judged import JudgeFigures, judge_figures, with_labels
 from scoring.estimate.sample import SAMPLE_RULE
-from scoring.estimate.stored import StoredRun, stored_estimate
+from scoring.estimate.stored_run import StoredRun, stored_estimate
 from scoring.estimate.wording import judge_sentence, withheld_text
 from scoring.store import judge_cache, open_database
 

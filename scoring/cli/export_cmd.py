@@ -8,8 +8,8 @@ from pathlib import Path
 
 from scoring.cli.common import fail, guarded, register
 from scoring.core.errors import InputError
-from scoring.export import export_file
 from scoring.store import open_database
+from scoring.verdict_export import export_file
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:

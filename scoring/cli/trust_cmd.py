@@ -27,7 +27,7 @@ from scoring.estimate.judge_trust import (
     trust_by,
     trust_frame,
 )
-from scoring.estimate.stored import stored_estimate
+from scoring.estimate.stored_run import stored_estimate
 from scoring.estimate.stored_trust import TrustData, trust_data
 from scoring.store import judge_choice, open_database
 from scoring.store.judge_choice import ANY_CONFIG

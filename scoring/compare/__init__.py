@@ -1,7 +1,7 @@
 """Comparing runs: matching their rows, per-run accuracy per verdict source, paired statistics
 on the matched rows, and the questions two runs disagree on. Pure functions on polars frames
 (no streamlit, no database): the Compare page and ``python -m scoring compare`` share them.
-Stored runs load through :func:`scoring.compare.stored.stored_run` (imported by name: it pulls in
+Stored runs load through :func:`scoring.compare.database_runs.stored_run` (imported by name: it pulls in
 the database layer).
 
 Typical use::
@@ -15,6 +15,24 @@ Typical use::
 """
 
 from scoring.compare.answer import lead_sentences
+from scoring.compare.compared_runs import (
+    ADJUDICATED,
+    EXACT,
+    JUDGE,
+    OVERLAP,
+    SOURCE_COLUMNS,
+    SOURCE_TITLES,
+    SOURCES,
+    UNKNOWN_RULE,
+    Run,
+    SourceAccuracy,
+    accuracy_table,
+    make_run,
+    run_accuracy,
+    scored_run,
+    unique_labels,
+    verdict_column,
+)
 from scoring.compare.heatmap import HeatCell, heat_cells
 from scoring.compare.matching import (
     DUPLICATE,
@@ -45,24 +63,6 @@ from scoring.compare.paired import (
     discordant_rows,
     paired_comparisons,
     paired_table,
-)
-from scoring.compare.runs import (
-    ADJUDICATED,
-    EXACT,
-    JUDGE,
-    OVERLAP,
-    SOURCE_COLUMNS,
-    SOURCE_TITLES,
-    SOURCES,
-    UNKNOWN_RULE,
-    Run,
-    SourceAccuracy,
-    accuracy_table,
-    make_run,
-    run_accuracy,
-    scored_run,
-    unique_labels,
-    verdict_column,
 )
 
 __all__ = [

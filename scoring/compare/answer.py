@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from scoring.compare.runs import ADJUDICATED, EXACT, JUDGE, OVERLAP, SOURCE_TITLES
+from scoring.compare.compared_runs import ADJUDICATED, EXACT, JUDGE, OVERLAP, SOURCE_TITLES
 
 #: The source a pair's sentence reads, first found first.
 PREFERRED = (ADJUDICATED, JUDGE, EXACT, OVERLAP)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from scoring.compare.runs import Run, SourceAccuracy, run_accuracy, verdict_column
+from scoring.compare.compared_runs import Run, SourceAccuracy, run_accuracy, verdict_column
 
 
 @dataclass(frozen=True)

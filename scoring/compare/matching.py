@@ -23,7 +23,7 @@ from itertools import combinations
 
 import polars as pl
 
-from scoring.compare.runs import SOURCES, Run, verdict_column
+from scoring.compare.compared_runs import SOURCES, Run, verdict_column
 from scoring.core.columnar import OUTPUT_COLUMNS
 from scoring.core.errors import InputError
 

@@ -16,8 +16,8 @@ from itertools import combinations
 
 import polars as pl
 
+from scoring.compare.compared_runs import EXACT, OVERLAP, SOURCES
 from scoring.compare.matching import ROW, MatchResult, run_column
-from scoring.compare.runs import EXACT, OVERLAP, SOURCES
 from scoring.core.stats import Z95, holm_adjust, mcnemar_exact, newcombe_paired_interval
 
 INTERVAL_METHOD = "Newcombe hybrid score interval for paired data (Newcombe 1998, method 10)"

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from scoring.core import adjudication as review
+from scoring.core import verdict_rules as review
 from scoring.core.errors import InputError
 from scoring.core.export_order import SEED_COLUMN, SKIPS_COLUMN, check_order
 

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from scoring.core import adjudication as review
+from scoring.core import verdict_rules as review
 from scoring.core.errors import InputError
 from scoring.core.order import seed_from_sha
 

@@ -7,7 +7,7 @@ The columns are the CSV's, named and ordered the same. The four metric columns k
 CSV puts before formula-like cells: Parquet is not opened by a spreadsheet (JSONL keeps the raw
 text too). No column is nested, so the file stays a flat table any reader takes.
 
-The manifest (:func:`scoring.export.manifest`) is stored as JSON in the file's key-value metadata
+The manifest (:func:`scoring.verdict_export.manifest`) is stored as JSON in the file's key-value metadata
 under :data:`MANIFEST_KEY`; the sidecar ``.manifest.json`` written beside it, as for CSV and JSONL,
 adds the file's sha256, which the file itself cannot hold.
 """
@@ -28,7 +28,7 @@ _TYPED = {
 
 
 def table_parquet_bytes(table: pl.DataFrame, manifest: Mapping[str, object] | None = None) -> bytes:
-    """An export table (:func:`scoring.export.export_table`) as Parquet (zstd), ``manifest`` as
+    """An export table (:func:`scoring.verdict_export.export_table`) as Parquet (zstd), ``manifest`` as
     JSON in its key-value metadata."""
     columns = [
         pl.col(name).cast(_TYPED[name]) if name in _TYPED else pl.col(name).cast(pl.String).fill_null("")

@@ -9,8 +9,8 @@ Each reader keeps its own way of turning the value into a number, a list or a ye
 answering a value that is not one), documented where it is read; this module only finds the
 value. The getters here have no side effects: they read, never create a file or folder.
 
-Not settings in this sense: Streamlit's own ``[auth]`` table (sign-in, :mod:`scoring.review.identity`)
-and the optional ``[judge]`` table of judge settings by field name (:mod:`scoring.judge.settings`).
+Not settings in this sense: Streamlit's own ``[auth]`` table (sign-in, :mod:`scoring.review.roles`)
+and the optional ``[judge]`` table of judge settings by field name (:mod:`scoring.judge.judge_settings`).
 ``.streamlit/secrets.toml.example`` shows every setting below, its meaning and its default
 (``tests/test_settings_example.py`` keeps the two in step). In :mod:`scoring.core` so the file
 readers can take their limits from it without importing the database layer.
@@ -73,7 +73,7 @@ def toml_value(value: object) -> str:
 
 
 _DB, _LIMITS = "scoring.store.engine", "scoring.core.limits"
-_IDENTITY, _JUDGE = "scoring.review.identity", "scoring.judge.settings"
+_IDENTITY, _JUDGE = "scoring.review.roles", "scoring.judge.judge_settings"
 _ALL = [
     Setting("REVIEW_DB_URL", None, "URL", "The database, as a SQLAlchemy URL; PostgreSQL needs its driver installed.",
             _DB, unset="the SQLite file data/review.db",

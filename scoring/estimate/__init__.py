@@ -1,7 +1,7 @@
 """True accuracy from a reviewed sample, the review planner, and what the overturns teach (issue
 13). Pure functions on polars frames returning dataclasses (no streamlit, no database): the
 Overview, the planner's page and ``python -m scoring estimate`` share them. Stored runs load
-through :mod:`scoring.estimate.stored` (imported by name: it pulls in the database layer).
+through :mod:`scoring.estimate.stored_run` (imported by name: it pulls in the database layer).
 
 Typical use::
 

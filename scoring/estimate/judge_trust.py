@@ -31,7 +31,6 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
-from scoring.core.adjudication import JUDGE_RIGHT, JUDGE_WRONG
 from scoring.core.report import COMBINED
 from scoring.core.stats import (
     Z95,
@@ -42,6 +41,7 @@ from scoring.core.stats import (
     raw_agreement,
     wilson_interval,
 )
+from scoring.core.verdict_rules import JUDGE_RIGHT, JUDGE_WRONG
 
 KAPPA_METHOD = (
     "Jeffreys-Dirichlet posterior interval: the 2% and 98% quantiles of kappa under Dirichlet(counts + 1/2), "

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from scoring.core.adjudication import judge_correct
 from scoring.core.stats import DEFAULT_HALF_WIDTH, Z95
+from scoring.core.verdict_rules import judge_correct
 from scoring.estimate.ppi import PPI_METHOD, JudgeAssisted, JudgeInputs, judge_assisted_arrays, judge_inputs
 from scoring.estimate.ppi_plan import JudgePlan, plan_arrays
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import pandas as pd
 import polars as pl
 
-from scoring.core.adjudication import REASONS
 from scoring.core.export_format import table_csv_bytes, to_jsonl_bytes
+from scoring.core.verdict_rules import REASONS
 
 GOLDEN_WRONG = "golden answer wrong"
 UNKNOWN_LANGUAGE = "unknown"

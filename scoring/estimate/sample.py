@@ -1,8 +1,8 @@
 """A run's rows as the estimator reads them: stratum, whether a reviewer settled the row, and
 what the reviewers (or an adjudicator) decided, with each metric's verdict beside it.
 
-Built from the frame :func:`scoring.core.adjudication.final_verdicts` returns (pandas, as
-:func:`scoring.export.build_export` makes it) or from any polars frame with the same columns.
+Built from the frame :func:`scoring.core.verdict_rules.final_verdicts` returns (pandas, as
+:func:`scoring.verdict_export.build_export` makes it) or from any polars frame with the same columns.
 A row is *settled* when reviewers agree on ``correct`` or ``wrong`` or an adjudicator decided
 it; reviewers in conflict leave it unsettled (it waits for adjudication). Its *truth* is then
 the final verdict. Judge labels CORRECT count as right, INCORRECT and NOT_ATTEMPTED as wrong;
@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from scoring.core.adjudication import CONFLICT, VERDICTS, judge_correct
 from scoring.core.errors import InputError
 from scoring.core.protocols import BUCKETS
+from scoring.core.verdict_rules import CONFLICT, VERDICTS, judge_correct
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -36,7 +36,7 @@ class TrustData:
 
 def trust_data(engine: Engine, run_id: int, sample: pl.DataFrame, configs: dict[JudgeConfig, int]) -> TrustData:
     """Every label set of ``configs`` (from :func:`judge_choice.configs_of`) on ``sample``'s
-    reviewed rows (the estimate's sample: :func:`scoring.estimate.stored.stored_estimate`)."""
+    reviewed rows (the estimate's sample: :func:`scoring.estimate.stored_run.stored_estimate`)."""
     keys = sample.filter(pl.col("reviewed"))["item_key"].to_list()
     sets: dict[str, JudgeConfig | None] = {ANY_CONFIG: None, **{c.name: c for c in configs}}
     rows = {}

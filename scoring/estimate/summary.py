@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from scoring.core.adjudication import AdjudicatedRow, adjudicated_accuracy
 from scoring.core.report import COMBINED
 from scoring.core.stats import DEFAULT_HALF_WIDTH, Z95
+from scoring.core.verdict_rules import AdjudicatedRow, adjudicated_accuracy
 from scoring.estimate.estimator import AccuracyEstimate, estimate_accuracy
 from scoring.estimate.metric_quality import MetricQuality, metric_quality
 from scoring.estimate.planner import ReviewPlan, plan_review

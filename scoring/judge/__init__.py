@@ -18,7 +18,7 @@ Why it is built this way:
 Modules, each importing only those above it (and :mod:`scoring.core`, :mod:`scoring.store`):
 
 * :mod:`~scoring.judge.prompt`: labels, the prompt, neutralising the data, parsing replies (pure).
-* :mod:`~scoring.judge.settings`: :class:`JudgeSettings` from overrides, environment and secrets.
+* :mod:`~scoring.judge.judge_settings`: :class:`JudgeSettings` from overrides, environment and secrets.
 * :mod:`~scoring.judge.client`: request arguments, the SDK clients, one request.
 * :mod:`~scoring.judge.plan`: items, results, summaries, cost, the preflight.
 * :mod:`~scoring.judge.runner`: the concurrent, cached batch.
@@ -31,6 +31,15 @@ The names below are the public API (``from scoring import judge; judge.judge_run
 
 from scoring.judge.client import call_model, request_kwargs
 from scoring.judge.comparisons import JUDGE_VERDICTS, judge_comparisons
+from scoring.judge.judge_settings import (
+    CLI_WORDS,
+    ENV_NAMES,
+    PAGE_WORDS,
+    JudgeConfigError,
+    JudgeSettings,
+    display_url,
+    redact,
+)
 from scoring.judge.plan import (
     EST_COMPLETION_TOKENS,
     ItemLike,
@@ -73,17 +82,8 @@ from scoring.judge.reports import (
     stored_labels,
 )
 from scoring.judge.runner import judge_items_async, judge_rows, judge_run
-from scoring.judge.settings import (
-    CLI_WORDS,
-    ENV_NAMES,
-    PAGE_WORDS,
-    JudgeConfigError,
-    JudgeSettings,
-    display_url,
-    redact,
-)
 
-# SECRETS_ROOT is deliberately not re-exported: patch ``scoring.judge.settings.SECRETS_ROOT``, the
+# SECRETS_ROOT is deliberately not re-exported: patch ``scoring.judge.judge_settings.SECRETS_ROOT``, the
 # module that reads it (a copy here would take a patch and change nothing).
 
 __all__ = [

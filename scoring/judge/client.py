@@ -13,8 +13,8 @@ from typing import Any
 
 import openai
 
+from scoring.judge.judge_settings import JudgeSettings, redact
 from scoring.judge.prompt import ERROR, RESPONSE_FORMAT, SYSTEM_MESSAGE, parse_label
-from scoring.judge.settings import JudgeSettings, redact
 
 #: Sent as the bearer token when no key is configured (local servers ignore it; the SDK needs one).
 NO_KEY = "no-key"

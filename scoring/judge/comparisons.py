@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from scoring.core.adjudication import VERDICTS, PairAgreement, pair_agreement
+from scoring.core.verdict_rules import VERDICTS, PairAgreement, pair_agreement
 
 #: Judge labels that are verdicts; UNPARSED, ERROR and unjudged rows are not compared.
 JUDGE_VERDICTS = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")

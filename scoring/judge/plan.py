@@ -13,8 +13,8 @@ from sqlalchemy import Engine
 
 from scoring.core.items import item_key
 from scoring.core.protocols import is_blank
+from scoring.judge.judge_settings import JudgeSettings
 from scoring.judge.prompt import CORRECT, PROMPT_VERSION, SCORED, SYSTEM_MESSAGE, build_prompt
-from scoring.judge.settings import JudgeSettings
 from scoring.store import judge_cache
 
 

@@ -16,9 +16,9 @@ from typing import Any
 from sqlalchemy import Engine
 
 from scoring.judge.client import Outcome, RunState, ask, async_client
+from scoring.judge.judge_settings import JudgeSettings
 from scoring.judge.plan import ItemLike, JudgeItem, JudgeResult, JudgeRun, JudgeSummary, as_item, cost_of, plan_groups
 from scoring.judge.prompt import CANCELLED, ERROR, INCORRECT, PROMPT_VERSION, UNPARSED, build_prompt
-from scoring.judge.settings import JudgeSettings
 from scoring.store import judge_cache
 
 # ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Human review, the public names: what a verdict is and what follows from the verdicts
-(:mod:`scoring.core.adjudication`, pure), the verdict log (:mod:`scoring.store.verdict_log`), the
+(:mod:`scoring.core.verdict_rules`, pure), the verdict log (:mod:`scoring.store.verdict_log`), the
 queue over a run (:mod:`scoring.review.queue`), the review rules (split, double-blind, second
 opinion: who is handed which item, :mod:`scoring.review.claim_rules`), one reviewer's session on a
 run in a tab (:mod:`scoring.review.session`: the mode, the row handed out, one method per action)
@@ -9,7 +9,7 @@ and its pass through the queue (:mod:`scoring.review.loop`), their own verdicts
 Pages and commands use ``from scoring import review`` and ``review.record_mark(...)``.
 """
 
-from scoring.core.adjudication import (
+from scoring.core.verdict_rules import (
     ADJUDICATION_COLUMNS,
     AUTO_RULE,
     CONFLICT,
@@ -98,7 +98,7 @@ from scoring.review.session import GivenVerdict, ReviewMode, ReviewSession, Scop
 from scoring.review.verdict_table import VERDICT_COLUMNS, VerdictTable, verdict_table
 from scoring.store.adjudications import ADJUDICATE, adjudications, restore_adjudications
 from scoring.store.audit import AUDIT, audit_half_width, audit_keys, set_audit
-from scoring.store.guidelines import MAX_CHARS as GUIDELINES_MAX_CHARS
+from scoring.store.guideline_log import MAX_CHARS as GUIDELINES_MAX_CHARS
 from scoring.store.verdict_log import (
     ACTION_BUSY_MS,
     KEY_FILTER_LIMIT,

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pandas as pd
 from sqlalchemy import Engine
 
-from scoring.core.adjudication import conflicts_in
 from scoring.core.errors import InputError
 from scoring.core.settings import read_secrets
-from scoring.review.identity import ADJUDICATE_OWN_SETTING, identity
+from scoring.core.verdict_rules import conflicts_in
+from scoring.review.roles import ADJUDICATE_OWN_SETTING, identity
 from scoring.store import adjudications as stored
 from scoring.store.adjudications import adjudications
 from scoring.store.verdict_log import current_verdicts

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from scoring.core.adjudication import isin
+from scoring.core.verdict_rules import isin
 from scoring.review.claim_rules import BlindSpec
 from scoring.review.queue import rows_in_scope, sampled_rows_in_scope
 from scoring.store.audit import AUDIT

@@ -26,10 +26,10 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Engine
 
-from scoring.core.adjudication import check_reviewer
+from scoring.core.verdict_rules import check_reviewer
 from scoring.store.blind_table import WHOLE_RUN, blind_scope_rows, set_blind_scope
 from scoring.store.claim_table import claims_on, held_by, live_claims, release_claims, reviewers_per_item, try_claim
-from scoring.store.tables import utcnow
+from scoring.store.orm_tables import utcnow
 from scoring.store.verdict_log import current_verdicts
 
 __all__ = [

@@ -4,7 +4,7 @@ the queue, opened the first time they meet a version, collapsed afterwards.
 The one way to write them is :func:`save_guidelines` (or :func:`reuse_guidelines`), which checks
 the adjudicator role itself, as :func:`scoring.review.adjudicate.record_adjudication` checks its
 setting, so no page or script can bypass it. "First time" is remembered in the database per
-reviewer and version (:mod:`scoring.store.guidelines`): session state is wiped by a refresh, so
+reviewer and version (:mod:`scoring.store.guideline_log`): session state is wiped by a refresh, so
 a reviewer would be shown the same text opened on every new tab. A new version opens again.
 """
 
@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 
-from scoring.core.adjudication import check_reviewer
 from scoring.core.errors import InputError
 from scoring.core.export_format import TIME_FORMAT
 from scoring.core.settings import read_secrets
-from scoring.review.identity import ADJUDICATORS_SETTING, identity
-from scoring.store import guidelines as stored
+from scoring.core.verdict_rules import check_reviewer
+from scoring.review.roles import ADJUDICATORS_SETTING, identity
+from scoring.store import guideline_log as stored
 from scoring.store.failures import describe
-from scoring.store.guidelines import Guidelines
+from scoring.store.guideline_log import Guidelines
 
 #: How long recording "shown" may wait for the write lock (ms): the queue draws without it rather than wait.
 READ_MARK_BUSY_MS = 1_000

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 
-from scoring.core.adjudication import VERDICTS
 from scoring.core.protocols import BUCKETS
+from scoring.core.verdict_rules import VERDICTS
 from scoring.review.blind import HIDDEN, BlindRows
 from scoring.review.queue import QueueScope
 from scoring.store.verdict_log import current_verdicts

@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 
-from scoring.core.adjudication import current_marks, isin
 from scoring.core.order import review_order
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
+from scoring.core.verdict_rules import current_marks, isin
 from scoring.review.claim_rules import SPLIT, ClaimRule, claim_next, reviewers_per_item
 from scoring.store.audit import AUDIT
 from scoring.store.verdict_log import STATE_COLUMNS, read_events, reviewer_state

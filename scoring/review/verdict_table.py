@@ -23,8 +23,8 @@ import pandas as pd
 import polars as pl
 from sqlalchemy import Engine
 
-from scoring.core.adjudication import ADJUDICATION_COLUMNS, final_verdicts, human_summary
 from scoring.core.errors import InputError
+from scoring.core.verdict_rules import ADJUDICATION_COLUMNS, final_verdicts, human_summary
 from scoring.store import RunInfo, get_run, judge_cache, judge_choice, load_table
 from scoring.store.adjudications import adjudications
 from scoring.store.judge_choice import RunLabels

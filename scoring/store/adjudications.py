@@ -3,7 +3,7 @@
 A decision is an event like a mark (``action`` ``adjudicate``, the adjudicator as ``reviewer``,
 the decision as ``verdict``), appended and committed before the call returns, never updated: a
 later decision on the same item replaces an earlier one and both stay in the history. Reviewers'
-own verdicts are untouched; :func:`scoring.core.adjudication.final_verdicts` makes the decision
+own verdicts are untouched; :func:`scoring.core.verdict_rules.final_verdicts` makes the decision
 the row's final verdict (source ``adjudicated``).
 """
 
@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 import pandas as pd
 from sqlalchemy import Engine, insert
 
-from scoring.core.adjudication import ADJUDICATION_COLUMNS, check_reviewer, check_verdict, utc
+from scoring.core.verdict_rules import ADJUDICATION_COLUMNS, check_reviewer, check_verdict, utc
 from scoring.store.engine import writer
-from scoring.store.tables import VerdictEvent, utcnow
+from scoring.store.orm_tables import VerdictEvent, utcnow
 from scoring.store.verdict_log import RESTORE_CHUNK, append_event, read_events
 
 ADJUDICATE = "adjudicate"
@@ -28,7 +28,7 @@ def record_adjudication(
     """Append an adjudicator's decision (``correct``/``wrong``); returns the event id once committed.
 
     Raises :class:`scoring.core.errors.NotSaved` when the database cannot be written. Who may
-    adjudicate is the caller's check (:mod:`scoring.review.identity`).
+    adjudicate is the caller's check (:mod:`scoring.review.roles`).
     """
     return append_event(engine, {
         "item_key": str(item_key), "run_id": run_id, "reviewer": check_reviewer(adjudicator), "action": ADJUDICATE,

@@ -30,9 +30,7 @@ from sqlalchemy.orm import Session
 from scoring.core.errors import InputError
 from scoring.store.chunked import pause
 from scoring.store.engine import writer
-from scoring.store.run_table import delete_parts_from, highest_part
-from scoring.store.runs import REMOVE_PARTS, RunInfo, run_info, select_visible_runs
-from scoring.store.tables import (
+from scoring.store.orm_tables import (
     AuditRow,
     BlindScope,
     Claim,
@@ -43,6 +41,8 @@ from scoring.store.tables import (
     VerdictEvent,
     utcnow,
 )
+from scoring.store.run_table import delete_parts_from, highest_part
+from scoring.store.runs import REMOVE_PARTS, RunInfo, run_info, select_visible_runs
 
 #: A deleted run's placeholder row is dated this, far after any real upload (see the module docstring).
 PLACEHOLDER_DATE = datetime(9999, 1, 1, tzinfo=UTC)

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 
 from sqlalchemy import Engine, delete, insert, select
 
-from scoring.core.adjudication import check_reviewer
+from scoring.core.verdict_rules import check_reviewer
 from scoring.store.engine import writer
-from scoring.store.tables import AuditRow, utcnow
+from scoring.store.orm_tables import AuditRow, utcnow
 from scoring.store.verdict_log import RESTORE_CHUNK
 
 AUDIT = "audit"  #: the scope's name in the queue (beside the four buckets)

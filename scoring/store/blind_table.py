@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import Engine, delete, select
 
 from scoring.store.engine import writer
-from scoring.store.tables import BlindScope, utcnow
+from scoring.store.orm_tables import BlindScope, utcnow
 
 WHOLE_RUN = ""  #: the bucket (and domain) value of a scope covering every bucket (domain)
 

@@ -22,7 +22,7 @@ from sqlalchemy.orm import aliased
 
 from scoring.core.errors import NotSaved
 from scoring.store.engine import writer
-from scoring.store.tables import Claim, VerdictEvent, utcnow
+from scoring.store.orm_tables import Claim, VerdictEvent, utcnow
 from scoring.store.verdict_log import ACTION_BUSY_MS, action_turn, not_saved_error
 
 

@@ -1,5 +1,5 @@
 """Where the database is and how to connect to it; the tables' base class. No schema here: the
-tables live in :mod:`scoring.store.tables` and :mod:`scoring.store.judge_cache`, their history in
+tables live in :mod:`scoring.store.orm_tables` and :mod:`scoring.store.judge_cache`, their history in
 :mod:`scoring.store.migrations`, and :mod:`scoring.store.database` opens a database at the newest schema.
 
 The URL comes from ``REVIEW_DB_URL``, then ``.streamlit/secrets.toml``, then a SQLite file in

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from scoring.store.chunked import write_in_chunks
 from scoring.store.engine import Base
-from scoring.store.tables import utcnow
+from scoring.store.orm_tables import utcnow
 
 #: Labels that are a reply from the model; ERROR rows are kept for the record but never reused.
 REUSABLE = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED", "UNPARSED")

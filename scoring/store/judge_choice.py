@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, func, insert, select
 
-from scoring.core.adjudication import check_reviewer
+from scoring.core.verdict_rules import check_reviewer
 from scoring.store import judge_cache
 from scoring.store.engine import writer
 from scoring.store.judge_cache import ERROR, JudgeVerdict
-from scoring.store.tables import JudgeChoice, utcnow
+from scoring.store.orm_tables import JudgeChoice, utcnow
 
 #: What the estimate uses when no configuration was chosen, as pages name it.
 ANY_CONFIG = "latest label of any judge configuration"

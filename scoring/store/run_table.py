@@ -27,7 +27,7 @@ from sqlalchemy import Connection, Engine, delete, func, insert, select
 from scoring.core.items import item_keys
 from scoring.core.report import SCORE_COLUMNS, score_table
 from scoring.store.chunked import WriteStats, write_in_chunks
-from scoring.store.tables import Run, RunPart
+from scoring.store.orm_tables import Run, RunPart
 
 #: Bytes per stored part: small enough that inserting one holds the write lock for a few ms.
 PART_BYTES = 2 * 1024**2

@@ -28,8 +28,8 @@ from sqlalchemy.orm import Session
 
 from scoring.store.chunked import WriteStats, pause
 from scoring.store.engine import writer
+from scoring.store.orm_tables import Run, utcnow
 from scoring.store.run_table import EXTRA_PREFIX, delete_parts_from, highest_part, read_rows, write_parts
-from scoring.store.tables import Run, utcnow
 
 if TYPE_CHECKING:
     import pandas as pd

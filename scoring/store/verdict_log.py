@@ -25,7 +25,8 @@ from sqlalchemy import Engine, exists, func, insert, or_, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import aliased
 
-from scoring.core.adjudication import (
+from scoring.core.errors import NotSaved
+from scoring.core.verdict_rules import (
     CURRENT_COLUMNS,
     check_reason,
     check_reviewer,
@@ -35,9 +36,8 @@ from scoring.core.adjudication import (
     isin,
     utc,
 )
-from scoring.core.errors import NotSaved
 from scoring.store.engine import writer
-from scoring.store.tables import VerdictEvent
+from scoring.store.orm_tables import VerdictEvent
 
 #: How long a reviewer's action waits for the database's write lock before it is reported as not
 #: saved. Other writers hold the lock for about 100 ms at a time, so this is only reached when

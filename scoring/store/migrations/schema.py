@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import MetaData
 
-from scoring.store import judge_cache, tables  # noqa: F401  (importing them registers their tables)
+from scoring.store import judge_cache  # noqa: F401  (importing them registers their tables)
 from scoring.store.engine import Base
 
 

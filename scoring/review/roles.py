@@ -34,8 +34,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from scoring.core.adjudication import check_reviewer
 from scoring.core.settings import default_of, lookup
+from scoring.core.verdict_rules import check_reviewer
 
 HEADER_SETTING = "REVIEW_TRUSTED_HEADER"
 ADJUDICATORS_SETTING = "REVIEW_ADJUDICATORS"

@@ -5,7 +5,7 @@ A :class:`Run` is a label plus a scored polars table (``question``, ``answer``, 
 ``final_verdict``). Every source becomes one Boolean column ``verdict:<source>`` where null means
 "not known": a judge label that is not a verdict (UNPARSED, ERROR, unjudged) or an adjudicated
 row still pending. Per-run accuracy counts unknown rows both ways, as a range (the rule of
-:class:`scoring.core.adjudication.AdjudicatedRow`), never as wrong.
+:class:`scoring.core.verdict_rules.AdjudicatedRow`), never as wrong.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from dataclasses import asdict, dataclass, field
 
 import polars as pl
 
-from scoring.core.adjudication import judge_correct
 from scoring.core.columnar import OUTPUT_COLUMNS
 from scoring.core.errors import InputError
 from scoring.core.metric_names import ADJUDICATED, EXACT, JUDGE, OVERLAP, TITLES
 from scoring.core.report import COMBINED, score_table
 from scoring.core.stats import wilson_interval
+from scoring.core.verdict_rules import judge_correct
 
 #: Verdict sources in the order reports list them.
 SOURCES: tuple[str, ...] = (EXACT, OVERLAP, JUDGE, ADJUDICATED)
@@ -82,7 +82,7 @@ class Run:
     table: pl.DataFrame = field(repr=False)
     sources: tuple[str, ...] = ()
     #: A stored run's: whose judge labels the judge source holds (the run's chosen configuration,
-    #: else the latest label of each row; :func:`scoring.export.stored_run_labels`); "" for a file.
+    #: else the latest label of each row; :func:`scoring.verdict_export.stored_run_labels`); "" for a file.
     judge: str = ""
 
     @property
@@ -141,7 +141,7 @@ class SourceAccuracy:
     ``accuracy_low`` counts the ``unknown`` rows wrong and ``accuracy_high`` counts them right;
     with nothing unknown they are equal. ``ci_low`` is the Wilson lower bound of ``correct/n`` and
     ``ci_high`` the Wilson upper bound of ``(correct+unknown)/n`` (sampling error and the unknown
-    rows together, as :class:`scoring.core.adjudication.AdjudicatedRow`).
+    rows together, as :class:`scoring.core.verdict_rules.AdjudicatedRow`).
     """
 
     run: str

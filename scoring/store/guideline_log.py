@@ -15,9 +15,9 @@ from datetime import datetime
 from sqlalchemy import Engine, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from scoring.core.adjudication import check_reviewer
+from scoring.core.verdict_rules import check_reviewer
 from scoring.store.engine import writer
-from scoring.store.tables import GuidelinesRead, Run, RunGuidelines, utcnow
+from scoring.store.orm_tables import GuidelinesRead, Run, RunGuidelines, utcnow
 
 #: Longest guidelines accepted (characters): pages of instructions, not a document store.
 MAX_CHARS = 20_000

@@ -1,4 +1,4 @@
-"""A stored run as a :class:`scoring.compare.runs.Run`, with its judge labels and final verdicts.
+"""A stored run as a :class:`scoring.compare.compared_runs.Run`, with its judge labels and final verdicts.
 
 Kept apart from the rest of :mod:`scoring.compare` because it loads the database layer (a second
 of imports): ``python -m scoring compare`` on files never pays for it.
@@ -11,11 +11,11 @@ from dataclasses import replace
 import polars as pl
 from sqlalchemy import Engine
 
-from scoring.compare.runs import Run, make_run
+from scoring.compare.compared_runs import Run, make_run
 from scoring.core.items import item_keys
-from scoring.export import export_table
 from scoring.review.verdict_table import verdict_table
 from scoring.store import open_database
+from scoring.verdict_export import export_table
 
 
 def stored_label(run_id: int, name: str) -> str:

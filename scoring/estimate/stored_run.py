@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 
-from scoring.core.adjudication import isin
 from scoring.core.order import review_rank
 from scoring.core.stats import DEFAULT_HALF_WIDTH
+from scoring.core.verdict_rules import isin
 from scoring.estimate.reasons import RunRows
 from scoring.estimate.summary import RunEstimate, run_estimate
 from scoring.review.verdict_table import VerdictTable, verdict_table
