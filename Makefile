@@ -57,6 +57,7 @@ promptfoo: install-dev
 
 lint: install-dev
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 
 # The README's screenshots (docs/img/*.png): the dashboard on its bundled sample in Debian chromium
 # at 1280x720, viewport only (tests/screenshots.py).

@@ -60,13 +60,33 @@ PREPARE_ROWS = 100_000
 
 #: The export's public names, wherever they are implemented (pages and tests use ``export.X``).
 __all__ = [
-    "DERIVED_COLUMNS", "EXPORT_COLUMNS", "JUDGE_COLUMN", "MANIFEST_KEY", "PREPARE_ROWS", "SEED_COLUMN",
-    "SKIPS_COLUMN", "VERDICTS_COLUMN",
-    "FORMATS", "ExportFile", "build_export", "export_file",
-    "export_table", "manifest", "neutralise", "parquet_export", "parquet_manifest",
-    "restore_verdicts", "split_exported", "stored_judge_labels", "stored_run_labels", "table_csv_bytes",
-    "table_parquet_bytes", "to_csv_bytes", "to_jsonl_bytes", "unneutralise",
-]  # fmt: skip
+    "DERIVED_COLUMNS",
+    "EXPORT_COLUMNS",
+    "JUDGE_COLUMN",
+    "MANIFEST_KEY",
+    "PREPARE_ROWS",
+    "SEED_COLUMN",
+    "SKIPS_COLUMN",
+    "VERDICTS_COLUMN",
+    "FORMATS",
+    "ExportFile",
+    "build_export",
+    "export_file",
+    "export_table",
+    "manifest",
+    "neutralise",
+    "parquet_export",
+    "parquet_manifest",
+    "restore_verdicts",
+    "split_exported",
+    "stored_judge_labels",
+    "stored_run_labels",
+    "table_csv_bytes",
+    "table_parquet_bytes",
+    "to_csv_bytes",
+    "to_jsonl_bytes",
+    "unneutralise",
+]
 
 
 def _input_names(extras: list[str], added: set[str]) -> dict[str, str]:
@@ -85,8 +105,13 @@ def _input_names(extras: list[str], added: set[str]) -> dict[str, str]:
 
 def _added_columns(with_judge: bool) -> list[str]:
     """The export's columns after the input's, in order."""
-    return [*EXPORT_COLUMNS, VERDICTS_COLUMN, *ORDER_COLUMNS, *ADJUDICATION_EXPORT,
-            *([JUDGE_COLUMN] if with_judge else [])]  # fmt: skip
+    return [
+        *EXPORT_COLUMNS,
+        VERDICTS_COLUMN,
+        *ORDER_COLUMNS,
+        *ADJUDICATION_EXPORT,
+        *([JUDGE_COLUMN] if with_judge else []),
+    ]
 
 
 def _require_run(engine: Engine, run_id: int) -> RunInfo:
@@ -152,8 +177,9 @@ def export_table(
     return _export(engine, run_id, judge_labels, judge_settles, progress)[0]
 
 
-def _verdict_table(engine: Engine, run_id: int, judge_labels: Mapping[str, str] | None,
-                   judge_settles: bool) -> VerdictTable:  # fmt: skip
+def _verdict_table(
+    engine: Engine, run_id: int, judge_labels: Mapping[str, str] | None, judge_settles: bool
+) -> VerdictTable:
     """The run's verdict table for an export: the kept one when the labels are the run's own
     (without labels no judge label settles a row, so any table's verdicts hold)."""
     if judge_labels is None:
@@ -217,8 +243,11 @@ def manifest(
     def counts(col: str, labels: tuple[str, ...]) -> dict[str, int]:
         if col not in frame.columns:
             return dict.fromkeys(labels, 0)
-        found = dict(frame[col].value_counts().iter_rows()) if isinstance(frame, pl.DataFrame) else (
-            frame[col].value_counts().to_dict())  # fmt: skip
+        found = (
+            dict(frame[col].value_counts().iter_rows())
+            if isinstance(frame, pl.DataFrame)
+            else (frame[col].value_counts().to_dict())
+        )
         return {label: int(found.get(label, 0)) for label in labels}
 
     result = {
@@ -226,11 +255,16 @@ def manifest(
         "tool_version": scoring.__version__,
         "exported_at": datetime.now(UTC).strftime(TIME_FORMAT),
         "run": {
-            "id": info.id, "name": info.name, "model": info.model, "language": info.language,
-            "filename": info.filename, "sha256": info.sha256, "n_rows": info.n_rows,
+            "id": info.id,
+            "name": info.name,
+            "model": info.model,
+            "language": info.language,
+            "filename": info.filename,
+            "sha256": info.sha256,
+            "n_rows": info.n_rows,
             "uploaded_at": info.uploaded_at.strftime(TIME_FORMAT) if info.uploaded_at else "",
             "review_seed": info.review_seed,
-        },  # fmt: skip
+        },
         "rows": len(frame),
         "columns": [str(c) for c in frame.columns],
         "protocols": PROTOCOLS,
@@ -253,16 +287,19 @@ def manifest(
     return result
 
 
-def parquet_export(engine: Engine, run_id: int, table: pl.DataFrame, judge_settles: bool = False,
-                   judge_config: str | None = None) -> tuple[bytes, dict]:  # fmt: skip
+def parquet_export(
+    engine: Engine, run_id: int, table: pl.DataFrame, judge_settles: bool = False, judge_config: str | None = None
+) -> tuple[bytes, dict]:
     """An export table (:func:`export_table`) as a Parquet file and its manifest.
 
     The file holds the manifest (``format`` "parquet") in its key-value metadata
     (:data:`MANIFEST_KEY`); the manifest returned, for the ``.manifest.json`` beside the file, is
     the same with the file's sha256 added (a file cannot hold its own hash).
     """
-    info = {**manifest(engine, run_id, table, judge_settles=judge_settles, judge_config=judge_config),
-            "format": "parquet"}  # fmt: skip
+    info = {
+        **manifest(engine, run_id, table, judge_settles=judge_settles, judge_config=judge_config),
+        "format": "parquet",
+    }
     data = table_parquet_bytes(table, info)
     return data, {**info, "export_sha256": hashlib.sha256(data).hexdigest()}
 
@@ -331,7 +368,9 @@ def export_file(
         data, info = parquet_export(engine, run_id, frame, judge_settles=judge_settles, judge_config=config)
     else:
         data = table_csv_bytes(frame, bom=bom) if fmt == "csv" else to_jsonl_bytes(frame)
-        info = {**manifest(engine, run_id, frame, data=data, judge_settles=judge_settles, judge_config=config),
-                "format": fmt}  # fmt: skip
+        info = {
+            **manifest(engine, run_id, frame, data=data, judge_settles=judge_settles, judge_config=config),
+            "format": fmt,
+        }
     report("writing", len(frame), len(frame))
     return ExportFile(data, info, len(frame))

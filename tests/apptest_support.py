@@ -203,8 +203,20 @@ def download(at: AppTest, managers: list[MediaFileManager], key: str) -> bytes:
     return manager._storage.get_file(url.rsplit("/", 1)[-1]).content  # no public reader
 
 
-MARKDOWN_TYPES = {"markdown", "caption", "latex", "title", "header", "subheader", "error", "warning", "info",
-                  "success", "toast", "exception"}  # fmt: skip
+MARKDOWN_TYPES = {
+    "markdown",
+    "caption",
+    "latex",
+    "title",
+    "header",
+    "subheader",
+    "error",
+    "warning",
+    "info",
+    "success",
+    "toast",
+    "exception",
+}
 
 
 def markdown_texts(at: AppTest) -> list[str]:

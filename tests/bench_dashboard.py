@@ -93,8 +93,6 @@ WORDS = (
 ).split()
 
 
-
-
 # --- synthetic runs ----------------------------------------------------------------------------
 
 
@@ -359,8 +357,11 @@ def compare_section(args: argparse.Namespace) -> bool:
             start = time.perf_counter()
             times = measure(ids[0], action, args.repeats)
             medians[n] = statistics.median(times)
-            print(f"  {n:>7,} rows per run: rerun median {medians[n]:.3f} s of {args.repeats} "
-                  f"({time.perf_counter() - start:.1f} s with opening, loading and warm-up)", flush=True)
+            print(
+                f"  {n:>7,} rows per run: rerun median {medians[n]:.3f} s of {args.repeats} "
+                f"({time.perf_counter() - start:.1f} s with opening, loading and warm-up)",
+                flush=True,
+            )
         small, big = SIZES
         ratio = medians[big] / medians[small]
         print(f"{action.name:<32} {medians[small]:8.3f} {medians[big]:8.3f} {ratio:6.2f}")
@@ -476,8 +477,18 @@ def time_export(db: Path, run_id: int, tmp: Path, repeats: int) -> list[Child]:
     """``repeats`` runs of ``python -m scoring export --run ID --out F.csv --db URL``."""
     children = []
     for _ in range(repeats):
-        cmd = [sys.executable, "-m", "scoring", "export", "--run", str(run_id), "--out", str(tmp / "export.csv"),
-               "--db", sqlite_url(db)]  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "scoring",
+            "export",
+            "--run",
+            str(run_id),
+            "--out",
+            str(tmp / "export.csv"),
+            "--db",
+            sqlite_url(db),
+        ]
         child = run_child(cmd, tmp / "export_stdout.txt")
         check_child(child, "python -m scoring export")
         children.append(child)
@@ -509,8 +520,11 @@ def server_rss(db: Path, runs: dict[int, str], log: Path) -> tuple[int, int, lis
                     raise RuntimeError(f"run {run_id}: the Overview shows an exception")
                 opened.append(time.perf_counter() - began)
                 start_rss = start_rss or tree_rss_bytes(app.process.pid)
-                print(f"  Overview of run #{run_id} ({name}): chart after {opened[-1]:.1f} s, "
-                      f"server RSS {gib(tree_rss_bytes(app.process.pid))}", flush=True)
+                print(
+                    f"  Overview of run #{run_id} ({name}): chart after {opened[-1]:.1f} s, "
+                    f"server RSS {gib(tree_rss_bytes(app.process.pid))}",
+                    flush=True,
+                )
             browser.close()
         return start_rss, tree_rss_bytes(app.process.pid), opened
     finally:
@@ -529,21 +543,29 @@ def scale_section(args: argparse.Namespace) -> tuple[bool, bool]:
         t0 = time.perf_counter()
         responses = folder / "responses.csv"
         responses.write_bytes(generate_csv(rows, args.seed))
-        print(f"\nAt scale: {rows:,} rows ({responses.stat().st_size / 1e6:.0f} MB, generated in "
-              f"{time.perf_counter() - t0:.1f} s), whole processes, median of {repeats}, {os.cpu_count()} cores")
+        print(
+            f"\nAt scale: {rows:,} rows ({responses.stat().st_size / 1e6:.0f} MB, generated in "
+            f"{time.perf_counter() - t0:.1f} s), whole processes, median of {repeats}, {os.cpu_count()} cores"
+        )
         cli, _ = time_cli(responses, folder, repeats)
         cli_wall = statistics.median(c.wall for c in cli)
-        print(f"  python -m scoring score --out: {cli_wall:.2f} s ({', '.join(f'{c.wall:.2f}' for c in cli)}), "
-              f"peak RSS {gib(max(c.peak for c in cli))}", flush=True)
+        print(
+            f"  python -m scoring score --out: {cli_wall:.2f} s ({', '.join(f'{c.wall:.2f}' for c in cli)}), "
+            f"peak RSS {gib(max(c.peak for c in cli))}",
+            flush=True,
+        )
 
         db, run_id = None, None
         try:
             upload, phases, db, run_id = time_upload(responses, folder, f"bench_{rows}.csv", repeats)
             wall = statistics.median(c.wall for c in upload)
             phase = {k: statistics.median(p[k] for p in phases) for k in phases[0] if k.endswith("_s")}
-            print(f"  upload + Overview load: {wall:.2f} s ({', '.join(f'{c.wall:.2f}' for c in upload)}), "
-                  f"peak RSS {gib(max(c.peak for c in upload))}; phases (median): "
-                  + ", ".join(f"{k[:-2]} {v:.2f} s" for k, v in phase.items()), flush=True)
+            print(
+                f"  upload + Overview load: {wall:.2f} s ({', '.join(f'{c.wall:.2f}' for c in upload)}), "
+                f"peak RSS {gib(max(c.peak for c in upload))}; phases (median): "
+                + ", ".join(f"{k[:-2]} {v:.2f} s" for k, v in phase.items()),
+                flush=True,
+            )
             ok &= goal(f"upload+Overview {rows:,} rows / CLI", wall / cli_wall, "<=", UPLOAD_GOAL, "x")
         except (Exception, SystemExit):  # noqa: BLE001  (report, then go on with the other goals)
             traceback.print_exc()
@@ -557,8 +579,11 @@ def scale_section(args: argparse.Namespace) -> tuple[bool, bool]:
             wall = statistics.median(c.wall for c in export)
             size = (folder / "export.csv").stat().st_size
             runs = ", ".join(f"{c.wall:.2f}" for c in export)
-            print(f"  CSV export (python -m scoring export): {wall:.2f} s ({runs}), "
-                  f"peak RSS {gib(max(c.peak for c in export))}, {size / 1e6:.0f} MB written", flush=True)
+            print(
+                f"  CSV export (python -m scoring export): {wall:.2f} s ({runs}), "
+                f"peak RSS {gib(max(c.peak for c in export))}, {size / 1e6:.0f} MB written",
+                flush=True,
+            )
             ok &= goal(f"CSV export {rows:,} rows / CLI", wall / cli_wall, "<=", EXPORT_GOAL, "x")
         except (Exception, SystemExit):  # noqa: BLE001
             traceback.print_exc()
@@ -578,9 +603,12 @@ def scale_section(args: argparse.Namespace) -> tuple[bool, bool]:
             names = {run_id: f"bench_{rows}"}
             saved = last_json(folder / "save_stdout.txt")
             names.update({rid: f"bench_{rows}_s{seed}" for rid, seed in zip(saved, seeds, strict=True)})
-            print(f"  {len(seeds)} more runs generated and saved in {time.perf_counter() - t0:.0f} s; "
-                  f"database {db.stat().st_size / 1e6:,.0f} MB; REVIEW_CACHE_MB="
-                  f"{os.environ.get('REVIEW_CACHE_MB', '(unset: the app default)')}", flush=True)
+            print(
+                f"  {len(seeds)} more runs generated and saved in {time.perf_counter() - t0:.0f} s; "
+                f"database {db.stat().st_size / 1e6:,.0f} MB; REVIEW_CACHE_MB="
+                f"{os.environ.get('REVIEW_CACHE_MB', '(unset: the app default)')}",
+                flush=True,
+            )
             start_rss, rss, _ = server_rss(db, names, folder / "streamlit.log")
             print(f"  server RSS after the first Overview {gib(start_rss)}, after all {len(names)}: {gib(rss)}")
             ok &= goal(what, rss / 1024**3, "<", SERVER_RSS_GOAL_GIB, "GiB")
@@ -624,9 +652,11 @@ def engine_section(args: argparse.Namespace) -> bool:
     finally:
         server.stop()
     sqlite_s, pg_s = statistics.median(times["sqlite"]), statistics.median(times["postgresql"])
-    print(f"\nSaving {ENGINE_ROWS:,} rows (ingest.save_run, median of 3): SQLite {sqlite_s:.2f} s "
-          f"({', '.join(f'{t:.2f}' for t in times['sqlite'])}), PostgreSQL {pg_s:.2f} s "
-          f"({', '.join(f'{t:.2f}' for t in times['postgresql'])})")
+    print(
+        f"\nSaving {ENGINE_ROWS:,} rows (ingest.save_run, median of 3): SQLite {sqlite_s:.2f} s "
+        f"({', '.join(f'{t:.2f}' for t in times['sqlite'])}), PostgreSQL {pg_s:.2f} s "
+        f"({', '.join(f'{t:.2f}' for t in times['postgresql'])})"
+    )
     # Both engines store the rows as the same few Parquet parts, so the save is the same CPU work
     # plus a handful of inserts: "no longer" is judged with 10% for run-to-run noise.
     return goal(f"save {ENGINE_ROWS:,} rows PostgreSQL / SQLite", pg_s / sqlite_s, "<=", 1.1, "x")

@@ -55,6 +55,7 @@ SEED = 2  # bench_scoring.py's default: the same rows
 GOAL_RATIO = 1.5  # issue 19: JSON lines or Parquet within 1.5x of the same rows as CSV
 FORMATS = ("csv", "jsonl", "parquet")
 
+
 def rows_label(rows: int) -> str:
     """``1M``, ``100k``, or the count itself: the row count in a goal's name."""
     if rows % 1_000_000 == 0:
@@ -128,8 +129,11 @@ def disagreements(outs: dict[str, Path], rows: int) -> int:
             diff = (a != b).fill_null(True) | (a.is_null() != b.is_null())
             if diff.any():
                 first = int(diff.arg_max())
-                print(f"MISMATCH in {col}, {fmt} against csv: {int(diff.sum()):,} rows, first row {first}: "
-                      f"csv {a[first]!r}, {fmt} {b[first]!r}", file=sys.stderr)  # fmt: skip
+                print(
+                    f"MISMATCH in {col}, {fmt} against csv: {int(diff.sum()):,} rows, first row {first}: "
+                    f"csv {a[first]!r}, {fmt} {b[first]!r}",
+                    file=sys.stderr,
+                )
             bad = bad | diff
         worst = max(worst, int(bad.sum()))
     return worst
@@ -154,8 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{'format':<8} {'file MB':>8} {'median s':>9} {'/ csv':>7} {'peak RSS MiB':>13}")
         for fmt in FORMATS:
             peak = max(c.peak for c in children[fmt])
-            print(f"{fmt:<8} {paths[fmt].stat().st_size / 1e6:8.1f} {medians[fmt]:9.2f} "
-                  f"{medians[fmt] / medians['csv']:6.2f}x {peak / 1024**2:13.0f}")  # fmt: skip
+            print(
+                f"{fmt:<8} {paths[fmt].stat().st_size / 1e6:8.1f} {medians[fmt]:9.2f} "
+                f"{medians[fmt] / medians['csv']:6.2f}x {peak / 1024**2:13.0f}"
+            )
         print(f"verdict columns: {'every row agrees' if mismatched == 0 else f'{mismatched:,} rows differ'}")
 
     label = rows_label(args.rows)

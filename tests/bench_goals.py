@@ -72,13 +72,15 @@ def emit(line: str) -> None:
 
 def _meets(value: float, op: str, target: float) -> bool:
     return {
-        ">=": value >= target, "<=": value <= target, "<": value < target, ">": value > target, "==": value == target,
-    }[op]  # fmt: skip
+        ">=": value >= target,
+        "<=": value <= target,
+        "<": value < target,
+        ">": value > target,
+        "==": value == target,
+    }[op]
 
 
-def goal(
-    what: str, value: float | None, op: str, target: float, unit: str = "", stretch: float | None = None
-) -> bool:
+def goal(what: str, value: float | None, op: str, target: float, unit: str = "", stretch: float | None = None) -> bool:
     """Check ``value op target`` (op one of ``>=``, ``<=``, ``<``, ``>``, ``==``), print its goal
     line and return whether it is met. ``value=None`` means it could not be measured (``failed``).
     ``stretch``: a moonshot target, reported after the status; it does not decide ok/short."""
@@ -112,13 +114,19 @@ def _adapt_judge(out: str) -> list[str]:
     m = re.search(r"speed-up batch vs serial:\s*([\d.]+)x \(goal >= ([\d.]+)x\)", out)
     if m:
         value, target = float(m.group(1)), float(m.group(2))
-        lines.append(goal_line("judge batch vs serial speed-up", f"{value:.1f}x", f">= {target:g}x",
-                               OK if value >= target else SHORT))  # fmt: skip
+        lines.append(
+            goal_line(
+                "judge batch vs serial speed-up", f"{value:.1f}x", f">= {target:g}x", OK if value >= target else SHORT
+            )
+        )
     m = re.search(r"labels agree serial/batch: (\w+); cached labels identical: (\w+)", out)
     if m:
         good = m.group(1) == "True" and m.group(2) == "True"
-        lines.append(goal_line("judge labels agree (serial, batch, cached)", "yes" if good else "no", "yes",
-                               OK if good else SHORT))  # fmt: skip
+        lines.append(
+            goal_line(
+                "judge labels agree (serial, batch, cached)", "yes" if good else "no", "yes", OK if good else SHORT
+            )
+        )
     m = re.search(r"cached re-run:.*?\((?:[^,]*), (\d+) requests", out)
     if m:
         sent = int(m.group(1))
@@ -131,16 +139,25 @@ def _adapt_review_browser(out: str) -> list[str]:
     if not m:
         return []
     value, target = float(m.group(1)), float(m.group(2))
-    return [goal_line("review key press 100k/1k (browser)", f"{value:.2f}x", f"<= {target:g}x",
-                      OK if value <= target else SHORT)]  # fmt: skip
+    return [
+        goal_line(
+            "review key press 100k/1k (browser)", f"{value:.2f}x", f"<= {target:g}x", OK if value <= target else SHORT
+        )
+    ]
 
 
 def _adapt_memory(out: str) -> list[str]:
     m = re.search(r"bounded after (\d+) MiB vs goal <= (\d+): (\w+)", out)
     if not m:
         return []
-    return [goal_line("server RSS, bounded cache (bench_memory)", f"{m.group(1)} MiB", f"<= {m.group(2)} MiB",
-                      OK if m.group(3) == "ok" else SHORT)]  # fmt: skip
+    return [
+        goal_line(
+            "server RSS, bounded cache (bench_memory)",
+            f"{m.group(1)} MiB",
+            f"<= {m.group(2)} MiB",
+            OK if m.group(3) == "ok" else SHORT,
+        )
+    ]
 
 
 def _adapt_upload(out: str) -> list[str]:

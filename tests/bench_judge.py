@@ -66,18 +66,23 @@ def main(argv: list[str] | None = None) -> int:
         # 1. The spec script: one request at a time.
         stub.reset_counts()
         start = time.perf_counter()
-        serial_labels = [parse_label(call_model(build_prompt(r.question, r.answer, r.response), settings))
-                         for r in rows[:serial_n]]
+        serial_labels = [
+            parse_label(call_model(build_prompt(r.question, r.answer, r.response), settings)) for r in rows[:serial_n]
+        ]
         serial_s = time.perf_counter() - start
         serial_requests = stub.requests
         serial_full_s = serial_s * args.rows / serial_n
         if serial_n < args.rows:
-            print(f"serial loop (call_model):  {serial_n} rows timed in {serial_s:.2f} s, EXTRAPOLATED to "
-                  f"{args.rows} rows: {serial_full_s:.2f} s  ({serial_n / serial_s:.1f} rows/s, "
-                  f"{serial_requests} requests)")
+            print(
+                f"serial loop (call_model):  {serial_n} rows timed in {serial_s:.2f} s, EXTRAPOLATED to "
+                f"{args.rows} rows: {serial_full_s:.2f} s  ({serial_n / serial_s:.1f} rows/s, "
+                f"{serial_requests} requests)"
+            )
         else:
-            print(f"serial loop (call_model):  {serial_s:.2f} s  ({args.rows / serial_s:.1f} rows/s, "
-                  f"{serial_requests} requests)")
+            print(
+                f"serial loop (call_model):  {serial_s:.2f} s  ({args.rows / serial_s:.1f} rows/s, "
+                f"{serial_requests} requests)"
+            )
 
         # 2. The project's client, fresh database.
         engine = make_engine(f"sqlite:///{Path(tmp) / 'bench.db'}")
@@ -86,9 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         run = judge_run(engine, settings, rows)
         batch_s = time.perf_counter() - start
         batch_requests = stub.requests
-        print(f"batch, concurrency {args.concurrency}:     {batch_s:.2f} s  ({args.rows / batch_s:.1f} rows/s, "
-              f"{batch_requests} requests, max {stub.max_in_flight} in flight, "
-              f"{run.summary.tokens} tokens)")
+        print(
+            f"batch, concurrency {args.concurrency}:     {batch_s:.2f} s  ({args.rows / batch_s:.1f} rows/s, "
+            f"{batch_requests} requests, max {stub.max_in_flight} in flight, "
+            f"{run.summary.tokens} tokens)"
+        )
 
         # 3. Same rows again: everything cached.
         stub.reset_counts()
@@ -96,15 +103,19 @@ def main(argv: list[str] | None = None) -> int:
         cached = judge_run(engine, settings, rows)
         cached_s = time.perf_counter() - start
         cached_requests = stub.requests
-        print(f"cached re-run:             {cached_s:.2f} s  ({args.rows / cached_s:.0f} rows/s, "
-              f"{cached_requests} requests, {cached.summary.cached} cache hits)")
+        print(
+            f"cached re-run:             {cached_s:.2f} s  ({args.rows / cached_s:.0f} rows/s, "
+            f"{cached_requests} requests, {cached.summary.cached} cache hits)"
+        )
         engine.dispose()
 
     speedup = serial_full_s / batch_s
     agree = [r.label for r in run.results[:serial_n]] == serial_labels
     same_cached = [r.label for r in cached.results] == [r.label for r in run.results]
-    print(f"speed-up batch vs serial:  {speedup:.1f}x (goal >= {GOAL_SPEEDUP:.0f}x)"
-          + (" [serial time extrapolated]" if serial_n < args.rows else ""))
+    print(
+        f"speed-up batch vs serial:  {speedup:.1f}x (goal >= {GOAL_SPEEDUP:.0f}x)"
+        + (" [serial time extrapolated]" if serial_n < args.rows else "")
+    )
     print(f"labels agree serial/batch: {agree}; cached labels identical: {same_cached}")
     ok = speedup >= GOAL_SPEEDUP and cached_requests == 0 and agree and same_cached
     print("RESULT:", "PASS" if ok else "FAIL")

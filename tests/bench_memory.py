@@ -68,8 +68,9 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="bench_memory_"))
     url = f"sqlite:///{folder / 'review.db'}"
     engine = store.make_engine(url)
-    run_ids = [ingest.save_run(engine, synthetic_csv(args.rows, seed), f"mem_{seed}.csv").run.id
-               for seed in range(args.runs)]  # fmt: skip
+    run_ids = [
+        ingest.save_run(engine, synthetic_csv(args.rows, seed), f"mem_{seed}.csv").run.id for seed in range(args.runs)
+    ]
     engine.dispose()
     bounded = server_rss(url, run_ids, args.budget_mb, folder / "bounded.log")
     unbounded = server_rss(url, run_ids, UNBOUNDED_MB, folder / "unbounded.log")
@@ -78,8 +79,10 @@ def main() -> None:
     print(f"{f'bounded {args.budget_mb} MiB':>22} {bounded[0]:>13.0f} {bounded[1]:>10.0f}")
     print(f"{'unbounded (baseline)':>22} {unbounded[0]:>13.0f} {unbounded[1]:>10.0f}")
     goal = bounded[0] + args.budget_mb + 300
-    print(f"bounded/unbounded growth: {(bounded[1] - bounded[0]) / max(1.0, unbounded[1] - unbounded[0]):.2f}; "
-          f"bounded after {bounded[1]:.0f} MiB vs goal <= {goal:.0f}: {'ok' if bounded[1] <= goal else 'short'}")
+    print(
+        f"bounded/unbounded growth: {(bounded[1] - bounded[0]) / max(1.0, unbounded[1] - unbounded[0]):.2f}; "
+        f"bounded after {bounded[1]:.0f} MiB vs goal <= {goal:.0f}: {'ok' if bounded[1] <= goal else 'short'}"
+    )
 
 
 if __name__ == "__main__":

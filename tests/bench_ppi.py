@@ -60,15 +60,19 @@ def one_run(pop: Population, judge, rng: np.random.Generator) -> dict[str, float
         planned = plan_arrays(strata, truth.astype(float), labels, None, half_width)
         take_next(strata.row_cell, rank, done, planned.plan.strata["planned"].to_numpy())
     est = judge_assisted_arrays(pop.with_reviewed(done, truth), truth.astype(float), labels).combined
-    out.update(ppi_rows=float(done.sum()), ppi_cover=float(est.ci_low <= truth.mean() <= est.ci_high),
-               ppi_width=est.half_width)  # fmt: skip
+    out.update(
+        ppi_rows=float(done.sum()), ppi_cover=float(est.ci_low <= truth.mean() <= est.ci_high), ppi_width=est.half_width
+    )
     done = pilot.copy()
     for half_width in STEPS:
         plan = plan_review(pop.with_reviewed(done, truth), half_width)
         take_next(pop.strata.row_cell, rank, done, plan.strata["planned"].to_numpy())
     human = estimate_accuracy(pop.with_reviewed(done, truth)).combined
-    out.update(human_rows=float(done.sum()), human_cover=float(human.ci_low <= truth.mean() <= human.ci_high),
-               human_width=human.half_width)  # fmt: skip
+    out.update(
+        human_rows=float(done.sum()),
+        human_cover=float(human.ci_low <= truth.mean() <= human.ci_high),
+        human_width=human.half_width,
+    )
     return out
 
 
@@ -78,10 +82,13 @@ def regime(pop: Population, name: str, judge, runs: int) -> dict[str, float]:
     rows = [one_run(pop, judge, rng) for _ in range(runs)]
     mean = {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
     mean["within"] = float(np.mean([r["ppi_width"] <= TARGET for r in rows]))
-    print(f"{name:<22} judge-assisted: {mean['ppi_rows']:7.0f} rows, coverage {mean['ppi_cover']:.3f}, "
-          f"±{mean['ppi_width'] * 100:.2f} ({mean['within']:.0%} at or under ±2) | human-only: "
-          f"{mean['human_rows']:7.0f} rows, coverage {mean['human_cover']:.3f}, ±{mean['human_width'] * 100:.2f}  "
-          f"({runs} runs, {time.perf_counter() - started:.1f} s)", flush=True)  # fmt: skip
+    print(
+        f"{name:<22} judge-assisted: {mean['ppi_rows']:7.0f} rows, coverage {mean['ppi_cover']:.3f}, "
+        f"±{mean['ppi_width'] * 100:.2f} ({mean['within']:.0%} at or under ±2) | human-only: "
+        f"{mean['human_rows']:7.0f} rows, coverage {mean['human_cover']:.3f}, ±{mean['human_width'] * 100:.2f}  "
+        f"({runs} runs, {time.perf_counter() - started:.1f} s)",
+        flush=True,
+    )
     return mean
 
 
@@ -95,8 +102,9 @@ def neyman_bound(pop: Population, accuracy: float) -> tuple[float, float]:
     w = pop.strata.size / pop.strata.size.sum()
     var_y = p * (1 - p)
     q = p * accuracy + (1 - p) * (1 - accuracy)
-    rho2 = np.divide(((2 * accuracy - 1) * var_y) ** 2, var_y * q * (1 - q), out=np.zeros(cells),
-                     where=var_y * q * (1 - q) > 0)  # fmt: skip
+    rho2 = np.divide(
+        ((2 * accuracy - 1) * var_y) ** 2, var_y * q * (1 - q), out=np.zeros(cells), where=var_y * q * (1 - q) > 0
+    )
     human = np.sum(w * np.sqrt(var_y))
     by_label = np.sum(w * 2 * np.sqrt(accuracy * (1 - accuracy) * var_y))  # q S_correct + (1-q) S_wrong
     return float((np.sum(w * np.sqrt(var_y * (1 - rho2))) / human) ** 2), float((by_label / human) ** 2)
@@ -110,16 +118,23 @@ def main(argv: list[str] | None = None) -> int:
     good = regime(pop, "judge 90%", flipping(0.90), args.runs)
     useless = regime(pop, "judge 50% (useless)", flipping(0.50), args.runs)
     per_stratum, per_label = neyman_bound(pop, 0.90)
-    print(f"bound on this run for a judge right on a random 90% of rows (no pilot): {per_stratum:.0%} of the "
-          f"human-only rows with a lambda per bucket x domain, {per_label:.0%} with the label as a stratum",
-          flush=True)  # fmt: skip
+    print(
+        f"bound on this run for a judge right on a random 90% of rows (no pilot): {per_stratum:.0%} of the "
+        f"human-only rows with a lambda per bucket x domain, {per_label:.0%} with the label as a stratum",
+        flush=True,
+    )
     ok = [
         # 61% is the bound with a lambda per stratum and no pilot (printed above); a lambda pooled per
         # bucket, used from 20 reviewed rows a stratum, and a plan made on a 200-row pilot reach about 81%
         goal("ppi rows / human-only rows, 90% judge", good["ppi_rows"] / good["human_rows"] * 100, "<=", 85, "%"),
         goal("ppi coverage at +-2, 90% judge", good["ppi_cover"], ">=", 0.94),
-        goal("ppi rows / human-only rows, useless judge", useless["ppi_rows"] / useless["human_rows"] * 100, "<=",
-             105, "%"),  # fmt: skip
+        goal(
+            "ppi rows / human-only rows, useless judge",
+            useless["ppi_rows"] / useless["human_rows"] * 100,
+            "<=",
+            105,
+            "%",
+        ),
         goal("ppi coverage at +-2, useless judge", useless["ppi_cover"], ">=", 0.94),
         goal("ppi plans at or under +-2, 90% judge", good["within"], ">=", 0.90),
     ]

@@ -31,8 +31,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pop = Population()
     started = time.perf_counter()
-    rows = {name: _simulate(pop, judge, np.random.default_rng(args.seed), REVIEWED, args.runs)
-            for name, judge in pop.regimes().items()}  # fmt: skip
+    rows = {
+        name: _simulate(pop, judge, np.random.default_rng(args.seed), REVIEWED, args.runs)
+        for name, judge in pop.regimes().items()
+    }
     print(_table(rows, ("judge-assisted", "human-only")))
     print(f"({args.runs} runs x {len(rows)} regimes, seed {args.seed}, in {time.perf_counter() - started:.0f} s)")
     combined = [r["ppi"][0] for r in rows.values()]

@@ -224,8 +224,9 @@ def run_child(cmd: list[str], stdout: Path, cwd: Path = ROOT, env: dict[str, str
     with stdout.open("wb") as out, tempfile.TemporaryFile() as err, tempfile.TemporaryDirectory() as tmp:
         result = Path(tmp) / "wait4.txt"
         start = time.perf_counter()
-        process = subprocess.Popen([sys.executable, "-S", "-c", LAUNCHER, str(result), *cmd], cwd=cwd, env=env,
-                                   stdout=out, stderr=err)  # fmt: skip
+        process = subprocess.Popen(
+            [sys.executable, "-S", "-c", LAUNCHER, str(result), *cmd], cwd=cwd, env=env, stdout=out, stderr=err
+        )
         process.wait()
         wall, peak = time.perf_counter() - start, 0
         if result.exists():  # else the launcher itself failed: its exit code and stderr say why
@@ -273,8 +274,11 @@ def verdict_mismatches(project_out: Path, naive_out: Path) -> int:
         diff = (a[col] != b[col]).fill_null(True) | (a[col].is_null() != b[col].is_null())
         if diff.any():
             first = int(diff.arg_max())
-            print(f"MISMATCH in {col}: {int(diff.sum())} rows, first row {first}: "
-                  f"project {a[col][first]!r}, naive {b[col][first]!r}", file=sys.stderr)  # fmt: skip
+            print(
+                f"MISMATCH in {col}: {int(diff.sum())} rows, first row {first}: "
+                f"project {a[col][first]!r}, naive {b[col][first]!r}",
+                file=sys.stderr,
+            )
         bad = bad | diff
     return int(bad.sum())
 
@@ -312,13 +316,19 @@ def whole_process(
     print(f"\nWhole processes on {rows:,} rows ({responses.stat().st_size / 1e6:.0f} MB), {os.cpu_count()} cores")
     for label, children in (("python -m scoring score --out", project), ("naive_score.py (apply)", naive)):
         walls = ", ".join(f"{c.wall:.2f}" for c in children)
-        print(f"  {label:<32} wall {statistics.median(c.wall for c in children):7.2f} s (median of "
-              f"{len(children)}: {walls}), peak RSS {gib(max(c.peak for c in children))}")  # fmt: skip
+        print(
+            f"  {label:<32} wall {statistics.median(c.wall for c in children):7.2f} s (median of "
+            f"{len(children)}: {walls}), peak RSS {gib(max(c.peak for c in children))}"
+        )
     if objects is not None:
-        print(f"  {'naive_score.py --object':<32} wall {objects.wall:7.2f} s (once), peak RSS {gib(objects.peak)}: "
-              f"speed-up against it {objects.wall / project_wall:.1f}x (not judged)")
-    print(f"  naive peak RSS {gib(naive_peak)}; verdict columns: "
-          f"{'every row agrees' if mismatched == 0 else f'{mismatched:,} rows differ'}")
+        print(
+            f"  {'naive_score.py --object':<32} wall {objects.wall:7.2f} s (once), peak RSS {gib(objects.peak)}: "
+            f"speed-up against it {objects.wall / project_wall:.1f}x (not judged)"
+        )
+    print(
+        f"  naive peak RSS {gib(naive_peak)}; verdict columns: "
+        f"{'every row agrees' if mismatched == 0 else f'{mismatched:,} rows differ'}"
+    )
     ok = goal("cli whole-process speed-up vs naive", speedup, ">=", GOAL_WHOLE_SPEEDUP, "x", MOONSHOT_WHOLE_SPEEDUP)
     ok &= goal("cli whole-process peak RSS", project_peak / 1024**3, "<", GOAL_WHOLE_PEAK_GIB, "GiB")
     ok &= goal("cli --out verdicts differing from naive (rows)", mismatched, "==", 0)
@@ -351,9 +361,11 @@ def bench_polars(path: Path, scored, project_wall: float) -> bool:  # noqa: ANN0
         if diff.any():
             print(f"POLARS MISMATCH in {col} at row {int(diff.argmax())}", file=sys.stderr)
     n = len(frame)
-    print(f"polars score_polars (both metrics): wall {wall:7.2f} s {n / wall:>10,.0f} rows/s "
-          f"(runs {', '.join(f'{w:.2f}' for w in runs)}) vs score_frame {project_wall:.2f} s: "
-          f"{project_wall / wall:.2f}x; {'all rows agree' if mismatched == 0 else f'{mismatched} mismatches'}")
+    print(
+        f"polars score_polars (both metrics): wall {wall:7.2f} s {n / wall:>10,.0f} rows/s "
+        f"(runs {', '.join(f'{w:.2f}' for w in runs)}) vs score_frame {project_wall:.2f} s: "
+        f"{project_wall / wall:.2f}x; {'all rows agree' if mismatched == 0 else f'{mismatched} mismatches'}"
+    )
     return goal("in-memory score_polars rows differing", mismatched, "==", 0)
 
 
@@ -406,10 +418,14 @@ def in_memory(data: bytes, path: Path) -> bool:
         print(f"{label} (both metrics): CPU {c:7.2f} s {n / c:>10,.0f} rows/s | wall {w:7.2f} s {n / w:>10,.0f} rows/s")
     print("project runs (wall s): " + ", ".join(f"{w:.2f}" for w, _ in fast_runs) + " (median used)")
     if same_wall is not None:
-        print(f"naive apply(axis=1) on the project's own (object-dtype) frame: wall {same_wall:7.2f} s "
-              f"({same_wall / fast_wall:.1f}x the project)")
-    print(f"speed-up: {speedup:.1f}x wall time with {os.cpu_count()} cores, {slow_cpu / fast_cpu:.1f}x CPU time "
-          f"(against the spec scripts' frame)")
+        print(
+            f"naive apply(axis=1) on the project's own (object-dtype) frame: wall {same_wall:7.2f} s "
+            f"({same_wall / fast_wall:.1f}x the project)"
+        )
+    print(
+        f"speed-up: {speedup:.1f}x wall time with {os.cpu_count()} cores, {slow_cpu / fast_cpu:.1f}x CPU time "
+        f"(against the spec scripts' frame)"
+    )
     print(f"peak memory (max RSS): {gib(peak_after_fast)} after project scoring, {gib(peak)} overall")
     tracemalloc.start()
     score_frame(frame)
@@ -440,11 +456,11 @@ def main(argv: list[str] | None = None) -> int:
         data = generate_csv(args.rows, args.seed)
         responses = tmp / "responses.csv"
         responses.write_bytes(data)
-        print(f"rows: {args.rows:,} (half Devanagari), {len(data) / 1e6:.0f} MB, "
-              f"generated in {time.perf_counter() - t0:.1f} s")
-        ok = whole_process(
-            responses, tmp, args.rows, args.project_runs, args.naive_runs, not args.no_object_baseline
+        print(
+            f"rows: {args.rows:,} (half Devanagari), {len(data) / 1e6:.0f} MB, "
+            f"generated in {time.perf_counter() - t0:.1f} s"
         )
+        ok = whole_process(responses, tmp, args.rows, args.project_runs, args.naive_runs, not args.no_object_baseline)
         if not args.whole_only:
             ok &= in_memory(data, responses)
     return 0 if ok else 1

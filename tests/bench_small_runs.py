@@ -128,11 +128,18 @@ class Check:
         return self.low <= self.value <= self.high
 
     def line(self) -> str:
-        bounds = (f"[{self.low:.3f}, {self.high:.3f}]" if math.isfinite(self.low) and math.isfinite(self.high)
-                  else f">= {self.low:.3f}" if math.isfinite(self.low) else f"<= {self.high:.3f}")  # fmt: skip
+        bounds = (
+            f"[{self.low:.3f}, {self.high:.3f}]"
+            if math.isfinite(self.low) and math.isfinite(self.high)
+            else f">= {self.low:.3f}"
+            if math.isfinite(self.low)
+            else f"<= {self.high:.3f}"
+        )
         value = f"{self.value:g}" if self.family in (NAN, IMPOSSIBLE) else f"{self.value:.3f}"  # counts
-        return (f"{'ok   ' if self.ok else 'SHORT'} {self.family}: {self.regime}, {self.label}: {value} "
-                f"(goal {bounds}, {self.count} behind it)")  # fmt: skip
+        return (
+            f"{'ok   ' if self.ok else 'SHORT'} {self.family}: {self.regime}, {self.label}: {value} "
+            f"(goal {bounds}, {self.count} behind it)"
+        )
 
 
 COVERAGE_FAMILIES = {
@@ -155,14 +162,30 @@ WITHIN_HUMAN = "plans ending within the asked width, human"
 WITHIN_JUDGE = "plans ending within the asked width, judge"
 #: The order of the GOAL lines.
 #: The order of the GOAL lines (the Tiny domain has none of its own: its intervals are in the per-domain ones).
-FAMILIES = (*[COVERAGE_FAMILIES[k] for k in ("combined human", "combined judge", "domains human", "domains judge",
-                                              "odd", "metric")],
-            RATIO_COMBINED, RATIO_DOMAINS, SAME, COVERAGE_FAMILIES["plan"], COVERAGE_FAMILIES["plan domains"],
-            WITHIN_HUMAN, WITHIN_JUDGE, IMPOSSIBLE, NAN)  # fmt: skip
+FAMILIES = (
+    *[
+        COVERAGE_FAMILIES[k]
+        for k in ("combined human", "combined judge", "domains human", "domains judge", "odd", "metric")
+    ],
+    RATIO_COMBINED,
+    RATIO_DOMAINS,
+    SAME,
+    COVERAGE_FAMILIES["plan"],
+    COVERAGE_FAMILIES["plan domains"],
+    WITHIN_HUMAN,
+    WITHIN_JUDGE,
+    IMPOSSIBLE,
+    NAN,
+)
 
 
-def checks(tally: Tally, regimes: Iterable[str], bounds: Callable[[int], tuple[float, float]], min_count: int,
-           within_slack: float = 0.0) -> list[Check]:  # fmt: skip
+def checks(
+    tally: Tally,
+    regimes: Iterable[str],
+    bounds: Callable[[int], tuple[float, float]],
+    min_count: int,
+    within_slack: float = 0.0,
+) -> list[Check]:
     """Every check of ``regimes``: each coverage figure with at least ``min_count`` shown intervals
     within ``bounds(count)``; each judge's mean half-width at most :data:`RATIO_CAP` times the
     human-only one; the judge equal to the exact metric giving exactly the human-only figures; at
@@ -187,11 +210,26 @@ def checks(tally: Tally, regimes: Iterable[str], bounds: Callable[[int], tuple[f
                 coverage("plan domains", regime, name, (regime, name, "domains"))
                 runs = tally.get((regime, name, "plan"), "n")
                 floor = WITHIN - within_slack * math.sqrt(WITHIN * (1 - WITHIN) / max(runs, 1.0))
-                out.append(Check(WITHIN_HUMAN if name == HUMAN else WITHIN_JUDGE, regime, name,
-                                 tally.get((regime, name, "plan"), "within") / max(runs, 1.0), low=floor,
-                                 count=int(runs)))  # fmt: skip
-                out.append(Check(IMPOSSIBLE, regime, f"{name}, plans", tally.get((regime, name, "plan"), "impossible"),
-                                 high=0.0, count=int(runs)))  # fmt: skip
+                out.append(
+                    Check(
+                        WITHIN_HUMAN if name == HUMAN else WITHIN_JUDGE,
+                        regime,
+                        name,
+                        tally.get((regime, name, "plan"), "within") / max(runs, 1.0),
+                        low=floor,
+                        count=int(runs),
+                    )
+                )
+                out.append(
+                    Check(
+                        IMPOSSIBLE,
+                        regime,
+                        f"{name}, plans",
+                        tally.get((regime, name, "plan"), "impossible"),
+                        high=0.0,
+                        count=int(runs),
+                    )
+                )
                 continue
             coverage(f"combined {who}", regime, name, (regime, name, "combined"))
             coverage(f"domains {who}", regime, name, (regime, name, "domains"))
@@ -202,20 +240,44 @@ def checks(tally: Tally, regimes: Iterable[str], bounds: Callable[[int], tuple[f
             for scope, family in (("combined", RATIO_COMBINED), ("domains", RATIO_DOMAINS)):
                 key = (regime, name, "ratio", scope)
                 if tally.get(key, "human") > 0:
-                    out.append(Check(family, regime, name, tally.get(key, "judge") / tally.get(key, "human"),
-                                     high=RATIO_CAP, count=int(tally.get(key, "n"))))  # fmt: skip
+                    out.append(
+                        Check(
+                            family,
+                            regime,
+                            name,
+                            tally.get(key, "judge") / tally.get(key, "human"),
+                            high=RATIO_CAP,
+                            count=int(tally.get(key, "n")),
+                        )
+                    )
             if name == EXACT_JUDGE:
                 key = (regime, EXACT_JUDGE, "same")
                 runs = tally.get(key, "runs")
-                out.append(Check(SAME, regime, f"max difference {tally.get(key, 'max_diff'):.2g}",
-                                 1 - tally.get(key, "same") / max(runs, 1.0), high=0.0, count=int(runs)))  # fmt: skip
+                out.append(
+                    Check(
+                        SAME,
+                        regime,
+                        f"max difference {tally.get(key, 'max_diff'):.2g}",
+                        1 - tally.get(key, "same") / max(runs, 1.0),
+                        high=0.0,
+                        count=int(runs),
+                    )
+                )
         if not planned:
             for metric in ("exact", "judge"):
                 for figure in FIGURES:
                     coverage("metric", regime, f"{metric} {figure}", (regime, "metric", metric, figure))
         mine = [row for key, row in tally.sums.items() if key[0] == regime and "seen" in row]
-        out.append(Check(NAN, regime, "intervals", sum(row.get("nan", 0.0) for row in mine), high=0.0,
-                         count=int(sum(row["seen"] for row in mine))))  # fmt: skip
+        out.append(
+            Check(
+                NAN,
+                regime,
+                "intervals",
+                sum(row.get("nan", 0.0) for row in mine),
+                high=0.0,
+                count=int(sum(row["seen"] for row in mine)),
+            )
+        )
     return out
 
 
@@ -224,8 +286,11 @@ def short_list(found: list[Check], most: int = 6) -> str:
     coverage figures, only those with at least :data:`MIN_FIGURE` shown intervals."""
     lines = []
     for family in dict.fromkeys(c.family for c in found):
-        bad = [c for c in found if c.family == family and not c.ok
-               and (c.family not in COVERAGE_FAMILIES.values() or c.count >= MIN_FIGURE)]  # fmt: skip
+        bad = [
+            c
+            for c in found
+            if c.family == family and not c.ok and (c.family not in COVERAGE_FAMILIES.values() or c.count >= MIN_FIGURE)
+        ]
         bad.sort(key=lambda c: -max(c.low - c.value, c.value - c.high))
         lines += [c.line() for c in bad[:most]]
         if len(bad) > most:
@@ -242,8 +307,13 @@ def binomial_outside(n: int, k: float = K_SD) -> float:
     for hits in range(n + 1):
         if low <= hits / n <= high:
             continue
-        total += math.exp(math.lgamma(n + 1) - math.lgamma(hits + 1) - math.lgamma(n - hits + 1)
-                          + hits * log(0.95) + (n - hits) * log(0.05))  # fmt: skip
+        total += math.exp(
+            math.lgamma(n + 1)
+            - math.lgamma(hits + 1)
+            - math.lgamma(n - hits + 1)
+            + hits * log(0.95)
+            + (n - hits) * log(0.05)
+        )
     return total
 
 
@@ -277,12 +347,14 @@ def coverage_goals(found: list[Check], family: str) -> list[bool]:
     exact = sum(binomial_outside(c.count) for c in counted)
     gross = [c for c in mine if c.count >= GROSS_MIN]
     spread = f", from {min(c.value for c in gross):.3f} to {max(c.value for c in gross):.3f}" if gross else ""
-    print(f"{family}: {hits:,} of {n:,} shown intervals cover, pooled {pooled:.4f} (Monte Carlo sd "
-          f"{math.sqrt(0.95 * 0.05 / n):.4f} if independent); {len(mine)} figures of {regimes} regimes\n"
-          f"  {len(outliers)} of the {len(counted)} figures with >= {MIN_FIGURE} shown intervals more than {K_SD:g} sd "
-          f"from 0.95; noise predicts {len(counted)} x {100 * P_OUT:.2f}% = {expected:.1f} (exact binomial "
-          f"{exact:.1f}), at most {allowed:.1f} allowed; {len(gross)} figures with >= {GROSS_MIN} shown "
-          f"intervals{spread}")  # fmt: skip
+    print(
+        f"{family}: {hits:,} of {n:,} shown intervals cover, pooled {pooled:.4f} (Monte Carlo sd "
+        f"{math.sqrt(0.95 * 0.05 / n):.4f} if independent); {len(mine)} figures of {regimes} regimes\n"
+        f"  {len(outliers)} of the {len(counted)} figures with >= {MIN_FIGURE} shown intervals more than {K_SD:g} sd "
+        f"from 0.95; noise predicts {len(counted)} x {100 * P_OUT:.2f}% = {expected:.1f} (exact binomial "
+        f"{exact:.1f}), at most {allowed:.1f} allowed; {len(gross)} figures with >= {GROSS_MIN} shown "
+        f"intervals{spread}"
+    )
     ok = [range_goal(f"coverage pooled, {name}", pooled, *POOLED)]
     if counted:
         ok.append(goal(f"coverage outliers, {name}", len(outliers), "<=", round(allowed, 1)))
@@ -340,15 +412,22 @@ def metric_key(regime: str, column: str) -> tuple:
     return (regime, "metric", metric, next(f for f in FIGURES if f.startswith(short)))
 
 
-def _table(title: str, regimes: list[str], columns: list[str], cell: Callable[[str, str], str], width: int = 13,
-           first: int = 26) -> str:  # fmt: skip
+def _table(
+    title: str,
+    regimes: list[str],
+    columns: list[str],
+    cell: Callable[[str, str], str],
+    width: int = 13,
+    first: int = 26,
+) -> str:
     lines = [title, f"{'regime':<{first}}" + "".join(f"{c:>{width}}" for c in columns)]
     lines += [f"{r:<{first}}" + "".join(f"{cell(r, c):>{width}}" for c in columns) for r in regimes]
     return "\n".join(lines)
 
 
-def tables(tally: Tally, accuracy: list[str], plans: list[str], low: float, high: float,
-           bounds: Bounds | None = None) -> str:  # fmt: skip
+def tables(
+    tally: Tally, accuracy: list[str], plans: list[str], low: float, high: float, bounds: Bounds | None = None
+) -> str:
     """Every table of the regimes that ran (coverage marked * outside [low, high], or outside
     ``bounds(its count of shown intervals)`` when given)."""
     accuracy = [r for r in accuracy if tally.get((r, "runs"), "n")]
@@ -357,6 +436,7 @@ def tables(tally: Tally, accuracy: list[str], plans: list[str], low: float, high
     by_head = dict(zip(heads, ESTIMATORS))
     out = []
     if accuracy:
+
         def share(key: tuple) -> str:
             w = tally.withheld(key)
             return "-" if w is None else f"{w:.2f}"
@@ -365,8 +445,9 @@ def tables(tally: Tally, accuracy: list[str], plans: list[str], low: float, high
             parts = []
             for scope in ("combined", "domains"):
                 key = (r, by_head[c], "ratio", scope)
-                parts.append(f"{tally.get(key, 'judge') / tally.get(key, 'human'):.2f}" if tally.get(key, "human")
-                             else " -  ")  # fmt: skip
+                parts.append(
+                    f"{tally.get(key, 'judge') / tally.get(key, 'human'):.2f}" if tally.get(key, "human") else " -  "
+                )
             return " | ".join(parts)
 
         def same(r: str) -> str:
@@ -375,35 +456,83 @@ def tables(tally: Tally, accuracy: list[str], plans: list[str], low: float, high
 
         wide = 13
         out += [
-            _table("Accuracy, combined: coverage ± mean half-width (points)", accuracy, heads,
-                   lambda r, c: _cov(tally, (r, by_head[c], "combined"), low, high, bounds), wide),
-            _table("Accuracy per domain, every shown domain interval pooled: coverage ± mean half-width", accuracy,
-                   heads, lambda r, c: _cov(tally, (r, by_head[c], "domains"), low, high, bounds), wide),
-            _table(f"The {ODD} domain (rates 10-30 points off its buckets'): coverage ± mean half-width", accuracy,
-                   heads, lambda r, c: _cov(tally, (r, by_head[c], f"domain {ODD}"), low, high, bounds), wide),
-            _table(f"The {TINY} domain (0.7% of rows): coverage ± mean half-width", accuracy, heads,
-                   lambda r, c: _cov(tally, (r, by_head[c], f"domain {TINY}"), low, high, bounds), wide),
-            _table("Intervals withheld ('too few reviewed rows'), share of runs or domain intervals: combined, "
-                   "every domain", accuracy, heads,
-                   lambda r, c: " ".join(share((r, by_head[c], s)) for s in ("combined", "domains")), wide),
-            _table(f"Intervals withheld, share of runs: the {ODD} domain, the {TINY} domain", accuracy, heads,
-                   lambda r, c: " ".join(share((r, by_head[c], s)) for s in (f"domain {ODD}", f"domain {TINY}")),
-                   wide),
-            _table("Judge-assisted mean half-width / human-only (combined | domains, intervals both show); "
-                   "last column: runs where the judge = exact metric gives exactly the human-only figures "
-                   "(largest difference)", accuracy, [*heads[1:], "=exact same"],
-                   lambda r, c: same(r) if c == "=exact same" else ratio(r, c), 13),
-            _table("Metric quality (exact metric, 90% judge): coverage ± mean half-width", accuracy,
-                   [f"{m} {f[:4]}" for m in ("exact", "judge") for f in FIGURES],
-                   lambda r, c: _cov(tally, metric_key(r, c), low, high, bounds), 14),
+            _table(
+                "Accuracy, combined: coverage ± mean half-width (points)",
+                accuracy,
+                heads,
+                lambda r, c: _cov(tally, (r, by_head[c], "combined"), low, high, bounds),
+                wide,
+            ),
+            _table(
+                "Accuracy per domain, every shown domain interval pooled: coverage ± mean half-width",
+                accuracy,
+                heads,
+                lambda r, c: _cov(tally, (r, by_head[c], "domains"), low, high, bounds),
+                wide,
+            ),
+            _table(
+                f"The {ODD} domain (rates 10-30 points off its buckets'): coverage ± mean half-width",
+                accuracy,
+                heads,
+                lambda r, c: _cov(tally, (r, by_head[c], f"domain {ODD}"), low, high, bounds),
+                wide,
+            ),
+            _table(
+                f"The {TINY} domain (0.7% of rows): coverage ± mean half-width",
+                accuracy,
+                heads,
+                lambda r, c: _cov(tally, (r, by_head[c], f"domain {TINY}"), low, high, bounds),
+                wide,
+            ),
+            _table(
+                "Intervals withheld ('too few reviewed rows'), share of runs or domain intervals: combined, "
+                "every domain",
+                accuracy,
+                heads,
+                lambda r, c: " ".join(share((r, by_head[c], s)) for s in ("combined", "domains")),
+                wide,
+            ),
+            _table(
+                f"Intervals withheld, share of runs: the {ODD} domain, the {TINY} domain",
+                accuracy,
+                heads,
+                lambda r, c: " ".join(share((r, by_head[c], s)) for s in (f"domain {ODD}", f"domain {TINY}")),
+                wide,
+            ),
+            _table(
+                "Judge-assisted mean half-width / human-only (combined | domains, intervals both show); "
+                "last column: runs where the judge = exact metric gives exactly the human-only figures "
+                "(largest difference)",
+                accuracy,
+                [*heads[1:], "=exact same"],
+                lambda r, c: same(r) if c == "=exact same" else ratio(r, c),
+                13,
+            ),
+            _table(
+                "Metric quality (exact metric, 90% judge): coverage ± mean half-width",
+                accuracy,
+                [f"{m} {f[:4]}" for m in ("exact", "judge") for f in FIGURES],
+                lambda r, c: _cov(tally, metric_key(r, c), low, high, bounds),
+                14,
+            ),
         ]
-        held = [r for r in accuracy if any(tally.get((r, "metric", m, f), "withheld") for m in ("exact", "judge")
-                                           for f in FIGURES)]  # fmt: skip
+        held = [
+            r
+            for r in accuracy
+            if any(tally.get((r, "metric", m, f), "withheld") for m in ("exact", "judge") for f in FIGURES)
+        ]
         if held:
-            out.append(_table("Metric quality intervals withheld (not shown): share of runs", held,
-                              [f"{m} {f[:4]}" for m in ("exact", "judge") for f in FIGURES],
-                              lambda r, c: f"{tally.withheld(metric_key(r, c)):.2f}", 14))
+            out.append(
+                _table(
+                    "Metric quality intervals withheld (not shown): share of runs",
+                    held,
+                    [f"{m} {f[:4]}" for m in ("exact", "judge") for f in FIGURES],
+                    lambda r, c: f"{tally.withheld(metric_key(r, c)):.2f}",
+                    14,
+                )
+            )
     if plans:
+
         def plan_cell(r: str, c: str) -> str:
             name = HUMAN if c.startswith("H") else PLAN_JUDGE
             key = (r, name, "plan")
@@ -417,9 +546,18 @@ def tables(tally: Tally, accuracy: list[str], plans: list[str], low: float, high
             return _cov(tally, (r, name, "combined"), low, high, bounds)
 
         columns = [f"{who} {what}" for who in "HJ" for what in ("rows", "combined", "domains", "within")]
-        out.append(_table("Pilot, then the plan (H: human-only plan and estimate; J: the 90% judge's plan and the "
-                          "judge-assisted estimate): mean rows reviewed in all, coverage ± mean half-width, share of "
-                          "plans ending at or under the asked half-width", plans, columns, plan_cell, 13, 38))
+        out.append(
+            _table(
+                "Pilot, then the plan (H: human-only plan and estimate; J: the 90% judge's plan and the "
+                "judge-assisted estimate): mean rows reviewed in all, coverage ± mean half-width, share of "
+                "plans ending at or under the asked half-width",
+                plans,
+                columns,
+                plan_cell,
+                13,
+                38,
+            )
+        )
     return "\n\n".join(out)
 
 
@@ -437,9 +575,12 @@ def work(unit: tuple[str, int, int, int, int]) -> Tally:
 
 
 def simulate(runs: int, seed: int, jobs: int) -> Tally:
-    units = [(kind, rows, chunk, min(CHUNK, runs - chunk * CHUNK), seed)
-             for kind in ("accuracy", "plan") for rows in RUN_ROWS
-             for chunk in range(math.ceil(runs / CHUNK))]  # fmt: skip
+    units = [
+        (kind, rows, chunk, min(CHUNK, runs - chunk * CHUNK), seed)
+        for kind in ("accuracy", "plan")
+        for rows in RUN_ROWS
+        for chunk in range(math.ceil(runs / CHUNK))
+    ]
     tally = Tally()
     if jobs <= 1:
         for unit in units:
@@ -466,10 +607,12 @@ def main(argv: list[str] | None = None) -> int:
         return own_band(n) if n >= MIN_FIGURE else (-math.inf, math.inf)
 
     print(tables(tally, accuracy, plans, -math.inf, math.inf, starred))
-    print(f"\n({args.runs} runs per regime: {len(accuracy)} review regimes and {len(plans)} plan regimes, seed "
-          f"{args.seed}, {args.jobs} processes, in {elapsed:.0f} s; * marks a coverage more than {K_SD:g} "
-          f"Monte Carlo sd of its own count of shown intervals from 0.95, among figures with >= {MIN_FIGURE} of "
-          f"them)\n")  # fmt: skip
+    print(
+        f"\n({args.runs} runs per regime: {len(accuracy)} review regimes and {len(plans)} plan regimes, seed "
+        f"{args.seed}, {args.jobs} processes, in {elapsed:.0f} s; * marks a coverage more than {K_SD:g} "
+        f"Monte Carlo sd of its own count of shown intervals from 0.95, among figures with >= {MIN_FIGURE} of "
+        f"them)\n"
+    )
     found = checks(tally, [*accuracy, *plans], own_band, min_count=1)
     print("Checks outside their bounds (coverage: more than 2.5 Monte Carlo sd from 0.95):")
     print(short_list(found) or "(none)")
@@ -478,9 +621,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n(the {TINY} domain: no interval shown in any run, each withheld or a census: nothing to check)")
     else:
         n = sum(c.count for c in tiny)
-        print(f"\n(the {TINY} domain, no goal of its own: {sum(round(c.value * c.count) for c in tiny):,} of {n:,} "
-              f"shown intervals cover = {sum(round(c.value * c.count) for c in tiny) / n:.4f}, over {len(tiny)} "
-              f"figures, the largest of {max(c.count for c in tiny)} intervals)")  # fmt: skip
+        print(
+            f"\n(the {TINY} domain, no goal of its own: {sum(round(c.value * c.count) for c in tiny):,} of {n:,} "
+            f"shown intervals cover = {sum(round(c.value * c.count) for c in tiny) / n:.4f}, over {len(tiny)} "
+            f"figures, the largest of {max(c.count for c in tiny)} intervals)"
+        )
     print("\n" + LEGEND + "\n")
     ok = []
     for family in FAMILIES:
@@ -497,6 +642,7 @@ def main(argv: list[str] | None = None) -> int:
             ok.append(goal(f"{family}, highest", round(max(c.value for c in mine), 4), "<=", round(mine[0].high, 3)))
     print(f"(took {time.perf_counter() - started:.0f} s)")
     return 0 if all(ok) else 1
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

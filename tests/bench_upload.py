@@ -65,9 +65,13 @@ def save_single_transaction(engine: Engine, data: bytes, filename: str, writing:
         began = time.perf_counter()
         run_id = conn.execute(
             insert(Run).values(
-                name=Path(filename).stem, filename=filename, sha256=store.sha256_bytes(data),
-                n_rows=frame.height, extra_columns=json.dumps(extra), complete=True,
-            )  # fmt: skip
+                name=Path(filename).stem,
+                filename=filename,
+                sha256=store.sha256_bytes(data),
+                n_rows=frame.height,
+                extra_columns=json.dumps(extra),
+                complete=True,
+            )
         ).inserted_primary_key[0]
         conn.execute(insert(RunPart), [{"run_id": run_id, "part": i, "data": d} for i, d in enumerate(parts)])
     return [time.perf_counter() - began]
@@ -188,11 +192,16 @@ def judge_rows(n: int, offset: int) -> list[dict]:
         key = hashlib.sha256(f"c{i}".encode()).hexdigest()
         rows.append(
             {
-                "cache_key": key, "item_key": hashlib.sha256(key.encode()).hexdigest(), "model": "bench",
-                "prompt_version": "bench-v1", "settings": '{"temperature": 0}', "label": "CORRECT",
+                "cache_key": key,
+                "item_key": hashlib.sha256(key.encode()).hexdigest(),
+                "model": "bench",
+                "prompt_version": "bench-v1",
+                "settings": '{"temperature": 0}',
+                "label": "CORRECT",
                 "raw": json.dumps({"label": "CORRECT", "reason": "same place " * 30}),
-                "prompt_tokens": 400, "completion_tokens": 30,
-            }  # fmt: skip
+                "prompt_tokens": 400,
+                "completion_tokens": 30,
+            }
         )
     return rows
 

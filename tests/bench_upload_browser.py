@@ -80,8 +80,13 @@ def one_upload(responses: Path, folder: Path, index: int) -> dict[str, float]:
             browser.close()
     finally:
         server.stop()
-    return {"sent": (sent[0] if sent else start) - start, "saved": saved - start, "chart": chart - start,
-            "full": full - start, "peak": float(peak)}  # fmt: skip
+    return {
+        "sent": (sent[0] if sent else start) - start,
+        "saved": saved - start,
+        "chart": chart - start,
+        "full": full - start,
+        "peak": float(peak),
+    }
 
 
 def time_estimate(db: Path, repeats: int) -> list[float]:
@@ -110,25 +115,32 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.rows:,} rows, {responses.stat().st_size / 1e6:.0f} MB, median of {args.repeats}")
     cli, _ = time_cli(responses, folder, args.repeats)
     cli_wall = statistics.median(c.wall for c in cli)
-    print(f"  python -m scoring score --out (whole process): {cli_wall:.2f} s "
-          f"({', '.join(f'{c.wall:.2f}' for c in cli)}), peak RSS {gib(max(c.peak for c in cli))}")  # fmt: skip
+    print(
+        f"  python -m scoring score --out (whole process): {cli_wall:.2f} s "
+        f"({', '.join(f'{c.wall:.2f}' for c in cli)}), peak RSS {gib(max(c.peak for c in cli))}"
+    )
     runs = [one_upload(responses, folder, i) for i in range(args.repeats)]
     med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-    print(f"  browser, file chosen -> bytes on the server: {med['sent']:.2f} s; -> Overview heading: "
-          f"{med['saved']:.2f} s; -> chart drawn: {med['chart']:.2f} s "
-          f"({', '.join(format(r['chart'], '.2f') for r in runs)}); -> every figure: {med['full']:.2f} s; "
-          f"server peak {gib(max(r['peak'] for r in runs))}")
+    print(
+        f"  browser, file chosen -> bytes on the server: {med['sent']:.2f} s; -> Overview heading: "
+        f"{med['saved']:.2f} s; -> chart drawn: {med['chart']:.2f} s "
+        f"({', '.join(format(r['chart'], '.2f') for r in runs)}); -> every figure: {med['full']:.2f} s; "
+        f"server peak {gib(max(r['peak'] for r in runs))}"
+    )
     ratio = med["chart"] / cli_wall
     print(f"  every figure drawn / CLI: {med['full'] / cli_wall:.2f}x")
     peak = max(r["peak"] for r in runs) / 1024**3
     estimate = time_estimate(folder / "upload_0.db", args.repeats)
     est_wall = statistics.median(estimate)
-    print(f"  python -m scoring estimate --run 1 --json (whole process): {est_wall:.2f} s "
-          f"({', '.join(f'{w:.2f}' for w in estimate)}); / score --out: {est_wall / cli_wall:.2f}x")
+    print(
+        f"  python -m scoring estimate --run 1 --json (whole process): {est_wall:.2f} s "
+        f"({', '.join(f'{w:.2f}' for w in estimate)}); / score --out: {est_wall / cli_wall:.2f}x"
+    )
     ok = [
         goal(f"browser upload until chart {args.rows:,} rows / CLI", ratio, "<=", 3.0, "x", stretch=2.0),
-        goal(f"browser upload every figure {args.rows:,} rows / CLI", med["full"] / cli_wall, "<=", 2.5, "x",
-             stretch=2.0),
+        goal(
+            f"browser upload every figure {args.rows:,} rows / CLI", med["full"] / cli_wall, "<=", 2.5, "x", stretch=2.0
+        ),
         goal(f"browser upload server peak {args.rows:,} rows", peak, "<", 1.2, "GiB", stretch=1.0),
         goal(f"estimate --json {args.rows:,} rows / score --out", est_wall / cli_wall, "<=", 1.5, "x"),
     ]

@@ -99,13 +99,22 @@ def start_app(
     port = free_port()
     env = {**os.environ, "REVIEW_DB_URL": db_url, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
     cmd = [
-        sys.executable, "-m", "streamlit", "run", str(script),
-        "--server.headless", "true",
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     with log_path.open("wb") as log:
         process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     server = AppServer(process, port, log_path, db_url)

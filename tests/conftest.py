@@ -34,12 +34,27 @@ RunCli = Callable[..., "subprocess.CompletedProcess[str]"]
 #: collection order: started first, a long browser file no longer runs alone at the end while the
 #: other worker idles (xdist's own reorder puts files with many short tests first).
 SLOW_FIRST = (
-    "test_browser_queue.py", "test_browser.py", "test_small_runs.py", "test_app_pages.py",
-    "test_export.py", "test_browser_team.py", "test_deploy_nginx.py", "test_metric_coverage.py",
-    "test_browser_keys.py", "test_browser_export.py", "test_browser_secrets.py", "test_browser_pages.py",
-    "test_browser_review.py", "test_app_review.py", "test_verdicts.py", "test_concurrency.py",
-    "test_judge.py", "test_browser_blind.py", "test_cli.py", "test_browser_estimate.py",
-)  # fmt: skip
+    "test_browser_queue.py",
+    "test_browser.py",
+    "test_small_runs.py",
+    "test_app_pages.py",
+    "test_export.py",
+    "test_browser_team.py",
+    "test_deploy_nginx.py",
+    "test_metric_coverage.py",
+    "test_browser_keys.py",
+    "test_browser_export.py",
+    "test_browser_secrets.py",
+    "test_browser_pages.py",
+    "test_browser_review.py",
+    "test_app_review.py",
+    "test_verdicts.py",
+    "test_concurrency.py",
+    "test_judge.py",
+    "test_browser_blind.py",
+    "test_cli.py",
+    "test_browser_estimate.py",
+)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

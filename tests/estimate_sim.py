@@ -48,16 +48,25 @@ class Run:
     def strata(self, missing: np.ndarray | None = None) -> Strata:
         """The estimator's cells (bucket-major, as :func:`build_strata` orders them)."""
         domains = [f"d{j:02d}" for j in range(self.domains)]
-        cells = pl.DataFrame({
-            "bucket": [b for b in BUCKETS for _ in domains], "Domain": domains * B,
-            "size": self.size.ravel(), "reviewed": self.reviewed.ravel(), "correct": self.correct.ravel(),
-        })  # fmt: skip
+        cells = pl.DataFrame(
+            {
+                "bucket": [b for b in BUCKETS for _ in domains],
+                "Domain": domains * B,
+                "size": self.size.ravel(),
+                "reviewed": self.reviewed.ravel(),
+                "correct": self.correct.ravel(),
+            }
+        )
         return Strata(
-            cells=cells, row_cell=np.zeros(0, dtype=np.int64), size=self.size.ravel().astype(float),
-            reviewed=self.reviewed.ravel().astype(float), correct=self.correct.ravel().astype(float),
-            bucket=np.repeat(np.arange(B), self.domains), reviewed_rows=np.zeros(0, dtype=bool),
+            cells=cells,
+            row_cell=np.zeros(0, dtype=np.int64),
+            size=self.size.ravel().astype(float),
+            reviewed=self.reviewed.ravel().astype(float),
+            correct=self.correct.ravel().astype(float),
+            bucket=np.repeat(np.arange(B), self.domains),
+            reviewed_rows=np.zeros(0, dtype=bool),
             missing=None if missing is None else missing.ravel().astype(float),
-        )  # fmt: skip
+        )
 
     def domain_mask(self, domain: int) -> np.ndarray:
         return np.tile(np.arange(self.domains) == domain, B)
@@ -102,6 +111,7 @@ def regimes() -> dict[str, Regime]:
         def make(rng: np.random.Generator) -> Run:
             size, right = population(rng, rows, domains)
             return review(rng, size, right, proportional(size, total))
+
         return make
 
     def all_correct(rng: np.random.Generator) -> Run:

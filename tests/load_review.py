@@ -70,8 +70,14 @@ def plan(reviewer: int, marks: int, seed: int) -> list[dict]:
         if roll < 0.1 and marked:
             actions.append({"kind": "undo", "token": token})
         elif roll < 0.2 and marked:
-            actions.append({"kind": "mark", "item": rng.choice(marked), "verdict": rng.choice(["correct", "wrong"]),
-                            "token": token})  # fmt: skip
+            actions.append(
+                {
+                    "kind": "mark",
+                    "item": rng.choice(marked),
+                    "verdict": rng.choice(["correct", "wrong"]),
+                    "token": token,
+                }
+            )
         elif roll < 0.6:  # double-blind: the item is whatever the queue hands out (a claim)
             actions.append({"kind": "claim", "verdict": rng.choice(["correct", "wrong"]), "token": token})
         else:
@@ -187,9 +193,17 @@ def verify(url: str, acked: list[dict], reviewers: int) -> list[str]:
     """Every acknowledged action is in the log once, and the current verdicts replay them."""
     engine = make_engine(url)
     with engine.connect() as conn:
-        rows = conn.execute(select(VerdictEvent.id, VerdictEvent.reviewer, VerdictEvent.item_key, VerdictEvent.action,
-                                   VerdictEvent.verdict, VerdictEvent.note, VerdictEvent.undoes)
-                            .order_by(VerdictEvent.id)).all()  # fmt: skip
+        rows = conn.execute(
+            select(
+                VerdictEvent.id,
+                VerdictEvent.reviewer,
+                VerdictEvent.item_key,
+                VerdictEvent.action,
+                VerdictEvent.verdict,
+                VerdictEvent.note,
+                VerdictEvent.undoes,
+            ).order_by(VerdictEvent.id)
+        ).all()
     failures: list[str] = []
     marks_by_token: dict[str, list] = {}
     for row in rows:
@@ -249,8 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     engines = ("sqlite", "postgresql") if args.engine == "both" else (args.engine,)
     ok = True
-    print(f"{args.reviewers} reviewer processes x {args.marks} actions (marks, ~10% undos, ~10% re-marks), "
-          f"items drawn from a pool of {POOL}; reviewer 0 killed (SIGKILL) half-way and restarted")  # fmt: skip
+    print(
+        f"{args.reviewers} reviewer processes x {args.marks} actions (marks, ~10% undos, ~10% re-marks), "
+        f"items drawn from a pool of {POOL}; reviewer 0 killed (SIGKILL) half-way and restarted"
+    )
     for engine_name in engines:
         with tempfile.TemporaryDirectory() as tmp:
             server = None
@@ -265,13 +281,17 @@ def main(argv: list[str] | None = None) -> int:
                 if server is not None:
                     server.stop()
         f = figures
-        print(f"{engine_name:<10} {f['marks']} marks ({f['actions']} actions) in {f['wall_s']:.1f} s: "
-              f"{f['marks_per_s']:.0f} marks/s, mark latency p50 {f['p50_ms']:.1f} ms, "
-              f"p99 {f['p99_ms']:.1f} ms; killed and restarted: {f['killed']}")  # fmt: skip
+        print(
+            f"{engine_name:<10} {f['marks']} marks ({f['actions']} actions) in {f['wall_s']:.1f} s: "
+            f"{f['marks_per_s']:.0f} marks/s, mark latency p50 {f['p50_ms']:.1f} ms, "
+            f"p99 {f['p99_ms']:.1f} ms; killed and restarted: {f['killed']}"
+        )
         for failure in failures[:20]:
             print(f"  FAIL {failure}")
-        verdict = ("ok: every acknowledged mark once, undos once, one current verdict each; "
-                   f"{f['blind_items']} double-blind items, none held by two at once, none past two verdicts")
+        verdict = (
+            "ok: every acknowledged mark once, undos once, one current verdict each; "
+            f"{f['blind_items']} double-blind items, none held by two at once, none past two verdicts"
+        )
         print(f"  {verdict if not failures else 'FAILED'}")
         ok &= not failures
     return 0 if ok else 1

@@ -64,7 +64,7 @@ class PgServer:
         """A new empty database: (name, SQLAlchemy URL)."""
         name = f"t_{uuid.uuid4().hex[:16]}"
         with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE template0 ENCODING \'UTF8\'')
+            conn.execute(f"CREATE DATABASE \"{name}\" TEMPLATE template0 ENCODING 'UTF8'")
         return name, self.url(name)
 
     def drop(self, name: str) -> None:
@@ -92,8 +92,12 @@ class PgServer:
 
     def pause(self) -> None:
         """Stop the server (the data stays): what an unreachable database looks like."""
-        subprocess.run([str(self.bins / "pg_ctl"), "-D", str(self.root / "data"), "-m", "fast", "stop"],
-                       check=True, capture_output=True, **self.run_as)  # fmt: skip
+        subprocess.run(
+            [str(self.bins / "pg_ctl"), "-D", str(self.root / "data"), "-m", "fast", "stop"],
+            check=True,
+            capture_output=True,
+            **self.run_as,
+        )
         self.process.wait(timeout=30)
 
     def stop(self) -> None:
@@ -141,8 +145,10 @@ def start(passwords: bool = False) -> PgServer:
     data, sockets = root / "data", root / "sock"
     subprocess.run(
         [str(bins / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale"],
-        check=True, capture_output=True, **run_as,
-    )  # fmt: skip
+        check=True,
+        capture_output=True,
+        **run_as,
+    )
     if passwords:
         (data / "pg_hba.conf").write_text(PASSWORD_HBA)  # rewrites in place: owner and mode stay
     sockets.mkdir()
@@ -165,9 +171,14 @@ def _launch(bins: Path, root: Path, port: int, run_as: dict) -> subprocess.Popen
     """``postgres`` on ``root/data``, 127.0.0.1:``port`` (fsync off: tests need speed, not
     durability), its output appended to ``root/server.log``."""
     settings = {
-        "listen_addresses": "127.0.0.1", "port": str(port), "unix_socket_directories": str(root / "sock"),
-        "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "200",
-    }  # fmt: skip
+        "listen_addresses": "127.0.0.1",
+        "port": str(port),
+        "unix_socket_directories": str(root / "sock"),
+        "fsync": "off",
+        "synchronous_commit": "off",
+        "full_page_writes": "off",
+        "max_connections": "200",
+    }
     args = [str(bins / "postgres"), "-D", str(root / "data")]
     args += [f"--{k.replace('_', '-')}={v}" for k, v in settings.items()]
     with (root / "server.log").open("ab") as log:

@@ -49,10 +49,12 @@ class Population:
         rng = np.random.default_rng(seed)
         self.domain = rng.choice(len(DOMAINS), N_ROWS, p=DOMAIN_SHARES)
         self.bucket = rng.choice(len(BUCKETS), N_ROWS, p=[BUCKET_SHARES[b] for b in BUCKETS])
-        self.accuracy = np.clip(np.array([BUCKET_ACCURACY[b] for b in BUCKETS])[self.bucket]
-                                + (self.domain - 2) * 0.01, 0, 1)  # fmt: skip
-        sample = make_sample(np.array(BUCKETS)[self.bucket].tolist(), np.array(DOMAINS)[self.domain].tolist(),
-                             [None] * N_ROWS)  # fmt: skip
+        self.accuracy = np.clip(
+            np.array([BUCKET_ACCURACY[b] for b in BUCKETS])[self.bucket] + (self.domain - 2) * 0.01, 0, 1
+        )
+        sample = make_sample(
+            np.array(BUCKETS)[self.bucket].tolist(), np.array(DOMAINS)[self.domain].tolist(), [None] * N_ROWS
+        )
         self.strata = build_strata(sample)
         self.row_domain = np.array(DOMAINS)[self.domain]
 

@@ -38,11 +38,16 @@ from scoring.estimate.ppi_plan import plan_arrays
 from scoring.estimate.strata import Strata
 
 B = len(BUCKETS)
-BOTH_PASS, BOTH_FAIL, EXACT_ONLY, OVERLAP_ONLY = (BUCKETS.index(b) for b in
-                                                  ("both_pass", "both_fail", "exact_only", "overlap_only"))  # fmt: skip
+BOTH_PASS, BOTH_FAIL, EXACT_ONLY, OVERLAP_ONLY = (
+    BUCKETS.index(b) for b in ("both_pass", "both_fail", "exact_only", "overlap_only")
+)
 #: per bucket: usual true accuracy, its spread between domains (sd), usual share of a domain's rows
-_BUCKET = {"both_pass": (0.97, 0.03, 0.45), "both_fail": (0.06, 0.04, 0.25), "exact_only": (0.7, 0.12, 0.1),
-           "overlap_only": (0.5, 0.15, 0.2)}  # fmt: skip
+_BUCKET = {
+    "both_pass": (0.97, 0.03, 0.45),
+    "both_fail": (0.06, 0.04, 0.25),
+    "exact_only": (0.7, 0.12, 0.1),
+    "overlap_only": (0.5, 0.15, 0.2),
+}
 BASE, SPREAD, SHARES = (np.array([_BUCKET[b][i] for b in BUCKETS]) for i in range(3))  #: in BUCKETS order
 DOMAINS = ("Geography", "History", "Science", "Art", "Odd", "Tiny")
 DOMAIN_SHARES = (0.34, 0.25, 0.18, 0.127, 0.096, 0.007)
@@ -143,15 +148,19 @@ class Run:
         cell = self.strata.row_cell[done]
         reviewed = np.bincount(cell, minlength=cells).astype(float)
         correct = np.bincount(cell, weights=self.truth[done].astype(float), minlength=cells)
-        table = self.strata.cells.with_columns(reviewed=pl.Series(reviewed, dtype=pl.Int64),
-                                               correct=pl.Series(correct, dtype=pl.Int64))  # fmt: skip
+        table = self.strata.cells.with_columns(
+            reviewed=pl.Series(reviewed, dtype=pl.Int64), correct=pl.Series(correct, dtype=pl.Int64)
+        )
         return replace(self.strata, cells=table, reviewed=reviewed, correct=correct, reviewed_rows=done)
 
     def sample(self, done: np.ndarray, judge: np.ndarray) -> pl.DataFrame:
         """The run as the tool's sample (for ``metric_quality``): reviewed rows' truth, ``judge``'s labels."""
-        return make_sample(np.array(BUCKETS)[self.bucket].tolist(), np.array(DOMAINS)[self.domain].tolist(),
-                           np.where(done, self.truth, None).tolist(),
-                           judge_correct=np.where(np.isnan(judge), None, judge > 0.5).tolist())  # fmt: skip
+        return make_sample(
+            np.array(BUCKETS)[self.bucket].tolist(),
+            np.array(DOMAINS)[self.domain].tolist(),
+            np.where(done, self.truth, None).tolist(),
+            judge_correct=np.where(np.isnan(judge), None, judge > 0.5).tolist(),
+        )
 
 
 def make_run(rng: np.random.Generator, rows: int) -> Run:
@@ -220,8 +229,16 @@ def judges() -> dict[str, Judge]:
     }
 
 
-SHORT = {HUMAN: "human", "judge 95%": "j95", "judge 90%": "j90", "judge 75%": "j75", "judge 50% (useless)": "j50",
-         EXACT_JUDGE: "=exact", "lenient on overlap_only": "lenient", "labels missing on 20%": "miss20%"}  # fmt: skip
+SHORT = {
+    HUMAN: "human",
+    "judge 95%": "j95",
+    "judge 90%": "j90",
+    "judge 75%": "j75",
+    "judge 50% (useless)": "j50",
+    EXACT_JUDGE: "=exact",
+    "lenient on overlap_only": "lenient",
+    "labels missing on 20%": "miss20%",
+}
 
 
 # --------------------------------------------------------------------------- tallies
@@ -248,8 +265,9 @@ class Tally:
     def get(self, key: tuple, name: str, default: float = 0.0) -> float:
         return self.sums.get(key, {}).get(name, default)
 
-    def interval(self, key: tuple, low: float | None, high: float | None, truth: float, shown: bool = True,
-                 census: bool = False) -> None:  # fmt: skip
+    def interval(
+        self, key: tuple, low: float | None, high: float | None, truth: float, shown: bool = True, census: bool = False
+    ) -> None:
         """One interval: withheld when not ``shown`` or without ends; a ``census`` (every row of its
         scope reviewed: it is exact, and covers by construction) is counted apart; an end that is
         not a number is ``nan`` (and a miss); else whether it covers ``truth``."""
@@ -260,8 +278,9 @@ class Tally:
         elif census:
             self.add(key, census=1.0, seen=1.0)
         else:
-            self.add(key, n=1.0, seen=1.0, hit=float(low - TOLERANCE <= truth <= high + TOLERANCE),
-                     width=(high - low) / 2)  # fmt: skip
+            self.add(
+                key, n=1.0, seen=1.0, hit=float(low - TOLERANCE <= truth <= high + TOLERANCE), width=(high - low) / 2
+            )
 
     def coverage(self, key: tuple) -> float | None:
         n = self.get(key, "n")
@@ -281,12 +300,14 @@ def shown(est: object) -> bool:
     return bool(getattr(est, "shown", True))
 
 
-def _estimates(tally: Tally, regime: str, name: str, run: Run, done: np.ndarray, combined: object,
-               domains: Iterable[object]) -> None:  # fmt: skip
+def _estimates(
+    tally: Tally, regime: str, name: str, run: Run, done: np.ndarray, combined: object, domains: Iterable[object]
+) -> None:
     """Coverage of an estimate's combined and per-domain intervals (keys ``(regime, name, scope)``,
     scope ``combined``, ``domains`` pooled, or ``domain <name>``); ``done``: the reviewed rows."""
-    tally.interval((regime, name, "combined"), combined.ci_low, combined.ci_high, run.accuracy(), shown(combined),
-                   bool(done.all()))  # fmt: skip
+    tally.interval(
+        (regime, name, "combined"), combined.ci_low, combined.ci_high, run.accuracy(), shown(combined), bool(done.all())
+    )
     left = np.bincount(run.domain[~done], minlength=len(DOMAINS))  # unreviewed rows per domain
     for est in domains:
         truth, visible = run.accuracy(est.scope), shown(est)
@@ -298,8 +319,12 @@ def _estimates(tally: Tally, regime: str, name: str, run: Run, done: np.ndarray,
 def _ratio(tally: Tally, regime: str, name: str, judged: object, human: object) -> None:
     """Paired half-widths (keys ``(regime, name, "ratio", scope)``) where both intervals are shown."""
     if shown(judged.combined) and shown(human.combined):
-        tally.add((regime, name, "ratio", "combined"), judge=judged.combined.half_width,
-                  human=human.combined.half_width, n=1.0)  # fmt: skip
+        tally.add(
+            (regime, name, "ratio", "combined"),
+            judge=judged.combined.half_width,
+            human=human.combined.half_width,
+            n=1.0,
+        )
     by_scope = {e.scope: e for e in human.domains}
     for est in judged.domains:
         other = by_scope.get(est.scope)
@@ -320,9 +345,12 @@ FIGURES = ("precision", "recall", "specificity", "corrected")
 
 def _metric_truths(passes: np.ndarray, truth: np.ndarray) -> dict[str, float]:
     tp = float(np.sum(passes & truth))
-    return {"precision": tp / max(1, passes.sum()), "recall": tp / max(1, truth.sum()),
-            "specificity": float(np.sum(~passes & ~truth)) / max(1, (~truth).sum()),
-            "corrected": float(truth.mean())}  # fmt: skip
+    return {
+        "precision": tp / max(1, passes.sum()),
+        "recall": tp / max(1, truth.sum()),
+        "specificity": float(np.sum(~passes & ~truth)) / max(1, (~truth).sum()),
+        "corrected": float(truth.mean()),
+    }
 
 
 def _metrics(tally: Tally, regime: str, run: Run, done: np.ndarray) -> None:
@@ -336,8 +364,9 @@ def _metrics(tally: Tally, regime: str, run: Run, done: np.ndarray) -> None:
         truth = _metric_truths(passes[rows], run.truth[rows])
         for figure in FIGURES:
             ratio = getattr(found[metric], figure)
-            tally.interval((regime, "metric", metric, figure), ratio.ci_low, ratio.ci_high, truth[figure],
-                           census=bool(done.all()))  # fmt: skip
+            tally.interval(
+                (regime, "metric", metric, figure), ratio.ci_low, ratio.ci_high, truth[figure], census=bool(done.all())
+            )
 
 
 # --------------------------------------------------------------------------- one run
@@ -401,8 +430,13 @@ def _impossible(plan_table: pl.DataFrame) -> float:
     return float(bool(np.any(planned < reviewed) or np.any(planned > size)))
 
 
-def plan_run(rng: np.random.Generator, rows: int, tally: Tally, pilots: Iterable[int] = PILOTS,
-             targets: Iterable[float] = TARGETS) -> None:  # fmt: skip
+def plan_run(
+    rng: np.random.Generator,
+    rows: int,
+    tally: Tally,
+    pilots: Iterable[int] = PILOTS,
+    targets: Iterable[float] = TARGETS,
+) -> None:
     """One run of ``rows`` rows per pilot size: the pilot, then per target the human-only plan
     (its final estimate) and the 90% judge's plan (its judge-assisted estimate). Keys
     ``(regime, HUMAN or PLAN_JUDGE, ...)`` as :func:`accuracy_run`'s, and ``(regime, name, "plan")``
@@ -424,9 +458,14 @@ def plan_run(rng: np.random.Generator, rows: int, tally: Tally, pilots: Iterable
             for name, (combined, domains), reviewed, chosen in (
                 (HUMAN, (human.combined, human.domains), done, plan),
                 (PLAN_JUDGE, (judged.combined, judged.domains), done_judged, judged_plan),
-            ):  # fmt: skip
+            ):
                 _estimates(tally, regime, name, run, reviewed, combined, domains)
-                tally.add((regime, name, "plan"), n=1.0, within=float(combined.half_width <= target + TOLERANCE),
-                          rows=float(reviewed.sum()), planned=float(chosen.planned),
-                          impossible=_impossible(chosen.strata))  # fmt: skip
+                tally.add(
+                    (regime, name, "plan"),
+                    n=1.0,
+                    within=float(combined.half_width <= target + TOLERANCE),
+                    rows=float(reviewed.sum()),
+                    planned=float(chosen.planned),
+                    impossible=_impossible(chosen.strata),
+                )
             tally.add((regime, "runs"), n=1.0)

@@ -30,14 +30,27 @@ from scoring.compare import SOURCE_TITLES, match_runs, paired_comparisons
 from scoring.compare.database_runs import stored_run
 from scoring.store import ENV_VAR, make_engine
 
-ANSWERS = ["Delhi", "Ganga", "Everest", "Tagore", "Premchand", "Valmiki", "Ashoka", "Akbar", "Kathak", "Sitar",
-           "Diwali", "Kaveri"]  # fmt: skip
+ANSWERS = [
+    "Delhi",
+    "Ganga",
+    "Everest",
+    "Tagore",
+    "Premchand",
+    "Valmiki",
+    "Ashoka",
+    "Akbar",
+    "Kathak",
+    "Sitar",
+    "Diwali",
+    "Kaveri",
+]
 PAYLOAD = "**bold** <img src=x>"
 QUESTIONS = [f"Question {i} about {a.lower()}?" for i, a in enumerate(ANSWERS)]
 QUESTIONS[4] = f"{PAYLOAD} Who wrote Godaan?"
 RIGHT = {"A": set(range(8)), "B": {0, 1, 2, 3, 8, 9}, "C": set(range(12)) - {5}}
 DOMAINS = ["Art", "History"]
 # Markdown-rendering element types (as tests/test_app_pages.py lists them).
+
 
 def _csv(rows: list[list[str]]) -> bytes:
     frame = pd.DataFrame(rows, columns=["qid", "question", "answer", "Domain", "response"])
@@ -68,9 +81,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, store.R
         patch.setenv(ENV_VAR, url)
         engine = make_engine(url)
         saved = {}
-        for key, name, data, model, language in (("A", "gpt_hindi.csv", RUN_A, "GPT", "Hindi"),
-                                                 ("B", "llama_hindi.csv", RUN_B, "Llama", "Hindi"),
-                                                 ("C", "gpt_tamil.csv", RUN_C, "GPT", "Tamil")):  # fmt: skip
+        for key, name, data, model, language in (
+            ("A", "gpt_hindi.csv", RUN_A, "GPT", "Hindi"),
+            ("B", "llama_hindi.csv", RUN_B, "Llama", "Hindi"),
+            ("C", "gpt_tamil.csv", RUN_C, "GPT", "Tamil"),
+        ):
             run = ingest.save_run(engine, data, name).run
             store.update_run_meta(engine, run.id, run.name, model, language)
             saved[key] = store.get_run(engine, run.id)
@@ -97,8 +112,6 @@ def plotly_spec(at: AppTest, key_part: str) -> dict:
     raise AssertionError(f"no plotly chart {key_part!r}; ids {[c.proto.id for c in at.get('plotly_chart')]}")
 
 
-
-
 def test_default_runs_are_those_sharing_questions_and_the_paired_table_is_scoring_compare(runs) -> None:
     at = open_page("compare", run_id=runs["A"].id)
     # Run A shares its qid values with B and C: all three are chosen, A first, then newest first.
@@ -114,8 +127,9 @@ def test_default_runs_are_those_sharing_questions_and_the_paired_table_is_scorin
     assert len(table) == len(expected) == 9  # three pairs x exact, overlap, adjudicated
     assert "Holm p" in table.columns
     for c in expected:
-        got = table[(table["source"] == SOURCE_TITLES[c.source]) & (table["run A"] == c.run_a)
-                    & (table["run B"] == c.run_b)]  # fmt: skip
+        got = table[
+            (table["source"] == SOURCE_TITLES[c.source]) & (table["run A"] == c.run_a) & (table["run B"] == c.run_b)
+        ]
         assert len(got) == 1, (c.source, c.run_a, c.run_b)
         got = got.iloc[0]
         assert (got["n"], got["b (A right, B wrong)"], got["c (A wrong, B right)"]) == (c.n, c.b, c.c)
@@ -124,7 +138,11 @@ def test_default_runs_are_those_sharing_questions_and_the_paired_table_is_scorin
     # Worked numbers for A vs B on exact substring.
     ab = table[(table["source"] == "Exact substring") & (table["run A"] == f"#{runs['A'].id} gpt_hindi")].iloc[0]
     assert (ab["run B"], ab["n"], ab["b (A right, B wrong)"], ab["c (A wrong, B right)"]) == (
-        f"#{runs['B'].id} llama_hindi", 12, 4, 2)
+        f"#{runs['B'].id} llama_hindi",
+        12,
+        4,
+        2,
+    )
     assert ab["McNemar p"] == pytest.approx(0.6875)
     assert ab["difference A − B"] == pytest.approx(2 / 12)
     method_text = " ".join(texts(at))
@@ -133,7 +151,8 @@ def test_default_runs_are_those_sharing_questions_and_the_paired_table_is_scorin
     # Per-run accuracy charts: one per source, one bar trace per run.
     bars = plotly_spec(at, "cmp_bars_exact")
     assert [t["name"] for t in bars["data"] if t["type"] == "bar"][:3] == [
-        html.escape(f"#{runs[k].id} {runs[k].name}") for k in "ABC"]
+        html.escape(f"#{runs[k].id} {runs[k].name}") for k in "ABC"
+    ]
 
 
 def test_two_runs_have_no_holm_column(runs) -> None:
@@ -156,7 +175,9 @@ def test_the_pair_reads_in_the_order_chosen_and_can_be_reversed_as_the_cli_reads
     back = swapped[swapped["source"] == "Exact substring"].iloc[0]
     assert (back["run A"], back["run B"]) == (exact["run B"], exact["run A"])
     assert (back["b (A right, B wrong)"], back["c (A wrong, B right)"]) == (
-        exact["c (A wrong, B right)"], exact["b (A right, B wrong)"])  # fmt: skip
+        exact["c (A wrong, B right)"],
+        exact["b (A right, B wrong)"],
+    )
     assert back["difference A − B"] == pytest.approx(-exact["difference A − B"])
 
 
@@ -220,9 +241,13 @@ def test_unmatched_rows_are_counted_and_listed(runs) -> None:
     assert counts.loc[label["B"]].to_dict() == {"duplicate key": 2, "not in every run": 0, "empty key": 0, "total": 2}
     assert counts.loc[label["C"], "total"] == 0
     listed = frame_with(at, "reason")
-    assert sorted(zip(listed["run"], listed["qid"], listed["reason"])) == sorted([
-        (label["A"], "q99", "not in every run"), (label["B"], "q98", "duplicate key"),
-        (label["B"], "q98", "duplicate key")])  # fmt: skip
+    assert sorted(zip(listed["run"], listed["qid"], listed["reason"])) == sorted(
+        [
+            (label["A"], "q99", "not in every run"),
+            (label["B"], "q98", "duplicate key"),
+            (label["B"], "q98", "duplicate key"),
+        ]
+    )
     assert sorted(listed["row"].tolist()) == [13, 13, 14]  # 1-based rows of each file
 
 
@@ -232,8 +257,11 @@ def test_text_matching_of_runs_in_different_languages_gives_the_advice_and_the_t
     at.toggle(key="cmp_by_id").set_value(False).run()
     assert not at.exception, at.exception
     assert any(t.startswith("Matched on text (question, answer): text match asked for.") for t in texts(at)), texts(at)
-    assert any("share no questions by text (question, answer) (different languages?); every run has the id column "
-               "'qid': match on it." in a for a in alerts(at)), alerts(at)  # fmt: skip
+    assert any(
+        "share no questions by text (question, answer) (different languages?); every run has the id column "
+        "'qid': match on it." in a
+        for a in alerts(at)
+    ), alerts(at)
     assert any("No matched questions" in t for t in texts(at))
     # A and B alone share their questions word for word.
     at.multiselect(key="cmp_runs").set_value([runs["A"].id, runs["B"].id]).run()

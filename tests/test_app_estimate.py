@@ -78,11 +78,19 @@ def marked(sample_engine: Engine, run_id: int, scored: pd.DataFrame) -> dict[str
     exact = by["exact_only"][0]
     mark(sample_engine, key[exact], run_id, "alice", "correct", "inflection")
     judged = [*both_pass.tolist()[:3], *overlap[:3]]
-    judge_cache.save(sample_engine, [
-        {"cache_key": f"{i:064x}", "item_key": key[row], "model": "m", "prompt_version": "v",
-         "label": "CORRECT" if i % 2 == 0 else "INCORRECT"}
-        for i, row in enumerate(judged)
-    ])  # fmt: skip
+    judge_cache.save(
+        sample_engine,
+        [
+            {
+                "cache_key": f"{i:064x}",
+                "item_key": key[row],
+                "model": "m",
+                "prompt_version": "v",
+                "label": "CORRECT" if i % 2 == 0 else "INCORRECT",
+            }
+            for i, row in enumerate(judged)
+        ],
+    )
     return {"overlap": overlap, "both_pass": both_pass.tolist(), "exact": [exact], "judged": judged}
 
 
@@ -109,8 +117,11 @@ def test_the_page_shows_the_stored_estimate_with_intervals_and_methods(
     acc = figures.accuracy
     assert acc.combined.reviewed == len(marked["overlap"]) + len(marked["both_pass"]) + 1 > 8
     table = frame_with(at, "judged correct")
-    assert table["domain"].tolist() == [r.scope for r in acc.rows] == ["Art", "Geography", "History", "Literature",
-                                                                       "combined"]  # fmt: skip
+    assert (
+        table["domain"].tolist()
+        == [r.scope for r in acc.rows]
+        == ["Art", "Geography", "History", "Literature", "combined"]
+    )
     for shown, expected in zip(table.to_dict("records"), acc.rows, strict=True):
         assert shown["rows"] == expected.rows and shown["reviewed"] == expected.reviewed
         assert shown["judged correct"] == expected.correct
@@ -119,8 +130,11 @@ def test_the_page_shows_the_stored_estimate_with_intervals_and_methods(
         assert close(shown["rows in unreviewed buckets"], expected.unknown_weight)
     metric = {m.label: m for m in at.metric}["Estimated true accuracy (combined)"]
     assert metric.value == percent(acc.combined.estimate)
-    assert interval(acc.combined.ci_low, acc.combined.ci_high) in metric.help if acc.combined.shown else (
-        metric.help in (None, ""))  # fmt: skip
+    assert (
+        interval(acc.combined.ci_low, acc.combined.ci_high) in metric.help
+        if acc.combined.shown
+        else (metric.help in (None, ""))
+    )
     # Strata that fell back to their bucket and the unreviewed buckets are named.
     assert acc.fell_back and acc.unreviewed  # the fixture has both
     notes = " ".join(texts(at))
@@ -137,8 +151,12 @@ def test_the_page_shows_the_stored_estimate_with_intervals_and_methods(
     assert [m.metric for m in figures.metrics] == ["exact", "overlap", "judge"]
     for shown_row_, m in zip(metrics.to_dict("records"), figures.metrics, strict=True):
         assert shown_row_["reviewed"] == m.reviewed and shown_row_["rows"] == m.rows
-        for name, ratio in (("precision", m.precision), ("recall", m.recall), ("specificity", m.specificity),
-                            ("corrected accuracy", m.corrected)):  # fmt: skip
+        for name, ratio in (
+            ("precision", m.precision),
+            ("recall", m.recall),
+            ("specificity", m.specificity),
+            ("corrected accuracy", m.corrected),
+        ):
             assert close(shown_row_[name], ratio.value), name
             assert shown_row_[f"{name} 95% CI"] == interval(ratio.ci_low, ratio.ci_high), name
     assert figures.metrics[2].rows == len(marked["judged"])  # the judge over its judged rows only
@@ -172,10 +190,12 @@ def test_the_overview_shows_raw_adjudicated_and_estimated_side_by_side(
     assert estimate["x"] == [r["scope"] for r in expected]
     assert estimate["y"] == pytest.approx([r["estimate"] for r in expected])
     # whiskers for the figures with an interval; a figure too thinly reviewed keeps its bar and says why
-    assert estimate["error_y"]["array"] == pytest.approx([r["ci_high"] - r["estimate"] if r["shown"] else 0
-                                                          for r in expected])  # fmt: skip
-    assert [c[2] for c in estimate["customdata"]] == [("95% CI " + interval(r["ci_low"], r["ci_high"])) if r["shown"]
-                                                      else ci_text(r) for r in expected]  # fmt: skip
+    assert estimate["error_y"]["array"] == pytest.approx(
+        [r["ci_high"] - r["estimate"] if r["shown"] else 0 for r in expected]
+    )
+    assert [c[2] for c in estimate["customdata"]] == [
+        ("95% CI " + interval(r["ci_low"], r["ci_high"])) if r["shown"] else ci_text(r) for r in expected
+    ]
     assert ACCURACY_METHOD in captions(at)
     combined = expected[-1]
     metric = {m.label: m for m in at.metric}["Estimated (combined)"]
@@ -205,7 +225,8 @@ def test_the_planner_table_equals_plan_review_and_its_button_fills_the_audit_sco
     for got, want in zip(shown.to_dict("records"), expected, strict=True):
         assert (got["bucket"], got["domain"]) == (want["bucket"], want["Domain"])
         assert [got[c] for c in ("size", "reviewed", "planned", "remaining")] == [
-            want[c] for c in ("size", "reviewed", "planned", "remaining")]  # fmt: skip
+            want[c] for c in ("size", "reviewed", "planned", "remaining")
+        ]
     assert 0 < plan.remaining < len(scored) - plan.reviewed  # a real choice, not every row
     summary = next(t for t in texts(at) if t.startswith("For ±12.5 points"))
     assert f"{plan.planned:,} rows planned" in summary and f"{plan.remaining:,} remaining" in summary
@@ -278,11 +299,15 @@ def test_reasons_table_counts_and_golden_wrong_downloads(
 
     # Every run: another language's run answering the first flagged question adds its response to
     # the report and its reasons under its own language.
-    other = ingest.save_run(sample_engine, (
-        "question,answer,Domain,response\n"
-        f'"{first["question"]}","{first["answer"]}",{first["Domain"]},another response\n'
-        "Capital?,Delhi,Geography,Delhi\n"
-    ).encode(), "other_model_hindi.csv").run  # fmt: skip
+    other = ingest.save_run(
+        sample_engine,
+        (
+            "question,answer,Domain,response\n"
+            f'"{first["question"]}","{first["answer"]}",{first["Domain"]},another response\n'
+            "Capital?,Delhi,Geography,Delhi\n"
+        ).encode(),
+        "other_model_hindi.csv",
+    ).run
     assert other.language == "Hindi"
     other_keys = store.load_scored(sample_engine, other.id)["item_key"].tolist()
     review.record_mark(sample_engine, other_keys[1], other.id, "bob", "correct", "inflection")
@@ -290,12 +315,16 @@ def test_reasons_table_counts_and_golden_wrong_downloads(
     ok(at.run())
     counts = frame_with(at, "reason")
     assert counts[counts["language"] == "Hindi"][["Domain", "reason", "count"]].values.tolist() == [
-        ["Geography", "inflection", 1]]  # fmt: skip
+        ["Geography", "inflection", 1]
+    ]
     assert counts[counts["language"] != "Hindi"]["count"].sum() == sum(expected.values())
     report = frame_with(at, "flagged_by")
     responses = report[report["question"] == first["question"]]
-    answering = [r.id for r in store.list_runs(sample_engine)  # the other sample runs ask it too
-                 if first["question"] in store.load_table(sample_engine, r.id)["question"].to_list()]  # fmt: skip
+    answering = [
+        r.id
+        for r in store.list_runs(sample_engine)  # the other sample runs ask it too
+        if first["question"] in store.load_table(sample_engine, r.id)["question"].to_list()
+    ]
     assert other.id in answering and run_id in answering
     assert sorted(responses["run_id"]) == sorted(answering)
     assert "another response" in responses["response"].tolist()
@@ -356,8 +385,14 @@ def test_the_page_leads_with_the_figure_and_the_next_step_the_rest_in_tabs(
     sample_engine: Engine, run_id: int, marked: dict[str, list[int]]
 ) -> None:
     at = open_page("estimate", run_id=run_id)
-    assert [t.label for t in at.tabs] == ["Plan", "Judge-assisted", "Metrics vs reviewers", "Reasons",
-                                          "Golden answers wrong", "What-if rules"]  # fmt: skip
+    assert [t.label for t in at.tabs] == [
+        "Plan",
+        "Judge-assisted",
+        "Metrics vs reviewers",
+        "Reasons",
+        "Golden answers wrong",
+        "What-if rules",
+    ]
     tabs = {t.label: t for t in at.tabs}
     # The lead, above the tabs: the estimate's tiles and the next rows to review with their button.
     inside = [w.key for t in at.tabs for w in (*t.button, *t.number_input, *t.checkbox)]
@@ -365,19 +400,28 @@ def test_the_page_leads_with_the_figure_and_the_next_step_the_rest_in_tabs(
     assert at.metric[0].label == "Estimated true accuracy (combined)"
     plan = stored_estimate(sample_engine, run_id, 0.05)[1].plan
     assert plan.remaining > 0
-    assert any(t.startswith(f"Review {plan.remaining:,} more rows of the random sample for ±5 points")
-               for t in texts(at))  # fmt: skip
+    assert any(
+        t.startswith(f"Review {plan.remaining:,} more rows of the random sample for ±5 points") for t in texts(at)
+    )
     assert at.button(key="est_audit").label == f"Put these {plan.remaining:,} rows in the audit scope"
     # Every other section sits in its tab.
     assert [str(s.value) for s in at.main.subheader if str(s.value) in ("Estimated true accuracy", "Next step")] == [
-        "Estimated true accuracy", "Next step"]  # fmt: skip
-    placed = {"Plan": "planned", "Judge-assisted": "judge-assisted", "Metrics vs reviewers": "precision",
-              "Reasons": "reason", "Golden answers wrong": "flagged_by",
-              "What-if rules": "overturns fixed"}  # fmt: skip
+        "Estimated true accuracy",
+        "Next step",
+    ]
+    placed = {
+        "Plan": "planned",
+        "Judge-assisted": "judge-assisted",
+        "Metrics vs reviewers": "precision",
+        "Reasons": "reason",
+        "Golden answers wrong": "flagged_by",
+        "What-if rules": "overturns fixed",
+    }
     for label, column in placed.items():
         assert any(column in d.value.columns for d in tabs[label].dataframe), (label, column)
     outside = {c for d in at.dataframe for c in d.value.columns} - {
-        c for t in at.tabs for d in t.dataframe for c in d.value.columns}  # fmt: skip
+        c for t in at.tabs for d in t.dataframe for c in d.value.columns
+    }
     assert "judged correct" in outside  # the per-domain estimate stays in the lead
     assert tabs["Reasons"].radio(key="est_reason_runs") is not None
     assert tabs["Golden answers wrong"].get("download_button")
@@ -394,7 +438,8 @@ def test_before_any_evidence_the_pilot_leads_and_the_planner_sits_in_the_plan_ta
     assert "Next step" not in [str(s.value) for s in at.main.subheader]
     # The sample run has no judge labels: its tab says so rather than stay blank.
     assert [str(i.value) for i in tabs["Judge-assisted"].info] == [
-        "No judge-assisted estimate: the judge has labelled no row of this run (the Judge page runs it)."]
+        "No judge-assisted estimate: the judge has labelled no row of this run (the Judge page runs it)."
+    ]
 
 
 # --- the plan's half-width: the pilot first, then the one asked for, kept per run (issue 27) -------

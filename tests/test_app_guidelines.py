@@ -23,8 +23,9 @@ from scoring import ingest, review
 from scoring import verdict_export as export
 from scoring.store import guideline_log as stored
 
-MARKUP = ("# Heading\n**bold** [link](http://127.0.0.1:9/x) ![img](http://127.0.0.1:9/p.png) "
-          "<img src=x onerror=alert(1)>")
+MARKUP = (
+    "# Heading\n**bold** [link](http://127.0.0.1:9/x) ![img](http://127.0.0.1:9/p.png) <img src=x onerror=alert(1)>"
+)
 
 
 @pytest.fixture(autouse=True)

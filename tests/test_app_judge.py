@@ -376,8 +376,13 @@ def reviewed(sample_engine: Engine, run_id: int, scored: pd.DataFrame, stub: Stu
         small[keys[i]] = judge.UNPARSED
     for i in sample[-2:]:
         small[keys[i]] = judge.INCORRECT if small[keys[i]] == judge.CORRECT else judge.CORRECT
-    judge_cache.save(sample_engine, [{"cache_key": f"small-{k}", "item_key": k, "model": "small",
-                                      "prompt_version": "v0", "label": v} for k, v in small.items()])  # fmt: skip
+    judge_cache.save(
+        sample_engine,
+        [
+            {"cache_key": f"small-{k}", "item_key": k, "model": "small", "prompt_version": "v0", "label": v}
+            for k, v in small.items()
+        ],
+    )
     return {"keys": keys, "labels": labels, "sample": sample, "against": sorted(against), "by_hand": by_hand}
 
 

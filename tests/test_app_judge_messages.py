@@ -47,8 +47,16 @@ def keys(sample_engine: Engine, run_id: int) -> list[str]:
 
 def label_every_row(engine: Engine, keys: list[str]) -> None:
     """MODEL's reply "correct" on every row, stored as a judge run stores it (nothing sent)."""
-    rows = [{"cache_key": f"m-{k}", "item_key": k, "model": MODEL, "prompt_version": judge.PROMPT_VERSION,
-             "label": judge.CORRECT} for k in keys]  # fmt: skip
+    rows = [
+        {
+            "cache_key": f"m-{k}",
+            "item_key": k,
+            "model": MODEL,
+            "prompt_version": judge.PROMPT_VERSION,
+            "label": judge.CORRECT,
+        }
+        for k in keys
+    ]
     judge_cache.save(engine, rows)
 
 
@@ -81,8 +89,9 @@ def test_fresh_run_says_no_row_has_a_judge_label_yet(sample_engine: Engine, conf
     at = open_page("judge")
     assert_nothing_claimed(at)
     assert_no_trust_tables(at)
-    assert any(t.startswith("No row has a judge label yet") and "Judge every row not yet judged" in t
-               for t in texts(at)), texts(at)  # fmt: skip
+    assert any(
+        t.startswith("No row has a judge label yet") and "Judge every row not yet judged" in t for t in texts(at)
+    ), texts(at)
     # The accuracy table keeps its pending counts; a domain with no judged row has no accuracy to show.
     table = next(df for df in at.dataframe if "pending" in df.value.columns)
     cells = browser_cells(table).set_index(table.value["domain"])
@@ -131,8 +140,9 @@ def test_reviewed_rows_without_judge_labels_make_no_claim(
     at = open_page("judge")
     assert_nothing_claimed(at)
     assert_no_trust_tables(at)
-    assert any(t.startswith("The 10 reviewed rows of the random sample have no judge label yet")
-               for t in texts(at)), texts(at)  # fmt: skip
+    assert any(t.startswith("The 10 reviewed rows of the random sample have no judge label yet") for t in texts(at)), (
+        texts(at)
+    )
 
 
 def test_judge_labels_without_reviewed_rows_make_no_claim(sample_engine: Engine, keys: list[str]) -> None:

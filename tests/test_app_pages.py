@@ -81,6 +81,7 @@ XSS_FRAME = pd.DataFrame(
 XSS_CSV = XSS_FRAME.to_csv(index=False).encode("utf-8")
 # Element types whose text Streamlit renders as Markdown.
 
+
 @pytest.fixture
 def db_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """A fresh SQLite database for the app, selected through REVIEW_DB_URL."""
@@ -126,19 +127,20 @@ def run_param(at: AppTest) -> str | None:
     return value
 
 
-
 def titles(at: AppTest) -> list[str]:
     return [str(t.value).replace("\\", "") for t in at.title]  # titles are Markdown-escaped
-
-
 
 
 def cli_report(path: Path) -> dict:
     """``python -m scoring score --json`` on a file, as a subprocess."""
     done = subprocess.run(
         [sys.executable, "-m", "scoring", "score", "--json", "--responses", str(path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -588,12 +590,15 @@ def test_reviewers_page_units_duplicates_conflicts_and_carried_marks(db_url: str
     assert per.loc["alice", "duplicate rows"] == 1  # alice's 2 items cover 3 rows
     assert per.loc["bob", "wrong"] == 1 and per.loc["bob", "duplicate rows"] == 1
     texts = page_texts(at)
-    assert "All reviewers together: 3 item(s) with a verdict, on 4 row(s) of this run; " \
-           "1 of those items appear on more than one row." in texts  # fmt: skip
+    assert (
+        "All reviewers together: 3 item(s) with a verdict, on 4 row(s) of this run; "
+        "1 of those items appear on more than one row." in texts
+    )
     # current_verdicts tells the run each mark was given in: carol's mark on the other run shows here.
     assert per.loc["carol", "marked in another run"] == 1 and per.loc["alice", "marked in another run"] == 0
-    assert any(t.startswith("carol: 1 verdict(s) carried over") and f"1 marked in run #{other.id}" in t
-               for t in texts), texts  # fmt: skip
+    assert any(
+        t.startswith("carol: 1 verdict(s) carried over") and f"1 marked in run #{other.id}" in t for t in texts
+    ), texts
 
     assert "1 conflict(s): items whose reviewers' current verdicts differ (2 rows, counting duplicate rows)." in texts
     conflicts = frame_with(at, "golden answer")
@@ -656,7 +661,10 @@ def test_upload_with_other_field_names_asks_which_is_which_and_remembers(db_url:
     boxes = mapping_boxes(at)
     assert set(boxes) == {"Golden answer", "Response", "Question", "Domain"}
     assert (boxes["Golden answer"].value, boxes["Response"].value, boxes["Domain"].value) == (
-        "target", "prediction", "category")  # fmt: skip
+        "target",
+        "prediction",
+        "category",
+    )
     assert boxes["Question"].value is None
     assert "Delhi | Agra" in boxes["Golden answer"].format_func("target")
     boxes["Question"].set_value("id")
@@ -689,8 +697,12 @@ def test_harness_logs_upload_as_runs_with_their_model(db_url: str, engine: Engin
     at.switch_page(UPLOAD_PAGE)
     at.run()
     samples, results = HARNESS / "lm_eval_samples_indic_qa.jsonl", HARNESS / "lm_eval_results.json"
-    at.file_uploader(key="uploads").set_value([(samples.name, samples.read_bytes(), "application/json"),
-                                               (results.name, results.read_bytes(), "application/json")])  # fmt: skip
+    at.file_uploader(key="uploads").set_value(
+        [
+            (samples.name, samples.read_bytes(), "application/json"),
+            (results.name, results.read_bytes(), "application/json"),
+        ]
+    )
     at.run()
     assert not at.exception, at.exception
     names = [r.filename for r in store.list_runs(engine)]
@@ -714,7 +726,10 @@ def test_the_domain_can_be_another_metadata_field_of_a_harness_log(db_url: str, 
     assert not at.exception, at.exception
     boxes = mapping_boxes(at)
     assert (boxes["Golden answer"].value, boxes["Response"].value, boxes["Domain"].value) == (
-        "answer", "response", "Domain")  # fmt: skip
+        "answer",
+        "response",
+        "Domain",
+    )
     assert "Bharhut" in boxes["Domain"].format_func("metadata_source")
     boxes["Domain"].set_value("metadata_source")
     save_mapping(at)

@@ -34,11 +34,19 @@ def _review_half(engine: Engine, run_id: int) -> None:
 
 def _judge_all(engine: Engine, run_id: int) -> None:
     scored = store.load_scored(engine, run_id)
-    judge_cache.save(engine, [
-        {"cache_key": f"{i:064x}", "item_key": row.item_key, "model": "m", "prompt_version": "v",
-         "label": "CORRECT" if row.bucket in ("both_pass", "overlap_only") else "INCORRECT"}
-        for i, row in enumerate(scored.itertuples())
-    ])  # fmt: skip
+    judge_cache.save(
+        engine,
+        [
+            {
+                "cache_key": f"{i:064x}",
+                "item_key": row.item_key,
+                "model": "m",
+                "prompt_version": "v",
+                "label": "CORRECT" if row.bucket in ("both_pass", "overlap_only") else "INCORRECT",
+            }
+            for i, row in enumerate(scored.itertuples())
+        ],
+    )
 
 
 def _captions(at) -> str:  # noqa: ANN001
@@ -64,11 +72,13 @@ def test_the_true_accuracy_page_shows_both_estimates_and_plans_with_the_judge(
     table = frame_with(at, "judge-assisted 95% CI")
     assert table["domain"].tolist() == side["scope"].to_list()
     assert table["human-only 95% CI"].tolist() == [ci_text(r, "human_ci_low", "human_ci_high") for r in side.to_dicts()]
-    assert table["judge-assisted 95% CI"].tolist() == [ci_text(r, "judge_ci_low", "judge_ci_high")
-                                                       for r in side.to_dicts()]  # fmt: skip
+    assert table["judge-assisted 95% CI"].tolist() == [
+        ci_text(r, "judge_ci_low", "judge_ci_high") for r in side.to_dicts()
+    ]
     assert table["judge-assisted"].tolist() == pytest.approx(side["judge_estimate"].to_list())
-    assert table["the judge narrows it"].tolist() == ["yes" if u else "no: human-only figure"
-                                                      for u in side["uses_judge"]]  # fmt: skip
+    assert table["the judge narrows it"].tolist() == [
+        "yes" if u else "no: human-only figure" for u in side["uses_judge"]
+    ]
     # this judge says what the buckets say: it narrows nothing, and the page leads with the human-only
     # figure and says so in plain words
     assert not combined["uses_judge"]

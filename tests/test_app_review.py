@@ -135,8 +135,10 @@ def test_a_finished_scope_says_so_marks_nothing_and_rows_reopen_on_purpose(
         click(at, "q_yes")
     assert progress(at) == (len(order), len(order))
     done = [a for a in alerts(at) if a.startswith("Done: every row of this scope has your verdict")]
-    assert done == [f'Done: every row of this scope has your verdict ({len(order)} rows: {len(order)} correct, '
-                    '0 wrong). Open "My verdicts" to revisit one.'], alerts(at)
+    assert done == [
+        f"Done: every row of this scope has your verdict ({len(order)} rows: {len(order)} correct, "
+        '0 wrong). Open "My verdicts" to revisit one.'
+    ], alerts(at)
     assert not [t for t in texts(at) if t.startswith("Row ")], "a finished scope shows no row to mark"
     assert not [b for b in at.button if b.key in ("q_yes", "q_no", "q_skip", "q_undo")]
     before = event_count(sample_engine)
@@ -504,7 +506,10 @@ def test_an_adjudicator_decides_a_conflict_and_the_reviewers_page_counts_what_wa
     assert any("Waiting for a decision: 1 item(s)" in t for t in texts(at))
     decided = review.adjudications(sample_engine).loc[key_of(scored, first)]
     assert (decided["adjudicator"], decided["decision"], decided["adjudication_note"]) == (
-        "ana", "wrong", "narrower golden answer")  # fmt: skip
+        "ana",
+        "wrong",
+        "narrower golden answer",
+    )
     final = export.build_export(sample_engine, run_id).iloc[first]
     assert (final["final_verdict"], final["final_source"]) == ("wrong", "adjudicated")
     at = open_page("reviewers", reviewer="ana", run_id=run_id)

@@ -9,8 +9,12 @@ from apptest_support import open_page, texts
 
 from scoring.core.verdict_rules import AUTO_RULE, AUTO_RULE_TEXT, PENDING
 
-WORDS = {"both_pass": "both metrics pass", "exact_only": "only exact substring passes", "both_fail": "both fail",
-         "overlap_only": "only word overlap passes"}  # fmt: skip
+WORDS = {
+    "both_pass": "both metrics pass",
+    "exact_only": "only exact substring passes",
+    "both_fail": "both fail",
+    "overlap_only": "only word overlap passes",
+}
 
 
 def test_the_words_say_what_the_rule_does() -> None:

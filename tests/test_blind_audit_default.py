@@ -44,8 +44,13 @@ def _key(scored: pd.DataFrame, row_idx: int) -> str:
 
 def _judge(engine: Engine, keys: list[str]) -> None:
     """A stored judge label for each item, so a card that is not blind says "Judge suggests"."""
-    judge_cache.save(engine, [{"cache_key": f"t-{k}", "item_key": k, "model": "m", "prompt_version": "v0",
-                               "label": "CORRECT"} for k in keys])  # fmt: skip
+    judge_cache.save(
+        engine,
+        [
+            {"cache_key": f"t-{k}", "item_key": k, "model": "m", "prompt_version": "v0", "label": "CORRECT"}
+            for k in keys
+        ],
+    )
 
 
 def _audit_queue(run: store.RunInfo) -> AppTest:

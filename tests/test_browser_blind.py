@@ -118,8 +118,9 @@ def test_an_audit_row_is_blind_in_a_bucket_scope_and_in_my_verdicts(browser: Bro
         # My verdicts, in the bucket's scope: the audit row's bucket reads hidden.
         bob.locator(".st-key-q_view button", has_text="My verdicts").click()
         settle(bob)
-        expect(_main(bob)).to_contain_text(f"{position + 1} of the {position + 1} rows of this scope",
-                                           timeout=TIMEOUT_MS)  # fmt: skip
+        expect(_main(bob)).to_contain_text(
+            f"{position + 1} of the {position + 1} rows of this scope", timeout=TIMEOUT_MS
+        )
         grid = _main(bob).locator("[data-testid='stDataFrame']")
         expect(grid).to_contain_text("verdict", timeout=TIMEOUT_MS)
         cells = grid.inner_text()

@@ -63,8 +63,15 @@ def test_compare_three_uploaded_runs_and_open_a_discordant_question_in_the_queue
     expect(paired).to_be_visible()
     headers = paired.locator("[role='columnheader']").all_inner_texts()  # the grid draws visible columns only
     # The pair, then the answer: the difference, its interval and p come before the counts.
-    assert headers[:7] == ["source", "run A", "run B", "difference A − B", "95% CI of the difference", "McNemar p",
-                           "Holm p"], headers  # fmt: skip
+    assert headers[:7] == [
+        "source",
+        "run A",
+        "run B",
+        "difference A − B",
+        "95% CI of the difference",
+        "McNemar p",
+        "Holm p",
+    ], headers
     # ... and the page leads with it in words, one sentence per pair.
     answer = page.locator(".st-key-cmp_answer").inner_text()
     assert answer.count("matched questions") == 3 and "McNemar p" in answer, answer

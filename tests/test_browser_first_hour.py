@@ -33,8 +33,9 @@ def first_hour_csv() -> bytes:
     for i in range(60):
         domain = ("History", "Art", "Geography")[i % 3]
         answer = f"fh{i} river"
-        response = {0: f"It is {answer}.", 1: f"river fh{i} region", 2: f"nothing about it {i}",
-                    3: f"the {answer}s"}[i % 4]  # fmt: skip
+        response = {0: f"It is {answer}.", 1: f"river fh{i} region", 2: f"nothing about it {i}", 3: f"the {answer}s"}[
+            i % 4
+        ]
         lines.append(f"first hour question {i}?,{answer},{domain},{response}")
     return ("\n".join(lines) + "\n").encode("utf-8")
 
@@ -57,7 +58,8 @@ def test_the_first_hour_of_a_new_team(server: AppServer, page: Page) -> None:
     settle(page)
     data = first_hour_csv()
     page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
-        files=[{"name": NAME, "mimeType": "text/csv", "buffer": data}])  # fmt: skip
+        files=[{"name": NAME, "mimeType": "text/csv", "buffer": data}]
+    )
     expect(page.locator("h1").first).to_contain_text(f"Overview: {Path(NAME).stem}", timeout=TIMEOUT_MS)
     settle(page)
     no_exception(page, "the Overview after the upload")

@@ -61,7 +61,9 @@ def focus_page(page: Page) -> None:
     """Click the title, so no field has the focus and letters go to the keyboard handler."""
     page.locator("h1").first.click()
     assert page.evaluate("() => document.activeElement ? document.activeElement.tagName : ''") not in (
-        "INPUT", "TEXTAREA")  # fmt: skip
+        "INPUT",
+        "TEXTAREA",
+    )
 
 
 def stored_events(db_url: str, reviewer: str) -> list[tuple[str, str, str | None]]:
@@ -69,8 +71,11 @@ def stored_events(db_url: str, reviewer: str) -> list[tuple[str, str, str | None
     engine = make_engine(db_url)
     try:
         with engine.connect() as conn:
-            stmt = select(VerdictEvent.action, VerdictEvent.item_key, VerdictEvent.verdict).where(
-                VerdictEvent.reviewer == reviewer).order_by(VerdictEvent.id)  # fmt: skip
+            stmt = (
+                select(VerdictEvent.action, VerdictEvent.item_key, VerdictEvent.verdict)
+                .where(VerdictEvent.reviewer == reviewer)
+                .order_by(VerdictEvent.id)
+            )
             return [(str(a), str(k), v) for a, k, v in conn.execute(stmt)]
     finally:
         engine.dispose()
@@ -102,8 +107,9 @@ def wait_for_events(page: Page, db_url: str, reviewer: str, count: int, timeout_
     settle(page)
 
 
-def check_burst(page: Page, server: AppServer, keys_of: dict[str, str], reviewer: str, keys: str, gap_ms: int,
-                before: int) -> None:  # fmt: skip
+def check_burst(
+    page: Page, server: AppServer, keys_of: dict[str, str], reviewer: str, keys: str, gap_ms: int, before: int
+) -> None:
     """Press ``keys`` ``gap_ms`` apart; each must be stored once, on the row shown at its press."""
     page.evaluate(RECORD_PRESSES)
     focus_page(page)
@@ -237,7 +243,8 @@ def test_every_click_applies_once_to_the_row_seen_even_mid_redraw(server: AppSer
     assert all(c["question"] for c in clicked), clicked
     wanted = [("mark", keys_of[c["question"]], CLICK_VERDICT[c["button"]]) for c in clicked]
     got = stored_events(server.db_url, "clicker")
-    print(f"clicks 150 ms apart: {len(buttons)} clicked, {len(got)} stored; rows seen "
-          f"{[c['question'] for c in clicked]}")  # fmt: skip
+    print(
+        f"clicks 150 ms apart: {len(buttons)} clicked, {len(got)} stored; rows seen {[c['question'] for c in clicked]}"
+    )
     assert got == wanted, f"stored {got}\nwanted (one per click, on the row seen) {wanted}"
     assert not NOT_APPLIED.search(page.locator(MAIN).inner_text()), page.locator(MAIN).inner_text()[:1500]

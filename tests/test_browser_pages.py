@@ -112,8 +112,9 @@ def test_a_first_start_compares_the_sample_set(server: AppServer, page: Page) ->
     page.goto(server.url, timeout=TIMEOUT_MS)
     settle(page)
     picker = page.locator("[data-testid='stSidebar']").get_by_role("combobox", name="Run")
-    expect(picker).to_have_value(re.compile(r"^#\d+ Sample run · sample-model-a · .* · sample \(40 rows\)$"),
-                                 timeout=TIMEOUT_MS)  # fmt: skip
+    expect(picker).to_have_value(
+        re.compile(r"^#\d+ Sample run · sample-model-a · .* · sample \(40 rows\)$"), timeout=TIMEOUT_MS
+    )
     open_nav(page, "Compare", "Compare runs")
     body = main(page)
     expect(body).to_contain_text("Matched on id column 'question_id'", timeout=TIMEOUT_MS)
@@ -138,8 +139,7 @@ GLYPH_WIDTHS = """(letters) => {
     const box = ctx.measureText("\\u0378").width;  // unassigned: always the missing-glyph box
     return {font: font, box: box, widths: [...letters].map((c) => ctx.measureText(c).width)};
 }"""
-INDIC_LETTERS = {"Devanagari": "कखगघचजटडतदनपमयरलवसह", "Tamil": "கஙசஞடணதநபமயரலவழளறன",
-                 "Bengali": "কখগঘচজটডতদনপমযরলসহ"}  # fmt: skip
+INDIC_LETTERS = {"Devanagari": "कखगघचजटडतदनपमयरलवसह", "Tamil": "கஙசஞடணதநபமயரலவழளறன", "Bengali": "কখগঘচজটডতদনপমযরলসহ"}
 
 
 def test_indic_text_is_drawn_with_real_glyphs(server: AppServer, page: Page) -> None:

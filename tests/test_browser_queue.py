@@ -63,8 +63,11 @@ def events_of(db_url: str, reviewer: str) -> list[tuple[str, str, str | None]]:
     engine = make_engine(db_url)
     try:
         with engine.connect() as conn:
-            stmt = select(VerdictEvent.action, VerdictEvent.item_key, VerdictEvent.verdict).where(
-                VerdictEvent.reviewer == reviewer).order_by(VerdictEvent.id)  # fmt: skip
+            stmt = (
+                select(VerdictEvent.action, VerdictEvent.item_key, VerdictEvent.verdict)
+                .where(VerdictEvent.reviewer == reviewer)
+                .order_by(VerdictEvent.id)
+            )
             return [tuple(r) for r in conn.execute(stmt)]
     finally:
         engine.dispose()
@@ -369,8 +372,10 @@ def test_two_reviewers_mark_while_someone_uploads_a_large_file(server: AppServer
                 marked[name].append((row, "correct" if key == "y" else "wrong"))
                 took.append(seconds)
         expect(uploader.locator("h1").first).to_contain_text("Overview: big_model_hindi", timeout=300_000)
-        print(f"press to saved while uploading 200k rows: median {statistics.median(took):.3f} s, "
-              f"max {max(took):.3f} s over {len(took)} marks")  # fmt: skip
+        print(
+            f"press to saved while uploading 200k rows: median {statistics.median(took):.3f} s, "
+            f"max {max(took):.3f} s over {len(took)} marks"
+        )
         order = review_rows(server.db_url, data)
         for first, (name, page) in enumerate((("alice2", alice), ("bob2", bob))):
             no_exception(page, f"{name}'s queue")

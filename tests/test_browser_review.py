@@ -45,10 +45,13 @@ CSV = (
 SCORED = score_frame(load_bytes(CSV, NAME).frame)
 IN_FILE = SCORED.index[SCORED["bucket"] == "overlap_only"].tolist()
 # The review order of a new reviewer: the run's seeded permutation (the seed comes from the file).
-ORDER = [IN_FILE[j] for j in review_order(
-    [item_key(*SCORED.loc[i, ["question", "answer", "response"]]) for i in IN_FILE],
-    seed_from_sha(hashlib.sha256(CSV).hexdigest()),
-)]  # fmt: skip
+ORDER = [
+    IN_FILE[j]
+    for j in review_order(
+        [item_key(*SCORED.loc[i, ["question", "answer", "response"]]) for i in IN_FILE],
+        seed_from_sha(hashlib.sha256(CSV).hexdigest()),
+    )
+]
 
 
 def current_verdicts(db_url: str) -> dict[int, str]:
@@ -234,7 +237,7 @@ def test_the_card_its_buttons_and_fields_fit_a_1280_by_720_laptop_window(server:
             *((key, page.locator(f".st-key-{key}")) for key in ("q_yes", "q_no", "q_skip", "q_undo")),
             ("reason", page.locator("[class*='st-key-q_reason_']")),
             ("note", page.locator("[class*='st-key-q_note_']")),
-        ):  # fmt: skip
+        ):
             box = locator.first.bounding_box()
             assert box is not None, what
             assert 0 <= box["y"] and box["y"] + box["height"] <= 720, (what, box)

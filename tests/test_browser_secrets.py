@@ -89,8 +89,7 @@ def _export_cli(db: str, run_id: int, out: Path, *extra: str) -> subprocess.Pope
     """``python -m scoring export`` started in the background (the tests' CLI runs overlap the
     browser's waits: each costs seconds of imports)."""
     args = [sys.executable, "-m", "scoring", "export", "--db", db, "--run", str(run_id), "--out", str(out), *extra]
-    return subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            encoding="utf-8")  # fmt: skip
+    return subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
 
 
 def _finish(process: subprocess.Popen[str], seen: Seen, what: str) -> tuple[int, str, str]:

@@ -22,12 +22,12 @@ from scoring.store import make_engine
 MAIN = "[data-testid='stMain']"
 
 
-
 def _switch_mode(page, label: str) -> None:
     """Open the queue's "Review mode" popover, as a person does, flip a switch, close it again."""
     page.locator("[data-testid='stPopover'] button", has_text="Review mode").click()
     page.locator("[data-testid='stPopoverBody'] label", has_text=label).click()
     page.keyboard.press("Escape")
+
 
 def _reviewer_page(browser: Browser, url: str, name: str) -> Page:
     page = browser.new_context().new_page()

@@ -25,11 +25,17 @@ def frame(rows: list[tuple], extra: dict[str, list] | None = None) -> pl.DataFra
 def verdict_run(label: str, verdicts: list[bool], domains: list[str] | None = None, **columns: list) -> C.Run:
     """A run whose exact and overlap verdicts are given outright (question q0, q1...)."""
     n = len(verdicts)
-    table = pl.DataFrame({
-        "question": [f"q{i}" for i in range(n)], "answer": ["a"] * n,
-        "Domain": domains or ["Art"] * n, "response": [f"{label} says {i}" for i in range(n)],
-        "exact_correct": verdicts, "overlap_correct": verdicts, **columns,
-    })  # fmt: skip
+    table = pl.DataFrame(
+        {
+            "question": [f"q{i}" for i in range(n)],
+            "answer": ["a"] * n,
+            "Domain": domains or ["Art"] * n,
+            "response": [f"{label} says {i}" for i in range(n)],
+            "exact_correct": verdicts,
+            "overlap_correct": verdicts,
+            **columns,
+        }
+    )
     return C.make_run(label, table)
 
 
@@ -98,10 +104,15 @@ def test_holm_worked_example() -> None:
 
 
 def test_match_by_text_ignores_surrounding_space_and_keeps_the_first_runs_order() -> None:
-    a = C.scored_run("A", frame([("q1", "Delhi", "Geo", "Delhi"), ("q2", "Ganga", "Geo", "no"),
-                                 ("q3", "Tagore", "Lit", "Tagore")]))  # fmt: skip
-    b = C.scored_run("B", frame([("q3", "Tagore", "Lit", "R. Tagore"), (" q1", "Delhi ", "Geo", "Mumbai"),
-                                 ("q2", "Ganga", "Geo", "Ganga")]))  # fmt: skip
+    a = C.scored_run(
+        "A", frame([("q1", "Delhi", "Geo", "Delhi"), ("q2", "Ganga", "Geo", "no"), ("q3", "Tagore", "Lit", "Tagore")])
+    )
+    b = C.scored_run(
+        "B",
+        frame(
+            [("q3", "Tagore", "Lit", "R. Tagore"), (" q1", "Delhi ", "Geo", "Mumbai"), ("q2", "Ganga", "Geo", "Ganga")]
+        ),
+    )
     match = C.match_runs([a, b])
     assert match.key == ("question", "answer") and not match.by_id
     assert match.matched["question"].to_list() == ["q1", "q2", "q3"]
@@ -115,8 +126,18 @@ def test_match_by_text_ignores_surrounding_space_and_keeps_the_first_runs_order(
 
 
 def test_duplicates_and_rows_in_one_run_only_are_counted_and_listed() -> None:
-    a = C.scored_run("A", frame([("q1", "x", "Art", "x"), ("q2", "y", "Art", "y"), ("q2", "y", "Art", "y?"),
-                                 ("q4", "w", "Art", "w"), ("", "", "Art", "blank key")]))  # fmt: skip
+    a = C.scored_run(
+        "A",
+        frame(
+            [
+                ("q1", "x", "Art", "x"),
+                ("q2", "y", "Art", "y"),
+                ("q2", "y", "Art", "y?"),
+                ("q4", "w", "Art", "w"),
+                ("", "", "Art", "blank key"),
+            ]
+        ),
+    )
     b = C.scored_run("B", frame([("q1", "x", "Art", "x"), ("q2", "y", "Art", "y"), ("q3", "z", "Art", "z")]))
     match = C.match_runs([a, b])
     assert match.matched["question"].to_list() == ["q1"]
@@ -153,10 +174,16 @@ def test_three_runs_match_only_keys_present_once_in_every_run() -> None:
 
 
 def test_match_by_id_across_languages_and_the_no_shared_questions_advice() -> None:
-    english = C.scored_run("en", frame([("Capital?", "Delhi", "Geography", "Delhi"), ("River?", "Ganga", "Geography",
-                                        "Yamuna")], {"qid": ["1", "2"]}))  # fmt: skip
-    hindi = C.scored_run("hi", frame([("राजधानी?", "दिल्ली", "भूगोल", "दिल्ली"), ("नदी?", "गंगा", "भूगोल", "गंगा")],
-                                     {"qid": ["2", "1"]}))  # fmt: skip
+    english = C.scored_run(
+        "en",
+        frame(
+            [("Capital?", "Delhi", "Geography", "Delhi"), ("River?", "Ganga", "Geography", "Yamuna")],
+            {"qid": ["1", "2"]},
+        ),
+    )
+    hindi = C.scored_run(
+        "hi", frame([("राजधानी?", "दिल्ली", "भूगोल", "दिल्ली"), ("नदी?", "गंगा", "भूगोल", "गंगा")], {"qid": ["2", "1"]})
+    )
     by_text = C.match_runs([english, hindi])
     assert by_text.no_shared_rows and by_text.n_matched == 0
     assert by_text.id_column == "qid"
@@ -193,8 +220,19 @@ def test_key_choice_and_key_errors() -> None:
 def test_readable_matched_names_columns_by_run_label() -> None:
     a, b = verdict_run("A", [True, False]), verdict_run("B", [True, True])
     out = C.readable_matched(C.match_runs([a, b]))
-    assert out.columns == ["question", "answer", "Domain", "row[A]", "response[A]", "exact[A]", "overlap[A]",
-                           "row[B]", "response[B]", "exact[B]", "overlap[B]"]  # fmt: skip
+    assert out.columns == [
+        "question",
+        "answer",
+        "Domain",
+        "row[A]",
+        "response[A]",
+        "exact[A]",
+        "overlap[A]",
+        "row[B]",
+        "response[B]",
+        "exact[B]",
+        "overlap[B]",
+    ]
     assert out["exact[B]"].to_list() == [True, True]
 
 
@@ -207,8 +245,10 @@ def test_unique_labels_tell_repeated_names_apart() -> None:
 
 
 def test_scored_run_rescores_a_file_that_already_carries_metrics() -> None:
-    table = frame([("q", "Delhi", "Art", "New Delhi")], {"bucket": ["both_fail"], "is_blank": ["True"],
-                                                         "exact_correct": ["False"]})  # fmt: skip
+    table = frame(
+        [("q", "Delhi", "Art", "New Delhi")],
+        {"bucket": ["both_fail"], "is_blank": ["True"], "exact_correct": ["False"]},
+    )
     run = C.scored_run("export.csv", table)
     assert run.table[C.verdict_column(C.EXACT)].to_list() == [True]
     assert run.table["bucket"].to_list() == ["both_pass"]
@@ -226,8 +266,15 @@ def test_judge_labels_and_final_verdicts_become_verdicts_with_unknowns() -> None
 
 
 def test_accuracy_agrees_with_the_score_report_for_the_metrics() -> None:
-    table = frame([("q1", "Delhi", "Geo", "Delhi"), ("q2", "Ganga", "Geo", "no"), ("q3", "Tagore", "Lit", "Tagore"),
-                   ("q4", "Red Fort", "Art", "fort red"), ("q5", "x", "Art", " ")])  # fmt: skip
+    table = frame(
+        [
+            ("q1", "Delhi", "Geo", "Delhi"),
+            ("q2", "Ganga", "Geo", "no"),
+            ("q3", "Tagore", "Lit", "Tagore"),
+            ("q4", "Red Fort", "Art", "fort red"),
+            ("q5", "x", "Art", " "),
+        ]
+    )
     run = C.scored_run("A", table)
     ours = C.accuracy_table([run]).filter(pl.col("source") == C.EXACT)
     theirs = accuracy_by_domain(score_table(table), "exact_correct")
@@ -320,14 +367,30 @@ def test_a_pair_with_no_decided_rows_reports_nothing_known() -> None:
 
 
 def test_discordant_rows_filter_by_source_and_domain() -> None:
-    a = verdict_run("A", [True, False, True, True], ["Art", "Art", "Geo", "Geo"],
-                    final_verdict=["correct", "wrong", "pending", "wrong"])  # fmt: skip
-    b = verdict_run("B", [False, True, True, False], ["Art", "Art", "Geo", "Geo"],
-                    final_verdict=["correct", "correct", "wrong", "correct"])  # fmt: skip
+    a = verdict_run(
+        "A",
+        [True, False, True, True],
+        ["Art", "Art", "Geo", "Geo"],
+        final_verdict=["correct", "wrong", "pending", "wrong"],
+    )
+    b = verdict_run(
+        "B",
+        [False, True, True, False],
+        ["Art", "Art", "Geo", "Geo"],
+        final_verdict=["correct", "correct", "wrong", "correct"],
+    )
     match = C.match_runs([a, b])
     every = C.discordant_rows(match, 0, 1)
-    assert every["source"].to_list() == ["exact", "exact", "exact", "overlap", "overlap", "overlap", "adjudicated",
-                                         "adjudicated"]  # fmt: skip
+    assert every["source"].to_list() == [
+        "exact",
+        "exact",
+        "exact",
+        "overlap",
+        "overlap",
+        "overlap",
+        "adjudicated",
+        "adjudicated",
+    ]
     exact = C.discordant_rows(match, 0, 1, sources=[C.EXACT])
     assert exact["question"].to_list() == ["q0", "q1", "q3"]
     assert exact["right"].to_list() == ["A", "B", "A"] and exact["wrong"].to_list() == ["B", "A", "B"]

@@ -120,11 +120,26 @@ def test_out_writes_one_row_per_matched_question_and_unmatched_writes_the_rest(c
     code, _, _ = run_main(capsys, files["model_a.csv"], files["model_b.csv"], "--out", out, "--unmatched", rest)
     assert code == 0
     header, rows = read_csv(out)
-    assert header == ["question", "answer", "Domain", "row[model_a.csv]", "response[model_a.csv]",
-                      "exact[model_a.csv]", "overlap[model_a.csv]", "row[model_b.csv]", "response[model_b.csv]",
-                      "exact[model_b.csv]", "overlap[model_b.csv]"]  # fmt: skip
-    assert [r["question"] for r in rows] == ["Where is the valley?", "Coldest reading?", "Which ideals?", "Fruit?",
-                                             "Capital?"]  # fmt: skip
+    assert header == [
+        "question",
+        "answer",
+        "Domain",
+        "row[model_a.csv]",
+        "response[model_a.csv]",
+        "exact[model_a.csv]",
+        "overlap[model_a.csv]",
+        "row[model_b.csv]",
+        "response[model_b.csv]",
+        "exact[model_b.csv]",
+        "overlap[model_b.csv]",
+    ]
+    assert [r["question"] for r in rows] == [
+        "Where is the valley?",
+        "Coldest reading?",
+        "Which ideals?",
+        "Fruit?",
+        "Capital?",
+    ]
     assert [r["exact[model_a.csv]"] for r in rows] == ["False", "True", "False", "True", "False"]
     assert [r["overlap[model_a.csv]"] for r in rows] == ["True", "True", "True", "False", "False"]
     assert [r["exact[model_b.csv]"] for r in rows] == ["True", "False", "True", "True", "True"]
@@ -133,9 +148,10 @@ def test_out_writes_one_row_per_matched_question_and_unmatched_writes_the_rest(c
     header, rows = read_csv(rest)
     assert header[:5] == ["run", "run_index", "row", "reason", "detail"]
     assert [(r["run"], r["row"], r["reason"], r["response"]) for r in rows] == [
-        ("model_a.csv", "6", C.DUPLICATE, "Kathakali"), ("model_a.csv", "7", C.DUPLICATE, "Mohiniyattam"),
+        ("model_a.csv", "6", C.DUPLICATE, "Kathakali"),
+        ("model_a.csv", "7", C.DUPLICATE, "Mohiniyattam"),
         ("model_b.csv", "6", C.NOT_EVERYWHERE, "Madurai"),
-    ]  # fmt: skip
+    ]
 
 
 def test_languages_share_no_text_and_match_by_id(capsys, files, tmp_path) -> None:
@@ -144,8 +160,9 @@ def test_languages_share_no_text_and_match_by_id(capsys, files, tmp_path) -> Non
     assert "0 matched questions" in out.splitlines()[0]
     assert "note: These runs share no questions by text (question, answer)" in out and "Try --id qid." in out
     out_file = tmp_path / "by_id.csv"
-    code, out, _ = run_main(capsys, files["model_a.csv"], files["model_a_hindi.csv"], "--id", "qid", "--json",
-                            "--out", out_file)  # fmt: skip
+    code, out, _ = run_main(
+        capsys, files["model_a.csv"], files["model_a_hindi.csv"], "--id", "qid", "--json", "--out", out_file
+    )
     report = json.loads(out)
     assert report["key"]["text"] == "id column 'qid'" and report["matched"] == 3
     header, rows = read_csv(out_file)
@@ -191,8 +208,7 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, files, tmp_path) -> None:
     _one_error_line(*run_main(capsys, a), "at least two runs")
     _one_error_line(*run_main(capsys, a, tmp_path / "missing.csv"), "Cannot read", "missing.csv")
     _one_error_line(*run_main(capsys, a, b, "--on", " , "), "--on needs")
-    _one_error_line(*run_main(capsys, a, "--run", "1", "--db", f"sqlite:///{tmp_path / 'none.db'}"),
-                    "No database at")  # fmt: skip
+    _one_error_line(*run_main(capsys, a, "--run", "1", "--db", f"sqlite:///{tmp_path / 'none.db'}"), "No database at")
     _one_error_line(*run_main(capsys, a, b, "--out", tmp_path / "no_dir" / "x.csv"), "Cannot write")
 
 
@@ -217,10 +233,13 @@ def database(tmp_path: Path):
     table_b = store.load_table(engine, run_b.id)
     q1_b = table_b.filter(table_b["qid"] == "1")["item_key"].item()
     review.record_mark(engine, keys_a[2], run_a.id, "alice", "correct", "paraphrase")
-    judge_cache.save(engine, [
-        {"cache_key": "a" * 64, "item_key": keys_a[0], "model": "m", "prompt_version": "v", "label": "CORRECT"},
-        {"cache_key": "b" * 64, "item_key": q1_b, "model": "m", "prompt_version": "v", "label": "INCORRECT"},
-    ])  # fmt: skip
+    judge_cache.save(
+        engine,
+        [
+            {"cache_key": "a" * 64, "item_key": keys_a[0], "model": "m", "prompt_version": "v", "label": "CORRECT"},
+            {"cache_key": "b" * 64, "item_key": q1_b, "model": "m", "prompt_version": "v", "label": "INCORRECT"},
+        ],
+    )
     yield url, engine, run_a, run_b
     engine.dispose()
 
@@ -264,8 +283,7 @@ def test_cli_compares_stored_runs_with_adjudicated_and_judge_verdicts(capsys, da
 def test_cli_mixes_a_file_with_a_stored_run(capsys, database, files, tmp_path) -> None:
     url, _, run_a, _ = database
     out_file = tmp_path / "mixed.csv"
-    code, out, err = run_main(capsys, files["model_b.csv"], "--run", run_a.id, "--db", url, "--json",
-                              "--out", out_file)  # fmt: skip
+    code, out, err = run_main(capsys, files["model_b.csv"], "--run", run_a.id, "--db", url, "--json", "--out", out_file)
     assert code == 0, err
     report = json.loads(out)
     assert [r["label"] for r in report["runs"]] == ["model_b.csv", f"#{run_a.id} model_a_hindi"]

@@ -175,8 +175,11 @@ def _upload_csv(n_rows: int) -> bytes:
         kind = i % 4
         answer = f"river temple {i}"
         response = (
-            f"It is the river temple {i}.", f"temple {i} by the river", f"river templeness {i}", f"the fort {i}",
-        )[kind]  # fmt: skip
+            f"It is the river temple {i}.",
+            f"temple {i} by the river",
+            f"river templeness {i}",
+            f"the fort {i}",
+        )[kind]
         lines.append(f"Which place is number {i}?,{answer},D{i % 8},{response}")
     return ("\n".join(lines) + "\n").encode()
 

@@ -139,8 +139,15 @@ def test_a_run_stored_before_the_seal_still_loads(db: Path) -> None:
 
 def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "scoring", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=env, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "scoring", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
 
 
 COMMANDS: dict[str, Callable[[int, int], list[str]]] = {

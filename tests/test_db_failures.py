@@ -69,21 +69,35 @@ def test_failures_are_named_and_only_outages_invite_waiting(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("kind", ["damaged", "too new"])
-@pytest.mark.parametrize("command", [["export", "--run", "1", "--out", "x.csv"], ["estimate", "--run", "1"],
-                                     ["runs", "list"], ["judge-trust", "--run", "1"]])  # fmt: skip
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["export", "--run", "1", "--out", "x.csv"],
+        ["estimate", "--run", "1"],
+        ["runs", "list"],
+        ["judge-trust", "--run", "1"],
+    ],
+)
 def test_every_cli_that_opens_the_database_says_one_line(tmp_path: Path, kind: str, command: list[str]) -> None:
     path = _damaged(tmp_path) if kind == "damaged" else _too_new(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "scoring", *command, "--db", f"sqlite:///{path}"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60, env=env)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "scoring", *command, "--db", f"sqlite:///{path}"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     line = _one_error_line(done)
     assert line.startswith("error: "), done.stderr
     assert ("not a database" in line) if kind == "damaged" else ("newer version" in line)
 
 
 @pytest.mark.parametrize("kind", ["damaged", "too new", "missing folder"])
-def test_the_dashboard_names_the_failure_instead_of_an_outage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              kind: str) -> None:  # fmt: skip
+def test_the_dashboard_names_the_failure_instead_of_an_outage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
     path = {"damaged": _damaged, "too new": _too_new}.get(kind, lambda p: p / "gone" / "deeper" / "review.db")(tmp_path)
     if kind == "missing folder":
         (tmp_path / "gone").write_text("a file where the folder should be", encoding="utf-8")
@@ -99,11 +113,18 @@ def test_the_dashboard_names_the_failure_instead_of_an_outage(tmp_path: Path, mo
         assert path.read_text(encoding="utf-8").startswith("these are not")  # nothing written over it
 
 
-def _cli(args: list[str], cwd: Path, prefix: list[str] | None = None,
-         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:  # fmt: skip
+def _cli(
+    args: list[str], cwd: Path, prefix: list[str] | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    return subprocess.run([*(prefix or []), sys.executable, "-m", "scoring", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=60, env=env)  # fmt: skip
+    return subprocess.run(
+        [*(prefix or []), sys.executable, "-m", "scoring", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
 
 
 def _one_error_line(done: subprocess.CompletedProcess[str]) -> str:
@@ -225,15 +246,17 @@ def test_a_full_disk_is_named_by_the_cli_nothing_saved_is_lost_and_freeing_space
 
 
 def test_a_full_disk_while_uploading_is_a_page_message_and_the_upload_works_once_there_is_room(
-        small_disk: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    small_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     url = f"sqlite:///{small_disk / 'review.db'}"
     monkeypatch.setenv(ENV_VAR, url)
     engine = make_engine(url)
     first = save_run(engine, RUN, "first.csv").run  # (no sample set: the database has a run)
     engine.dispose()
     _checkpointed(url)
-    rows = b"question,answer,Domain,response\n" + b"".join(b"Q%d?,Delhi,Geography,Delhi %d\n" % (i, i)
-                                                           for i in range(5_000))  # fmt: skip
+    rows = b"question,answer,Domain,response\n" + b"".join(
+        b"Q%d?,Delhi,Geography,Delhi %d\n" % (i, i) for i in range(5_000)
+    )
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.switch_page("views/upload.py")
     at.run()  # the dashboard is open (its database files in place) when the disk fills

@@ -161,22 +161,42 @@ def start_nginx(folder: Path, apps: list[AppServer]) -> tuple[subprocess.Popen[b
     (folder / "tmp").mkdir()
     cert, key = folder / "site.pem", folder / "site.key"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN={HOST}",
-         "-addext", f"subjectAltName=DNS:{HOST}", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            f"/CN={HOST}",
+            "-addext",
+            f"subjectAltName=DNS:{HOST}",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     (folder / "htpasswd").write_text("".join(htpasswd_line(u, p) + "\n" for u, p in USERS.items()))
     https_port, http_port = free_port(), free_port()
-    site = render_site(SITE.read_text(), {
-        "server 127.0.0.1:8501;": f"server {Site.upstream(apps[0])};",
-        "server 127.0.0.1:8502;": f"server {Site.upstream(apps[1])};",
-        "listen 80;": f"listen 127.0.0.1:{http_port};",
-        "listen 443 ssl;": f"listen 127.0.0.1:{https_port} ssl;",
-        "/etc/ssl/certs/review.example.org.pem;": f"{cert};",
-        "/etc/ssl/private/review.example.org.key;": f"{key};",
-        "/etc/nginx/answer-review.htpasswd;": f"{folder / 'htpasswd'};",
-        "location / {": f"location / {{\n        add_header {DEBUG_HEADER} $upstream_addr always;",
-    })  # fmt: skip
+    site = render_site(
+        SITE.read_text(),
+        {
+            "server 127.0.0.1:8501;": f"server {Site.upstream(apps[0])};",
+            "server 127.0.0.1:8502;": f"server {Site.upstream(apps[1])};",
+            "listen 80;": f"listen 127.0.0.1:{http_port};",
+            "listen 443 ssl;": f"listen 127.0.0.1:{https_port} ssl;",
+            "/etc/ssl/certs/review.example.org.pem;": f"{cert};",
+            "/etc/ssl/private/review.example.org.key;": f"{key};",
+            "/etc/nginx/answer-review.htpasswd;": f"{folder / 'htpasswd'};",
+            "location / {": f"location / {{\n        add_header {DEBUG_HEADER} $upstream_addr always;",
+        },
+    )
     (folder / "answer-review.conf").write_text(site)
     # As root the workers would run as nobody, who cannot read the htpasswd in pytest's 0700 folder.
     user = "user root;\n" if os.geteuid() == 0 else ""
@@ -245,8 +265,15 @@ class Reply:
     body: bytes
 
 
-def call(site: Site, path: str, user: str | None = None, headers: dict[str, str] | None = None,
-         method: str = "GET", body: bytes | None = None, port: int | None = None) -> Reply:  # fmt: skip
+def call(
+    site: Site,
+    path: str,
+    user: str | None = None,
+    headers: dict[str, str] | None = None,
+    method: str = "GET",
+    body: bytes | None = None,
+    port: int | None = None,
+) -> Reply:
     """One request to the site (TLS unless ``port`` is the plain-HTTP one), as ``user`` if given."""
     sent = {"Host": f"{HOST}:{port or site.https_port}", **(headers or {})}
     if user is not None:
@@ -304,8 +331,13 @@ def test_the_proxy_asks_who_you_are_and_keeps_each_browser_on_one_process(site: 
     limit = re.search(r"^\s*client_max_body_size\s+(\d+)m;", SITE.read_text(), re.M)
     assert limit and int(limit[1]) == config["server"]["maxUploadSize"], "nginx's limit differs from the dashboard's"
     upload = "/_stcore/upload_file/no-session/no-file"
-    too_big = call(site, upload, user="alice@example.org", method="PUT",
-                   headers={"Content-Length": str((int(limit[1]) + 1) * 1024 * 1024)})  # fmt: skip
+    too_big = call(
+        site,
+        upload,
+        user="alice@example.org",
+        method="PUT",
+        headers={"Content-Length": str((int(limit[1]) + 1) * 1024 * 1024)},
+    )
     assert too_big.status == 413  # refused from the header alone, nothing sent
     # (That a run over nginx's default 1 MB gets through is carol's upload in the browser test.)
 
@@ -334,15 +366,18 @@ class Reviewer:
         return current.loc[current["reviewer"] == self.user, "item_key"].tolist()
 
 
-def open_reviewer(browser: Browser, site: Site, user: str, on: AppServer | None = None,
-                  headers: dict[str, str] | None = None) -> Reviewer:  # fmt: skip
+def open_reviewer(
+    browser: Browser, site: Site, user: str, on: AppServer | None = None, headers: dict[str, str] | None = None
+) -> Reviewer:
     """A fresh browser logged in as ``user`` whose affinity cookie (given by nginx) puts it on
     process ``on`` (any when None): a fresh visit lands at random, so drop the cookie and visit
     again until it lands there."""
     context = browser.new_context(
-        viewport={"width": 1400, "height": 1000}, ignore_https_errors=True,
-        http_credentials={"username": user, "password": USERS[user]}, extra_http_headers=headers or {},
-    )  # fmt: skip
+        viewport={"width": 1400, "height": 1000},
+        ignore_https_errors=True,
+        http_credentials={"username": user, "password": USERS[user]},
+        extra_http_headers=headers or {},
+    )
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
 
@@ -444,7 +479,10 @@ def test_two_reviewers_on_two_processes_named_by_the_proxy(site: Site, browser: 
         for person in (alice, bob):
             streams = [ws.url for ws in person.sockets]
             assert streams == [f"wss://{HOST}:{site.https_port}/_stcore/stream"] and not person.closed, (
-                person.user, streams, person.closed)  # fmt: skip
+                person.user,
+                streams,
+                person.closed,
+            )
 
         stage("alice and bob marked")
         # A client that sends its own X-Forwarded-Email (claiming to be alice) is still carol.
@@ -467,8 +505,11 @@ def test_two_reviewers_on_two_processes_named_by_the_proxy(site: Site, browser: 
         finally:
             engine.dispose()
         # ... and the header did reach nginx on carol's websocket, which dropped it.
-        spoofed = [line for line in site.access_log().splitlines()
-                   if line.startswith("carol@example.org ") and 'sent_email="alice@example.org"' in line]  # fmt: skip
+        spoofed = [
+            line
+            for line in site.access_log().splitlines()
+            if line.startswith("carol@example.org ") and 'sent_email="alice@example.org"' in line
+        ]
         assert any("/_stcore/stream" in line for line in spoofed), site.access_log()[-3000:]
 
         stage("carol marked")

@@ -119,9 +119,10 @@ def github_slug(text: str) -> str:
     """GitHub's heading anchor: lowercase, every character that is not a letter, mark, digit,
     connector (``_``), hyphen or space dropped, spaces turned into hyphens."""
     kept = "".join(
-        c for c in heading_text(text).strip().lower()
+        c
+        for c in heading_text(text).strip().lower()
         if c in "- " or unicodedata.category(c)[0] in "LM" or unicodedata.category(c) in ("Nd", "Pc")
-    )  # fmt: skip
+    )
     return kept.replace(" ", "-")
 
 
@@ -235,8 +236,11 @@ def docstrings_and_comments(path: Path) -> list[tuple[int, str]]:
     """``(line, text)`` of every comment and every string statement (module, class and function
     docstrings, attribute docstrings) of a Python file; other strings are code, not prose."""
     source = path.read_text(encoding="utf-8")
-    found = [(tok.start[0], tok.string) for tok in tokenize.generate_tokens(io.StringIO(source).readline)
-             if tok.type == tokenize.COMMENT]  # fmt: skip
+    found = [
+        (tok.start[0], tok.string)
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+        if tok.type == tokenize.COMMENT
+    ]
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             found += [(node.lineno + i, line) for i, line in enumerate(node.value.value.splitlines())]
@@ -283,8 +287,10 @@ def unresolved_scoring_name(dotted: str) -> str | None:
 
 
 def prose_problems(where: str, text: str) -> list[str]:
-    problems = [f"{where}: names a path outside the repository: {m.group(0)!r} in {text.strip()[:160]!r}"
-                for m in OUTSIDE_PATH.finditer(text)]  # fmt: skip
+    problems = [
+        f"{where}: names a path outside the repository: {m.group(0)!r} in {text.strip()[:160]!r}"
+        for m in OUTSIDE_PATH.finditer(text)
+    ]
     for m in DOTTED_SCORING.finditer(text):
         why = unresolved_scoring_name(m.group(0))
         if why:

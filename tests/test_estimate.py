@@ -79,11 +79,13 @@ def test_wilson_adjusted_variance_and_rogan_gladen_worked_numbers() -> None:
 
 
 def test_vectorised_variance_matches_the_scalar_formula() -> None:
-    strata = build_strata(cells(("both_pass", "Art", 100, 10, 3), ("both_fail", "Art", 50, 7, 0),
-                                ("exact_only", "Art", 4, 4, 4)))  # fmt: skip
+    strata = build_strata(
+        cells(("both_pass", "Art", 100, 10, 3), ("both_fail", "Art", 50, 7, 0), ("exact_only", "Art", 4, 4, 4))
+    )
     got = wilson_variances(strata, strata.correct)
-    assert got.tolist() == pytest.approx([wilson_adjusted_variance(3, 10, 100), wilson_adjusted_variance(0, 7, 50),
-                                          0.0])  # fmt: skip
+    assert got.tolist() == pytest.approx(
+        [wilson_adjusted_variance(3, 10, 100), wilson_adjusted_variance(0, 7, 50), 0.0]
+    )
 
 
 # --------------------------------------------------------------------------- the estimate
@@ -150,8 +152,9 @@ def test_a_thin_stratum_falls_back_to_its_bucket_pooled_across_domains() -> None
     w = weights(build_strata(cells(("both_pass", "Art", 100, 4, 3), ("both_pass", "Science", 100, 1, 0))))
     assert list(w.a) == [pytest.approx(0.896), pytest.approx(0.104)]
     strata = build_strata(cells(("both_pass", "Art", 100, 4, 3), ("both_pass", "Science", 100, 1, 0)))
-    assert model_variances(strata, strata.correct) == pytest.approx(0.495**2 * (0.0607639 + 0.583333 * 0.416667 / 99),
-                                                                    rel=1e-5)  # fmt: skip
+    assert model_variances(strata, strata.correct) == pytest.approx(
+        0.495**2 * (0.0607639 + 0.583333 * 0.416667 / 99), rel=1e-5
+    )
     assert c.ci_low < 0.3 and c.ci_high > 0.9  # one reviewed row says little of the other 99
     assert est.fell_back == [("both_pass", "Science")]
     assert [(d.scope, d.estimate) for d in est.domains] == [("Art", 0.75), ("Science", pytest.approx(0.594))]
@@ -182,22 +185,35 @@ def test_a_bucket_nobody_reviewed_widens_the_interval_by_its_whole_weight() -> N
 
 def final_frame() -> pd.DataFrame:
     """Six rows through the real final_verdicts: agreed, conflict, adjudicated conflict, unreviewed."""
-    scored = pd.DataFrame({
-        "row_idx": range(6), "item_key": [f"k{i}" for i in range(6)],
-        "question": [f"q{i}" for i in range(6)], "answer": ["a"] * 6, "response": ["r"] * 6,
-        "Domain": ["Art", "Art", "Art", "Sci", "Sci", "Sci"],
-        "bucket": ["overlap_only", "overlap_only", "both_pass", "both_fail", "overlap_only", "exact_only"],
-        "exact_correct": [False, False, True, False, False, True],
-        "overlap_correct": [True, True, True, False, True, False],
-    })  # fmt: skip
+    scored = pd.DataFrame(
+        {
+            "row_idx": range(6),
+            "item_key": [f"k{i}" for i in range(6)],
+            "question": [f"q{i}" for i in range(6)],
+            "answer": ["a"] * 6,
+            "response": ["r"] * 6,
+            "Domain": ["Art", "Art", "Art", "Sci", "Sci", "Sci"],
+            "bucket": ["overlap_only", "overlap_only", "both_pass", "both_fail", "overlap_only", "exact_only"],
+            "exact_correct": [False, False, True, False, False, True],
+            "overlap_correct": [True, True, True, False, True, False],
+        }
+    )
     t = pd.Timestamp("2026-01-01", tz="UTC")
-    current = pd.DataFrame([
-        ("k0", "ann", "correct", "paraphrase", "", t), ("k1", "ann", "correct", "", "", t),
-        ("k1", "bob", "wrong", "different claim", "", t), ("k2", "ann", "wrong", GOLDEN_WRONG, "gold is off", t),
-        ("k4", "ann", "correct", "", "", t), ("k4", "bob", "wrong", "", "", t),
-    ], columns=["item_key", "reviewer", "verdict", "reason", "note", "reviewed_at"])  # fmt: skip
-    decisions = pd.DataFrame({"adjudicator": ["carol"], "decision": ["wrong"], "adjudication_note": [""]},
-                             index=pd.Index(["k4"], name="item_key"))  # fmt: skip
+    current = pd.DataFrame(
+        [
+            ("k0", "ann", "correct", "paraphrase", "", t),
+            ("k1", "ann", "correct", "", "", t),
+            ("k1", "bob", "wrong", "different claim", "", t),
+            ("k2", "ann", "wrong", GOLDEN_WRONG, "gold is off", t),
+            ("k4", "ann", "correct", "", "", t),
+            ("k4", "bob", "wrong", "", "", t),
+        ],
+        columns=["item_key", "reviewer", "verdict", "reason", "note", "reviewed_at"],
+    )
+    decisions = pd.DataFrame(
+        {"adjudicator": ["carol"], "decision": ["wrong"], "adjudication_note": [""]},
+        index=pd.Index(["k4"], name="item_key"),
+    )
     labels = {"k0": "CORRECT", "k2": "NOT_ATTEMPTED", "k3": "UNPARSED", "k5": "INCORRECT"}
     return A.final_verdicts(scored, A.human_summary(current), labels, False, decisions)
 
@@ -245,8 +261,12 @@ def test_precision_recall_specificity_and_rogan_gladen_worked_numbers() -> None:
     #   TN = 0.1x0.4 + 0.2x0.9 = 0.22 -> specificity 0.22/0.33 = 0.666667
     #   raw 0.70 -> Rogan-Gladen (0.70 + 0.666667 - 1)/(0.880597 + 0.666667 - 1) = 0.366667/0.547264 = 0.67,
     #   the stratified estimate itself (0.59 + 0.08): a metric constant within buckets gives it back.
-    sample = cells(("both_pass", "Art", 600, 10, 9), ("exact_only", "Art", 100, 10, 5),
-                   ("overlap_only", "Art", 100, 10, 6), ("both_fail", "Art", 200, 10, 1))  # fmt: skip
+    sample = cells(
+        ("both_pass", "Art", 600, 10, 9),
+        ("exact_only", "Art", 100, 10, 5),
+        ("overlap_only", "Art", 100, 10, 6),
+        ("both_fail", "Art", 200, 10, 1),
+    )
     exact, overlap = metric_quality(sample)
     assert exact.metric == "exact" and exact.raw_accuracy == pytest.approx(0.70)
     assert exact.precision.value == pytest.approx(0.842857, abs=1e-6)
@@ -305,8 +325,9 @@ def test_unreviewed_buckets_widen_the_ratios_to_every_value_their_rows_could_tak
     #     low 0.81818, high (0.3 + 0.3333)/(0.36667 + 0.3333) = 0.90476
     #   Rogan-Gladen (1/3 + 0.81818 - 1)/(0.88889 + 0.81818 - 1) = 0.21429; corners:
     #     Se 0.8889, Sp 0.81818 -> 0.21429; Se 0.42105, Sp 0.90476 -> 0.23810/0.32581 = 0.73077
-    sample = cells(("both_pass", "Art", 100, 100, 80), ("both_fail", "Art", 100, 100, 10),
-                   ("overlap_only", "Art", 100, 0, 0))  # fmt: skip
+    sample = cells(
+        ("both_pass", "Art", 100, 100, 80), ("both_fail", "Art", 100, 100, 10), ("overlap_only", "Art", 100, 0, 0)
+    )
     exact = metric_quality(sample)[0]
     assert exact.coverage == pytest.approx(2 / 3)
     assert (exact.precision.value, exact.precision.ci_low, exact.precision.ci_high) == pytest.approx((0.8, 0.8, 0.8))
@@ -351,8 +372,9 @@ def test_what_if_counts_overturns_fixed_and_verdicts_broken() -> None:
     ]
     buckets = [bucket(exact_substring(a, r), word_overlap(a, r).is_correct) for a, r, _ in rows]
     assert buckets == ["both_fail"] * 5 + ["both_pass"]
-    sample = make_sample(buckets, ["Hindi"] * len(rows), [r[2] for r in rows],
-                         answer=[r[0] for r in rows], response=[r[1] for r in rows])  # fmt: skip
+    sample = make_sample(
+        buckets, ["Hindi"] * len(rows), [r[2] for r in rows], answer=[r[0] for r in rows], response=[r[1] for r in rows]
+    )
     got = {(r["rule"], r["metric"]): r for r in what_if(sample).to_dicts()}
     spec = got[(SPEC, "overlap")]
     assert (spec["reviewed"], spec["changed"], spec["fixed"], spec["broken"]) == (6, 0, 0, 0)
@@ -379,20 +401,35 @@ def test_what_if_counts_overturns_fixed_and_verdicts_broken() -> None:
 
 def test_reason_counts_and_the_golden_answer_report() -> None:
     t = pd.Timestamp("2026-01-01", tz="UTC")
-    run_a = pl.DataFrame({
-        "item_key": ["a1", "a2", "a3"], "question": ["Q1", "Q2", "Q3"], "answer": ["G1", "G2", "G3"],
-        "Domain": ["Art", "Art", "Sci"], "response": ["r1", "=r2", "r3"],
-        "final_verdict": ["wrong", "correct", "wrong"],
-    })  # fmt: skip
-    run_b = pl.DataFrame({
-        "item_key": ["b1", "b3"], "question": ["Q1", "Q3"], "answer": ["G1", "G3"], "Domain": ["Art", "Sci"],
-        "response": ["other r1", "other r3"],
-    })  # fmt: skip
-    current = pd.DataFrame([
-        ("a1", "ann", "wrong", GOLDEN_WRONG, "G1 is outdated", t), ("a1", "bob", "wrong", GOLDEN_WRONG, "", t),
-        ("a2", "ann", "correct", "paraphrase", "", t), ("b3", "ann", "correct", "inflection", "", t),
-        ("a3", "ann", "wrong", "", "", t),
-    ], columns=["item_key", "reviewer", "verdict", "reason", "note", "reviewed_at"])  # fmt: skip
+    run_a = pl.DataFrame(
+        {
+            "item_key": ["a1", "a2", "a3"],
+            "question": ["Q1", "Q2", "Q3"],
+            "answer": ["G1", "G2", "G3"],
+            "Domain": ["Art", "Art", "Sci"],
+            "response": ["r1", "=r2", "r3"],
+            "final_verdict": ["wrong", "correct", "wrong"],
+        }
+    )
+    run_b = pl.DataFrame(
+        {
+            "item_key": ["b1", "b3"],
+            "question": ["Q1", "Q3"],
+            "answer": ["G1", "G3"],
+            "Domain": ["Art", "Sci"],
+            "response": ["other r1", "other r3"],
+        }
+    )
+    current = pd.DataFrame(
+        [
+            ("a1", "ann", "wrong", GOLDEN_WRONG, "G1 is outdated", t),
+            ("a1", "bob", "wrong", GOLDEN_WRONG, "", t),
+            ("a2", "ann", "correct", "paraphrase", "", t),
+            ("b3", "ann", "correct", "inflection", "", t),
+            ("a3", "ann", "wrong", "", "", t),
+        ],
+        columns=["item_key", "reviewer", "verdict", "reason", "note", "reviewed_at"],
+    )
     runs = [RunRows(1, "model A", "Hindi", run_a), RunRows(2, "model B", "", run_b)]
     counts = reason_counts(current, runs)
     assert tuple(counts.columns) == REASON_COLUMNS

@@ -16,16 +16,29 @@ from scoring.estimate.stored_run import stored_final
 from scoring.store import judge_cache, make_engine
 
 ROWS = [
-    ("a0", "Delhi", "Art", "Delhi"), ("a1", "Agra", "Art", "It is Agra"), ("a2", "Pune", "Art", "Pune city"),
+    ("a0", "Delhi", "Art", "Delhi"),
+    ("a1", "Agra", "Art", "It is Agra"),
+    ("a2", "Pune", "Art", "Pune city"),
     ("a3", "Goa", "Art", "Goa."),  # 0-3 both_pass
-    ("a4", "red fort", "Art", "the fort red"), ("a5", "blue lake", "Art", "lake blue"),  # 4-5 overlap_only
-    ("a6", "Kochi", "Art", "Madurai"), ("a7", "Surat", "Art", "Rajkot"),  # 6-7 both_fail
-    ("s0", "iron", "Sci", "iron"), ("s1", "zinc", "Sci", "zinc metal"), ("s2", "neon", "Sci", "neon gas"),  # both_pass
+    ("a4", "red fort", "Art", "the fort red"),
+    ("a5", "blue lake", "Art", "lake blue"),  # 4-5 overlap_only
+    ("a6", "Kochi", "Art", "Madurai"),
+    ("a7", "Surat", "Art", "Rajkot"),  # 6-7 both_fail
+    ("s0", "iron", "Sci", "iron"),
+    ("s1", "zinc", "Sci", "zinc metal"),
+    ("s2", "neon", "Sci", "neon gas"),  # both_pass
     ("s3", "amalak", "Sci", "Amalaka"),  # 11 exact_only
-    ("s4", "carbon dioxide", "Sci", "dioxide of carbon"), ("s5", "sodium chloride", "Sci", "chloride sodium"),
-]  # fmt: skip
-BUCKETS = ["both_pass"] * 4 + ["overlap_only"] * 2 + ["both_fail"] * 2 + ["both_pass"] * 3 + ["exact_only"] + [
-    "overlap_only"] * 2  # fmt: skip
+    ("s4", "carbon dioxide", "Sci", "dioxide of carbon"),
+    ("s5", "sodium chloride", "Sci", "chloride sodium"),
+]
+BUCKETS = (
+    ["both_pass"] * 4
+    + ["overlap_only"] * 2
+    + ["both_fail"] * 2
+    + ["both_pass"] * 3
+    + ["exact_only"]
+    + ["overlap_only"] * 2
+)
 
 
 def csv_bytes() -> bytes:
@@ -55,10 +68,13 @@ def database(tmp_path: Path):
     mark(engine, keys[12], run.id, "alice", "correct")
     mark(engine, keys[12], run.id, "bob", "wrong")
     mark(engine, keys[13], run.id, "bob", "correct", "paraphrase")
-    judge_cache.save(engine, [
-        {"cache_key": c * 64, "item_key": keys[i], "model": "m", "prompt_version": "v", "label": label}
-        for c, i, label in (("a", 0, "CORRECT"), ("b", 5, "CORRECT"), ("c", 6, "INCORRECT"))
-    ])  # fmt: skip
+    judge_cache.save(
+        engine,
+        [
+            {"cache_key": c * 64, "item_key": keys[i], "model": "m", "prompt_version": "v", "label": label}
+            for c, i, label in (("a", 0, "CORRECT"), ("b", 5, "CORRECT"), ("c", 6, "INCORRECT"))
+        ],
+    )
     yield url, engine, run
     engine.dispose()
 
@@ -102,8 +118,9 @@ def test_text_report_prints_raw_adjudicated_estimated_metrics_and_plan(database,
     assert "missing from the random sample (skipped, in conflict or waiting): 3 rows" in out
     assert "random sample: Only a random sample counts" in out
     assert f"method: {ACCURACY_METHOD}" in out
-    assert "fell back to their bucket's pooled rate (fewer than 2 reviewed rows): both_pass/Sci, overlap_only/Sci" \
-        in out
+    assert (
+        "fell back to their bucket's pooled rate (fewer than 2 reviewed rows): both_pass/Sci, overlap_only/Sci" in out
+    )
     assert "no reviewed row in their bucket (counted 0.5, interval spans them 0–100%): both_fail/Art" in out
     assert lines["exact"].split()[1:3] == ["14", "7"] and lines["overlap"].split()[1:3] == ["14", "7"]
     # The judge: rows 0, 5, 6 judged (thirds); 0 CORRECT and right, 5 CORRECT but wrong, 6 INCORRECT in

@@ -39,16 +39,23 @@ def _coverage(name: str, seed: int) -> dict[str, float]:
             d_hit += dom.ci_low - 1e-12 <= run.truth(d) <= dom.ci_high + 1e-12
             d_width += dom.half_width
             d_count += 1
-    return {"combined": hit / RUNS, "half_width": width / RUNS, "sd": float(np.std(errors)),
-            "domains": d_hit / d_count, "domain_half_width": d_width / d_count}  # fmt: skip
+    return {
+        "combined": hit / RUNS,
+        "half_width": width / RUNS,
+        "sd": float(np.std(errors)),
+        "domains": d_hit / d_count,
+        "domain_half_width": d_width / d_count,
+    }
 
 
 @pytest.mark.parametrize("name", list(regimes()))
 def test_the_accuracy_interval_covers_about_95_percent(name: str) -> None:
     got = _coverage(name, seed=sum(map(ord, name)))
-    line = (f"{name}: combined coverage {got['combined']:.3f} (half-width {100 * got['half_width']:.2f} points, "
-            f"actual error sd {100 * got['sd']:.2f}); per-domain coverage {got['domains']:.3f} "
-            f"(half-width {100 * got['domain_half_width']:.2f})")  # fmt: skip
+    line = (
+        f"{name}: combined coverage {got['combined']:.3f} (half-width {100 * got['half_width']:.2f} points, "
+        f"actual error sd {100 * got['sd']:.2f}); per-domain coverage {got['domains']:.3f} "
+        f"(half-width {100 * got['domain_half_width']:.2f})"
+    )
     print(line)
     assert LOW <= got["combined"] <= HIGH, line
     assert LOW <= got["domains"] <= HIGH, line

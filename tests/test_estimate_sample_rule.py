@@ -57,8 +57,9 @@ def _run(rng: np.random.Generator) -> tuple[pl.DataFrame, np.ndarray, np.ndarray
     outside = np.flatnonzero(~served & ~truth & disputed)
     opened = rng.choice(outside, size=min(40, len(outside)), replace=False)
     settled[opened] = True  # marked wrong, rightly, from the Compare page
-    sample = make_sample(np.array(BUCKETS)[bucket].tolist(), [f"d{d}" for d in domain],
-                         np.where(settled, truth, None).tolist())  # fmt: skip
+    sample = make_sample(
+        np.array(BUCKETS)[bucket].tolist(), [f"d{d}" for d in domain], np.where(settled, truth, None).tolist()
+    )
     return sample, rank, served, float(truth.mean())
 
 
@@ -77,9 +78,11 @@ def test_only_the_random_prefix_counts_and_the_interval_covers_despite_hand_pick
         missing.append(new.missing)
         by_hand.append(int(ruled["by_hand"].sum()))
     old_cov, new_cov = float(np.mean(old_hits)), float(np.mean(new_hits))
-    line = (f"coverage with the random-prefix rule {new_cov:.3f} (bias {100 * np.mean(new_err):+.2f} points), "
-            f"with every settled row counted {old_cov:.3f} (bias {100 * np.mean(old_err):+.2f} points); "
-            f"missing per run {np.mean(missing):.1f}, reviewed by hand and left out {np.mean(by_hand):.1f}")
+    line = (
+        f"coverage with the random-prefix rule {new_cov:.3f} (bias {100 * np.mean(new_err):+.2f} points), "
+        f"with every settled row counted {old_cov:.3f} (bias {100 * np.mean(old_err):+.2f} points); "
+        f"missing per run {np.mean(missing):.1f}, reviewed by hand and left out {np.mean(by_hand):.1f}"
+    )
     print(line)
     assert new_cov >= 0.94, line
     assert old_cov < 0.90, line  # why the rule is needed
@@ -134,8 +137,9 @@ def test_a_stored_run_counts_queue_rows_and_lists_rows_opened_by_hand(tmp_path: 
     screen = loop.show(far, keys[far])
     assert screen.via == review.OPENED
     loop.act(engine, "alice", "wrong", screen.number)
-    review.record_marks(engine, [{"item_key": keys[order[-2]], "run_id": run.id, "reviewer": "bob",
-                                  "verdict": "wrong"}])  # fmt: skip  (restored from an export)
+    review.record_marks(
+        engine, [{"item_key": keys[order[-2]], "run_id": run.id, "reviewer": "bob", "verdict": "wrong"}]
+    )  # (restored from an export)
     stored, figures = stored_estimate(engine, run.id)
     sample = figures.sample
     assert int(sample["reviewed"].sum()) == 5

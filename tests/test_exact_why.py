@@ -44,8 +44,16 @@ def _card(plain: bool) -> list[str]:
 
         from ui.display import show_row
 
-        show_row(pd.Series({"question": "Where?", "answer": "Narmada  valley",
-                            "response": "![x](http://host/p.png) the Narmada valley"}), plain=plain)  # fmt: skip
+        show_row(
+            pd.Series(
+                {
+                    "question": "Where?",
+                    "answer": "Narmada  valley",
+                    "response": "![x](http://host/p.png) the Narmada valley",
+                }
+            ),
+            plain=plain,
+        )
 
     at = AppTest.from_function(page, args=(plain,), default_timeout=30).run()
     assert not at.exception

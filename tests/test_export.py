@@ -36,7 +36,7 @@ ROWS = [
     ("q2", "Chola ideals", "Art", "@SUM(A1) Chola and Hoysala ideals", "", "set B"),  # overlap_only
     ("q3", "गंगा", "Geography", "\tगंगा नदी", "", "+cmd"),  # both_pass
     ("q4", "amalak", "Art", "Amalaka", "", ""),  # exact_only
-    ("q5", "Delhi", "History", "'=already quoted, \"and\" comma", "", ""),  # both_fail
+    ("q5", "Delhi", "History", '\'=already quoted, "and" comma', "", ""),  # both_fail
     ("q6", "Ganga delta", "Geography", "delta of the Ganga\r\nsecond line", "", ""),  # overlap_only
     ("q7", "red fort", "History", "\rfort red", "", ""),  # overlap_only
 ]
@@ -98,8 +98,16 @@ def event_count(engine) -> int:
 def test_export_columns_rows_and_verdicts(engine, reviewed, keys):
     frame = E.build_export(engine, reviewed.id)
     inputs = ["question", "answer", "Domain", "response", "note_input", "source"]
-    assert list(frame.columns) == [*inputs, *E.EXPORT_COLUMNS, E.VERDICTS_COLUMN, E.SEED_COLUMN, E.SKIPS_COLUMN,
-                                   "adjudicator", "decision", "adjudication_note"]  # fmt: skip
+    assert list(frame.columns) == [
+        *inputs,
+        *E.EXPORT_COLUMNS,
+        E.VERDICTS_COLUMN,
+        E.SEED_COLUMN,
+        E.SKIPS_COLUMN,
+        "adjudicator",
+        "decision",
+        "adjudication_note",
+    ]
     assert frame[E.SEED_COLUMN].tolist() == [reviewed.review_seed] * len(ROWS)  # the run's seed on every row
     assert frame[E.SKIPS_COLUMN].tolist() == [""] * len(ROWS)  # nobody skipped a row
     assert len(frame) == len(ROWS)
@@ -107,9 +115,15 @@ def test_export_columns_rows_and_verdicts(engine, reviewed, keys):
     assert frame["response"].tolist() == [r[3] for r in ROWS]
     assert frame["note_input"].tolist() == [r[4] for r in ROWS]  # the input's own 'note' column kept
     assert frame["bucket"].tolist() == [
-        "overlap_only", "both_pass", "overlap_only", "both_pass", "exact_only", "both_fail", "overlap_only",
         "overlap_only",
-    ]  # fmt: skip
+        "both_pass",
+        "overlap_only",
+        "both_pass",
+        "exact_only",
+        "both_fail",
+        "overlap_only",
+        "overlap_only",
+    ]
     assert frame["exact_correct"].tolist()[:2] == [False, True]
     assert frame["total_golden_words"].tolist()[0] == 2
     r0, r2, r6 = frame.iloc[0], frame.iloc[2], frame.iloc[6]
@@ -125,11 +139,23 @@ def test_export_columns_rows_and_verdicts(engine, reviewed, keys):
     cur = V.current_verdicts(engine).set_index(["item_key", "reviewer"])
     stamp = cur.loc[(keys[2], "bob"), "reviewed_at"].strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     assert r2[E.VERDICTS_COLUMN] == [
-        {"reviewer": "alice", "verdict": "correct", "reason": "", "note": "",
-         "reviewed_at": cur.loc[(keys[2], "alice"), "reviewed_at"].strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "via": "queue"},
-        {"reviewer": "bob", "verdict": "wrong", "reason": "different claim", "note": "", "reviewed_at": stamp,
-         "via": "queue"},
-    ]  # fmt: skip
+        {
+            "reviewer": "alice",
+            "verdict": "correct",
+            "reason": "",
+            "note": "",
+            "reviewed_at": cur.loc[(keys[2], "alice"), "reviewed_at"].strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            "via": "queue",
+        },
+        {
+            "reviewer": "bob",
+            "verdict": "wrong",
+            "reason": "different claim",
+            "note": "",
+            "reviewed_at": stamp,
+            "via": "queue",
+        },
+    ]
     assert [d["note"] for d in r0[E.VERDICTS_COLUMN]] == ["=fine by me", "ok;\nreally"]
     assert frame.iloc[1][E.VERDICTS_COLUMN] == []
 
@@ -192,7 +218,7 @@ def test_jsonl_keeps_raw_text_and_types(engine, reviewed):
     records = [json.loads(line) for line in lines]
     assert records[0]["question"] == "=1+1"
     assert records[3]["response"] == "\tगंगा नदी"
-    assert records[5]["response"] == "'=already quoted, \"and\" comma"
+    assert records[5]["response"] == '\'=already quoted, "and" comma'
     assert records[6]["response"] == "delta of the Ganga\r\nsecond line"
     assert records[0]["exact_correct"] is False and records[1]["exact_correct"] is True
     assert records[0]["matching_words"] == 2
@@ -278,8 +304,10 @@ def test_round_trip_restores_verdicts_on_a_fresh_database(tmp_path, engine, conf
     assert current_set(fresh, exact=True) == current_set(engine, exact=True)
     cur = V.current_verdicts(fresh).set_index(["item_key", "reviewer"])
     assert cur.loc[(keys[5], "alice"), ["verdict", "reason", "note"]].tolist() == [
-        "correct", "paraphrase", "=SUM(A1) says so",  # not "'=SUM...": the JSON cell is never neutralised
-    ]  # fmt: skip
+        "correct",
+        "paraphrase",
+        "=SUM(A1) says so",  # not "'=SUM...": the JSON cell is never neutralised
+    ]
     assert cur.loc[(keys[5], "@bob"), ["verdict", "note"]].tolist() == ["wrong", "-1 for this\nsecond line"]
     assert cur.loc[(keys[5], "alice"), "reviewed_at"] == T1 and cur.loc[(keys[5], "@bob"), "reviewed_at"] == T2
     # conflicts stay conflicts: the both_fail row stays pending instead of turning wrong
@@ -300,8 +328,9 @@ def test_round_trip_through_jsonl(tmp_path, engine, conflicted):
     data = E.to_jsonl_bytes(E.build_export(engine, conflicted.id))
     record = json.loads(data.decode("utf-8").splitlines()[5])
     assert [(d["reviewer"], d["verdict"], d["reviewed_at"]) for d in record[E.VERDICTS_COLUMN]] == [
-        ("@bob", "wrong", "2026-02-03T04:05:06.654321Z"), ("alice", "correct", "2026-01-02T03:04:05.123456Z"),
-    ]  # fmt: skip
+        ("@bob", "wrong", "2026-02-03T04:05:06.654321Z"),
+        ("alice", "correct", "2026-01-02T03:04:05.123456Z"),
+    ]
     fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
     run = ingest.save_run(fresh, csv_bytes(ROWS), "model_hindi.csv").run
     scored = store.load_scored(fresh, run.id)
@@ -455,8 +484,7 @@ def test_malformed_verdicts_cell_is_a_clear_error(engine, reviewed, cell, messag
     ("human_verdict", "reviewers"),
     [("wrong", "carol"), ("correct", "carol;dave"), ("", ""), ("conflict", "carol")],
 )
-def test_summary_columns_that_disagree_with_the_verdicts_column_are_refused(engine, reviewed, human_verdict,
-                                                                            reviewers):  # fmt: skip
+def test_summary_columns_that_disagree_with_the_verdicts_column_are_refused(engine, reviewed, human_verdict, reviewers):
     frame = E.build_export(engine, reviewed.id)
     frame.loc[4, ["human_verdict", "reviewers"]] = [human_verdict, reviewers]  # row 4: carol, correct
     with pytest.raises(InputError, match="Data row 5 .*do not match column 'human_verdicts'.*carol: correct"):
@@ -465,7 +493,7 @@ def test_summary_columns_that_disagree_with_the_verdicts_column_are_refused(engi
 
 def test_verdicts_column_survives_csv_neutralisation(tmp_path, engine, run, keys):
     """Notes and names a spreadsheet could run stay raw inside the JSON cell; the cell itself is safe."""
-    tricky = ["=HYPERLINK(\"x\")", "+1", "-2", "@SUM(A1)", "'=already quoted", "\u2028line\tsep\"", "नोट"]
+    tricky = ['=HYPERLINK("x")', "+1", "-2", "@SUM(A1)", "'=already quoted", '\u2028line\tsep"', "नोट"]
     for i, note in enumerate(tricky):
         V.record_mark(engine, keys[i], run.id, f"={i}", "correct", "", note)
         V.record_mark(engine, keys[i], run.id, "-x", "wrong", "other", note)
@@ -554,14 +582,20 @@ def test_python_m_scoring_export_entry_point(tmp_path, db_url, reviewed):
     out = tmp_path / "e.csv"
     ok = subprocess.run(
         [sys.executable, "-m", "scoring", "export", "--run", str(reviewed.id), "--out", str(out), "--db", db_url],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert ok.returncode == 0, ok.stderr
     assert parse_csv(out.read_bytes())[1][0] == "'=1+1"
     bad = subprocess.run(
         [sys.executable, "-m", "scoring", "export", "--run", "77", "--out", str(out), "--db", db_url],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines() == ["error: No run with id 77."]
 
@@ -574,8 +608,9 @@ def test_cli_export_with_judge_labels_settles_only_when_asked(tmp_path, db_url, 
     pending = scored[scored["bucket"] == "overlap_only"]
     assert len(pending), "the fixture needs an overlap_only row"
     key = pending["item_key"].iloc[0]
-    judge_cache.save(engine, [{"cache_key": "c" * 64, "item_key": key, "model": "m", "prompt_version": "v",
-                               "label": "INCORRECT"}])
+    judge_cache.save(
+        engine, [{"cache_key": "c" * 64, "item_key": key, "model": "m", "prompt_version": "v", "label": "INCORRECT"}]
+    )
     plain, with_judge, settled = (tmp_path / f"{n}.csv" for n in ("plain", "judge", "settled"))
     assert main(["export", "--run", str(run.id), "--out", str(plain), "--db", db_url]) == 0
     assert main(["export", "--run", str(run.id), "--out", str(with_judge), "--db", db_url, "--judge"]) == 0
@@ -678,7 +713,10 @@ def test_an_uploaded_export_restores_its_adjudications_once_and_never_over_a_dec
     assert (result.restored, result.decisions) == (8, 1)
     decided = V.adjudications(fresh).loc[keys[2]]
     assert (decided["adjudicator"], decided["decision"], decided["adjudication_note"]) == (
-        "ana", "wrong", "golden answer, =narrower")  # fmt: skip
+        "ana",
+        "wrong",
+        "golden answer, =narrower",
+    )
     pd.testing.assert_frame_equal(final_of(fresh, result.run.id), final_of(engine, conflicted.id))
     assert final_of(fresh, result.run.id).iloc[2]["final_source"] == "adjudicated"
     _, part = E.split_exported(load_bytes(exported, "x.csv").frame)
@@ -710,8 +748,9 @@ def test_stored_judge_labels_with_or_without_the_runs_keys(engine, run) -> None:
     scored = store.load_scored(engine, run.id)
     keys = scored["item_key"].tolist()
     assert E.stored_judge_labels(engine, run.id) == {} == E.stored_judge_labels(engine, run.id, keys)
-    judge_cache.save(engine, [{"cache_key": "d" * 64, "item_key": keys[1], "model": "m", "prompt_version": "v",
-                               "label": "CORRECT"}])  # fmt: skip
+    judge_cache.save(
+        engine, [{"cache_key": "d" * 64, "item_key": keys[1], "model": "m", "prompt_version": "v", "label": "CORRECT"}]
+    )
     assert E.stored_judge_labels(engine, run.id) == {keys[1]: "CORRECT"}
     assert E.stored_judge_labels(engine, run.id, keys) == {keys[1]: "CORRECT"}
     assert E.stored_judge_labels(engine, run.id, keys[:1]) == {}  # only the keys asked for

@@ -33,7 +33,7 @@ ROWS = [
     ("q2", "Chola ideals", "Art", "@SUM(A1) Chola and Hoysala ideals", "", "+cmd"),
     ("q3", "गंगा", "Geography", "\tगंगा नदी", "", ""),
     ("q4", "amalak", "Art", "Amalaka", "", ""),
-    ("q5", "Delhi", "History", "'=already quoted, \"and\" comma", "", ""),
+    ("q5", "Delhi", "History", '\'=already quoted, "and" comma', "", ""),
 ]
 TYPED = {"exact_correct": "bool", "overlap_correct": "bool", "matching_words": "int64", "total_golden_words": "int64"}
 
@@ -89,9 +89,11 @@ def test_cli_parquet_has_the_csv_columns_rows_and_manifest(tmp_path: Path, revie
     assert list(by_pandas.columns) == list(by_polars.columns) == list(expected.columns)
     assert {c: str(by_pandas[c].dtype) for c in TYPED} == TYPED
     assert {c: by_polars.schema[c] for c in TYPED} == {
-        "exact_correct": pl.Boolean, "overlap_correct": pl.Boolean,
-        "matching_words": pl.Int64, "total_golden_words": pl.Int64,
-    }  # fmt: skip
+        "exact_correct": pl.Boolean,
+        "overlap_correct": pl.Boolean,
+        "matching_words": pl.Int64,
+        "total_golden_words": pl.Int64,
+    }
     others = [c for c in by_polars.columns if c not in TYPED]
     assert all(by_polars.schema[c] == pl.String for c in others) and by_polars.null_count().sum_horizontal()[0] == 0
     pd.testing.assert_frame_equal(_as_csv_text(by_pandas), expected, check_dtype=False)
@@ -117,10 +119,25 @@ def test_python_m_scoring_export_parquet(tmp_path: Path, reviewed) -> None:
     url, _, run_id = reviewed
     out = tmp_path / "e.parquet"
     done = subprocess.run(
-        [sys.executable, "-m", "scoring", "export", "--run", str(run_id), "--out", str(out), "--format", "parquet",
-         "--db", url],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "scoring",
+            "export",
+            "--run",
+            str(run_id),
+            "--out",
+            str(out),
+            "--format",
+            "parquet",
+            "--db",
+            url,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert f"wrote {len(ROWS) - 1} rows to {out}" in done.stdout
     assert pl.read_parquet(out).height == len(ROWS) - 1
@@ -128,8 +145,10 @@ def test_python_m_scoring_export_parquet(tmp_path: Path, reviewed) -> None:
 
 def test_cli_parquet_refuses_bom_and_an_unknown_run(tmp_path: Path, reviewed, capsys) -> None:
     url, _, run_id = reviewed
-    for args, message in ((["--run", str(run_id), "--bom"], "--bom applies to CSV only."),
-                          (["--run", "999"], "No run with id 999.")):  # fmt: skip
+    for args, message in (
+        (["--run", str(run_id), "--bom"], "--bom applies to CSV only."),
+        (["--run", "999"], "No run with id 999."),
+    ):
         out = tmp_path / "x.parquet"
         assert main(["export", *args, "--out", str(out), "--format", "parquet", "--db", url]) == 2
         assert capsys.readouterr().err == f"error: {message}\n" and not out.exists()

@@ -56,7 +56,7 @@ def pieces(choices: list[str], max_size: int) -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(choices), max_size=max_size).map("".join)
 
 
-cell = pieces(list('ab ,"\n\r\t\'=#;') + ["\r\n", "NA", "007", "मधु", "\u200c", "\xa0", "\x1c", "Σ"], 12)
+cell = pieces(list("ab ,\"\n\r\t'=#;") + ["\r\n", "NA", "007", "मधु", "\u200c", "\xa0", "\x1c", "Σ"], 12)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -142,7 +142,7 @@ def polars_bytes(frame: pd.DataFrame) -> bytes:
     return csv_cells(pl.from_pandas(frame)).write_csv(quote_style="necessary", line_terminator="\n").encode()
 
 
-write_cell = pieces(list('ab ,"\n\t\'=#') + ["मधु", "\u2028"], 8)
+write_cell = pieces(list("ab ,\"\n\t'=#") + ["मधु", "\u2028"], 8)
 
 
 @settings(max_examples=120, deadline=None)
@@ -223,10 +223,16 @@ verdict = st.fixed_dictionaries({f: pieces(list('ab ,"\n=') + ["मधु"], 4) 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rows=st.lists(
-        st.tuples(export_cell, st.one_of(st.none(), export_cell), st.booleans(), st.integers(-5, 99),
-                  st.lists(verdict, max_size=2)),
-        min_size=1, max_size=6,
-    )  # fmt: skip
+        st.tuples(
+            export_cell,
+            st.one_of(st.none(), export_cell),
+            st.booleans(),
+            st.integers(-5, 99),
+            st.lists(verdict, max_size=2),
+        ),
+        min_size=1,
+        max_size=6,
+    )
 )
 def test_export_csv_bytes_equal_the_pandas_writer(rows) -> None:
     frame = pd.DataFrame(

@@ -13,9 +13,18 @@ from scoring.core.formatting import MISSING, decimal, interval, is_missing, mayb
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(0.6463, "64.6%"), (0.0, "0.0%"), (1.0, "100.0%"), (1 / 3, "33.3%"), (0.99999, "100.0%"),
-     (np.float64(0.5), "50.0%"), (None, MISSING), (math.nan, MISSING), (pd.NA, MISSING)],
-)  # fmt: skip
+    [
+        (0.6463, "64.6%"),
+        (0.0, "0.0%"),
+        (1.0, "100.0%"),
+        (1 / 3, "33.3%"),
+        (0.99999, "100.0%"),
+        (np.float64(0.5), "50.0%"),
+        (None, MISSING),
+        (math.nan, MISSING),
+        (pd.NA, MISSING),
+    ],
+)
 def test_percent(value: object, expected: str) -> None:
     assert percent(value) == expected
 
@@ -34,10 +43,19 @@ def test_share_and_interval() -> None:
 
 @pytest.mark.parametrize(
     ("p", "expected"),
-    [(0.5811, "p = 0.5811"), (0.0352, "p = 0.0352"), (1.0, "p = 1"), (0.0001, "p = 0.0001"),
-     (0.00012345, "p = 0.0001234"), (9.99e-5, "p < 0.0001"), (1e-300, "p < 0.0001"), (0.0, "p < 0.0001"),
-     (None, f"p = {MISSING}"), (math.nan, f"p = {MISSING}")],
-)  # fmt: skip
+    [
+        (0.5811, "p = 0.5811"),
+        (0.0352, "p = 0.0352"),
+        (1.0, "p = 1"),
+        (0.0001, "p = 0.0001"),
+        (0.00012345, "p = 0.0001234"),
+        (9.99e-5, "p < 0.0001"),
+        (1e-300, "p < 0.0001"),
+        (0.0, "p < 0.0001"),
+        (None, f"p = {MISSING}"),
+        (math.nan, f"p = {MISSING}"),
+    ],
+)
 def test_p_value(p: object, expected: str) -> None:
     assert p_value(p) == expected
 

@@ -48,8 +48,13 @@ def text(value) -> str:
 
 def read_lm(samples: bytes | None = None, **kwargs) -> pl.DataFrame:
     companions = {LM_RESULTS_NAME: data("lm_eval_results.json")}
-    return read_harness("lm_eval", samples if samples is not None else data("lm_eval_samples_indic_qa.jsonl"),
-                        LM_SAMPLES_NAME, companions=companions, **kwargs)
+    return read_harness(
+        "lm_eval",
+        samples if samples is not None else data("lm_eval_samples_indic_qa.jsonl"),
+        LM_SAMPLES_NAME,
+        companions=companions,
+        **kwargs,
+    )
 
 
 # sniffing ----------------------------------------------------------------------------------
@@ -166,8 +171,13 @@ def test_inspect_layout_reader_without_inspect_installed(tmp_path: Path) -> None
         "    read_harness('inspect', (source / name).read_bytes(), name).write_parquet(out / f'{name}.parquet')\n"
     )
     names = ["inspect_indic_qa.eval", "inspect_indic_qa.json"]
-    run = subprocess.run([sys.executable, "-c", script, str(FILES), str(tmp_path), *names], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(FILES), str(tmp_path), *names],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     for name in names:
         fresh = pl.read_parquet(tmp_path / f"{name}.parquet")
@@ -194,8 +204,11 @@ def test_inspect_refuses_malformed(use_inspect: bool) -> None:
     del log["samples"][1]["input"]
     broken = json.dumps(log).encode()
     second = log["samples"][1]["id"]
-    message = rf"sample 2 \(id '{second}', epoch 1\): no 'input' field" if not use_inspect else (
-        r"Inspect could not read it \(samples\[1\]\.input: Field required\)")
+    message = (
+        rf"sample 2 \(id '{second}', epoch 1\): no 'input' field"
+        if not use_inspect
+        else (r"Inspect could not read it \(samples\[1\]\.input: Field required\)")
+    )
     with pytest.raises(InputError, match=message):
         inspect_log.read(broken, "run.json", use_inspect=use_inspect)
     with pytest.raises(InputError):
@@ -256,8 +269,12 @@ def test_lm_eval_model_without_results_file() -> None:
     plain = read_harness("lm_eval", samples, "samples_indic_qa_2026-12-02T01-18-30.123456.jsonl")
     assert set(plain["model"]) == {"samples_indic_qa_2026-12-02T01-18-30.123456"}
     # The committed copy's fixed name has no task in it: the results file (one task) gives it.
-    named = read_harness("lm_eval", samples, "lm_eval_samples_indic_qa.jsonl",
-                         companions={"lm_eval_results.json": data("lm_eval_results.json")})
+    named = read_harness(
+        "lm_eval",
+        samples,
+        "lm_eval_samples_indic_qa.jsonl",
+        companions={"lm_eval_results.json": data("lm_eval_results.json")},
+    )
     assert set(named["task"]) == {"indic_qa"} and set(named["model"]) == {"stub-indic-1"}
     assert read_lm(domain_field="qid")["Domain"].to_list() == ["a1", "g2", "h3", "a4"]
 
@@ -357,15 +374,66 @@ def test_promptfoo_refuses_malformed() -> None:
 
 # the generator, rerun ----------------------------------------------------------------------
 STABLE = {
-    "inspect": ["question", "answer", "response", "Domain", "model", "task", "sample_id", "epoch", "target",
-                "metadata_source", "metadata_difficulty", "metadata_verified", "score_includes", "score_match",
-                "score_includes_answer", "score_match_answer", "stop_reason", "status"],
-    "lm_eval": ["question", "answer", "response", "Domain", "model", "task", "sample_id", "doc_answer", "doc_qid",
-                "target", "resps", "filtered_resps", "filter", "metrics", "doc_hash", "prompt_hash", "target_hash",
-                "exact_match"],
-    "promptfoo": ["question", "answer", "response", "Domain", "model", "task", "sample_id", "var_year",
-                  "provider_id", "provider_label", "prompt_raw", "prompt_label", "assert", "success", "score",
-                  "gradingResult", "promptIdx", "failureReason"],
+    "inspect": [
+        "question",
+        "answer",
+        "response",
+        "Domain",
+        "model",
+        "task",
+        "sample_id",
+        "epoch",
+        "target",
+        "metadata_source",
+        "metadata_difficulty",
+        "metadata_verified",
+        "score_includes",
+        "score_match",
+        "score_includes_answer",
+        "score_match_answer",
+        "stop_reason",
+        "status",
+    ],
+    "lm_eval": [
+        "question",
+        "answer",
+        "response",
+        "Domain",
+        "model",
+        "task",
+        "sample_id",
+        "doc_answer",
+        "doc_qid",
+        "target",
+        "resps",
+        "filtered_resps",
+        "filter",
+        "metrics",
+        "doc_hash",
+        "prompt_hash",
+        "target_hash",
+        "exact_match",
+    ],
+    "promptfoo": [
+        "question",
+        "answer",
+        "response",
+        "Domain",
+        "model",
+        "task",
+        "sample_id",
+        "var_year",
+        "provider_id",
+        "provider_label",
+        "prompt_raw",
+        "prompt_label",
+        "assert",
+        "success",
+        "score",
+        "gradingResult",
+        "promptIdx",
+        "failureReason",
+    ],
 }
 
 

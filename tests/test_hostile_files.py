@@ -47,14 +47,24 @@ BIG_UPLOAD_TIMEOUT = 240
 #: taking all of the machine's memory (it took 23 GB and was OOM-killed, the test process too).
 CHILD_MEMORY = 8 << 30
 #: ``python -c CAPPED <module> <args>``: ``python -m <module> <args>`` under CHILD_MEMORY.
-CAPPED = (f"import resource, runpy, sys; resource.setrlimit(resource.RLIMIT_AS, ({CHILD_MEMORY}, {CHILD_MEMORY})); "
-          "runpy.run_module(sys.argv.pop(1), run_name='__main__', alter_sys=True)")  # fmt: skip
+CAPPED = (
+    f"import resource, runpy, sys; resource.setrlimit(resource.RLIMIT_AS, ({CHILD_MEMORY}, {CHILD_MEMORY})); "
+    "runpy.run_module(sys.argv.pop(1), run_name='__main__', alter_sys=True)"
+)
 
 
 def _cli(*args: str | os.PathLike[str], **kwargs) -> subprocess.CompletedProcess[str]:
     """``python -m <args>`` from the project root, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", *(str(a) for a in args)], cwd=ROOT, capture_output=True, text=True,
-                          encoding="utf-8", timeout=180, check=False, **kwargs)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", *(str(a) for a in args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=180,
+        check=False,
+        **kwargs,
+    )
 
 
 def _parquet(frame: pl.DataFrame) -> bytes:
@@ -91,12 +101,15 @@ def _zip_bytes() -> bytes:
     return buf.getvalue()
 
 
-@pytest.mark.parametrize(("name", "said"), [
-    ("rows.zip", "The file is a zip archive"),
-    (None, "The file is a zip archive"),
-    ("rows.eval", "the .eval file is not a readable zip (truncated or damaged"),
-    ("rows.csv", "'rows.csv' is named as CSV but its content is a zip archive"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("rows.zip", "The file is a zip archive"),
+        (None, "The file is a zip archive"),
+        ("rows.eval", "the .eval file is not a readable zip (truncated or damaged"),
+        ("rows.csv", "'rows.csv' is named as CSV but its content is a zip archive"),
+    ],
+)
 def test_a_truncated_zip_is_refused_with_a_message(tmp_path: Path, name: str | None, said: str) -> None:
     whole = _zip_bytes()
     cut = whole[: len(whole) // 2]
@@ -130,16 +143,19 @@ def test_truncated_parquet_and_gzip_are_refused_with_what_is_wrong() -> None:
 GOOD_LINES = b'{"answer":"a","response":"b","Domain":"D"}\n{"answer":"c","response":"d","Domain":"D"}\n'
 
 
-@pytest.mark.parametrize(("line", "said"), [
-    (b'{"answer": nope, "response": "b"}', "Line 3 is not valid JSON"),
-    (b'{"answer": "a", "response": "b"', "Line 3 is not valid JSON"),
-    (b"this is not JSON at all", "Line 3 is not valid JSON"),
-    (b'{"answer": "a", "response": "b"} trailing', "Line 3 is not valid JSON"),
-    (b"{'answer': 'a', 'response': 'b'}", "Line 3 is not valid JSON"),
-    (b'{"answer": "a", "response": "b",}', "Line 3 is not valid JSON"),
-    (b'"a string, not a row"', "Line 3 is a JSON string, not an object"),
-    (b"[1, 2]", "Line 3 is a JSON array, not an object"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        (b'{"answer": nope, "response": "b"}', "Line 3 is not valid JSON"),
+        (b'{"answer": "a", "response": "b"', "Line 3 is not valid JSON"),
+        (b"this is not JSON at all", "Line 3 is not valid JSON"),
+        (b'{"answer": "a", "response": "b"} trailing', "Line 3 is not valid JSON"),
+        (b"{'answer': 'a', 'response': 'b'}", "Line 3 is not valid JSON"),
+        (b'{"answer": "a", "response": "b",}', "Line 3 is not valid JSON"),
+        (b'"a string, not a row"', "Line 3 is a JSON string, not an object"),
+        (b"[1, 2]", "Line 3 is a JSON array, not an object"),
+    ],
+)
 def test_a_jsonl_line_that_is_not_json_is_named(tmp_path: Path, line: bytes, said: str) -> None:
     data = GOOD_LINES + line + b"\n" + GOOD_LINES
     message = _refusal(data, "rows.jsonl")
@@ -152,15 +168,17 @@ def test_a_jsonl_line_that_is_not_json_is_named(tmp_path: Path, line: bytes, sai
 
 
 def test_parquet_nested_columns_are_read_as_compact_json() -> None:
-    frame = pl.DataFrame({
-        "answer": ["दिल्ली", "b", "c"],
-        "response": ["यह दिल्ली है", "x", "y"],
-        "meta": [{"k": 1, "v": "x"}, {"k": 2, "v": None}, None],
-        "tags": [[1, 2], [], None],
-        "words": [["a", "é", "अ"], ["b"], []],
-        "deep": [[{"k": 1, "v": "x"}], [], [{"k": 3, "v": "z"}]],
-        "score": [{"p": 1.5, "ok": True}, {"p": 0.25, "ok": False}, {"p": None, "ok": None}],
-    })  # fmt: skip
+    frame = pl.DataFrame(
+        {
+            "answer": ["दिल्ली", "b", "c"],
+            "response": ["यह दिल्ली है", "x", "y"],
+            "meta": [{"k": 1, "v": "x"}, {"k": 2, "v": None}, None],
+            "tags": [[1, 2], [], None],
+            "words": [["a", "é", "अ"], ["b"], []],
+            "deep": [[{"k": 1, "v": "x"}], [], [{"k": 3, "v": "z"}]],
+            "score": [{"p": 1.5, "ok": True}, {"p": 0.25, "ok": False}, {"p": None, "ok": None}],
+        }
+    )
     run = load_bytes(_parquet(frame), "nested.parquet")
     assert run.format == "parquet"
     rows = run.table.to_dicts()
@@ -214,14 +232,17 @@ BIG_ROWS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "data"), [
-    ("big.jsonl", _jsonl(BIG_ROWS)),
-    ("big_escaped.jsonl", _jsonl(BIG_ROWS, ensure_ascii=True)),  # \u0915... : a 1.2 MB line
-    ("big.json", json.dumps(BIG_ROWS, ensure_ascii=False).encode("utf-8")),
-    ("big.parquet", _parquet(pl.DataFrame(BIG_ROWS))),
-    ("big.csv", _delimited(BIG_ROWS, ",")),
-    ("big.tsv", _delimited(BIG_ROWS, "\t")),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("big.jsonl", _jsonl(BIG_ROWS)),
+        ("big_escaped.jsonl", _jsonl(BIG_ROWS, ensure_ascii=True)),  # \u0915... : a 1.2 MB line
+        ("big.json", json.dumps(BIG_ROWS, ensure_ascii=False).encode("utf-8")),
+        ("big.parquet", _parquet(pl.DataFrame(BIG_ROWS))),
+        ("big.csv", _delimited(BIG_ROWS, ",")),
+        ("big.tsv", _delimited(BIG_ROWS, "\t")),
+    ],
+)
 def test_a_200_kb_devanagari_cell_is_read_back_intact(name: str, data: bytes) -> None:
     assert len(BIG_CELL.encode("utf-8")) >= 200_000
     run = load_bytes(data, name)
@@ -249,8 +270,14 @@ def test_a_1_gib_file_of_one_line_on_the_command_line(tmp_path: Path) -> None:
                 fh.write(BLOCK)
         assert path.stat().st_size == 1 << 30
         with (tmp_path / "stdout").open("wb") as so, (tmp_path / "stderr").open("wb") as se:
-            done = subprocess.run([sys.executable, "-c", CAPPED, "scoring", "score", "--responses", str(path), "--out",
-                                   str(out)], cwd=ROOT, stdout=so, stderr=se, timeout=240, check=False)  # fmt: skip
+            done = subprocess.run(
+                [sys.executable, "-c", CAPPED, "scoring", "score", "--responses", str(path), "--out", str(out)],
+                cwd=ROOT,
+                stdout=so,
+                stderr=se,
+                timeout=240,
+                check=False,
+            )
     finally:
         path.unlink(missing_ok=True)
     assert (tmp_path / "stderr").stat().st_size < 4096  # the line is never echoed back
@@ -326,15 +353,19 @@ def _csv_of(size: int) -> bytes:
     return head + rows + b"a," + b"x" * last + b"\n"
 
 
-@pytest.mark.parametrize(("sizes", "refused"), [
-    pytest.param([MiB], False, id="one-member-at-the-cap"),
-    pytest.param([MiB + 1], True, id="one-member-a-byte-over"),
-    pytest.param([300_000, 300_000], False, id="two-members-under"),  # as ``cat a.gz b.gz`` makes
-    pytest.param([MiB, 8 * MiB], True, id="bomb-after-a-full-first-member"),  # must not be unpacked at all
-    pytest.param([600_000, 600_000], True, id="over-in-the-second-member"),  # too large, not "cut short"
-])  # fmt: skip
-def test_gzip_unpacking_is_capped_over_all_members(monkeypatch: pytest.MonkeyPatch, sizes: list[int],
-                                                  refused: bool) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("sizes", "refused"),
+    [
+        pytest.param([MiB], False, id="one-member-at-the-cap"),
+        pytest.param([MiB + 1], True, id="one-member-a-byte-over"),
+        pytest.param([300_000, 300_000], False, id="two-members-under"),  # as ``cat a.gz b.gz`` makes
+        pytest.param([MiB, 8 * MiB], True, id="bomb-after-a-full-first-member"),  # must not be unpacked at all
+        pytest.param([600_000, 600_000], True, id="over-in-the-second-member"),  # too large, not "cut short"
+    ],
+)
+def test_gzip_unpacking_is_capped_over_all_members(
+    monkeypatch: pytest.MonkeyPatch, sizes: list[int], refused: bool
+) -> None:
     """The cap on what a gzip file unpacks to, set to 1 MiB here (``formats.MAX_INFLATED``, read
     when unpacking): a bomb in a second gzip member is refused like one in the first. ``sizes``:
     one CSV cut into gzip members of these unpacked sizes."""
@@ -356,8 +387,10 @@ def test_gzip_unpacking_is_capped_over_all_members(monkeypatch: pytest.MonkeyPat
 def stored(engine: Engine) -> dict[str, list[str]]:
     """Every row of every table (as text, sorted): what "nothing stored is touched" compares."""
     with engine.connect() as conn:
-        return {name: sorted(repr(tuple(row)) for row in conn.execute(text(f'SELECT * FROM "{name}"')))
-                for name in inspect(conn).get_table_names()}  # fmt: skip
+        return {
+            name: sorted(repr(tuple(row)) for row in conn.execute(text(f'SELECT * FROM "{name}"')))
+            for name in inspect(conn).get_table_names()
+        }
 
 
 def upload_page() -> AppTest:
@@ -412,8 +445,9 @@ else:
 """
 
 
-def test_a_1_gib_line_gzipped_upload_is_refused_naming_line_1(app_engine: Engine, one_gib_line_gz: bytes,
-                                                              tmp_path: Path) -> None:  # fmt: skip
+def test_a_1_gib_line_gzipped_upload_is_refused_naming_line_1(
+    app_engine: Engine, one_gib_line_gz: bytes, tmp_path: Path
+) -> None:
     """Through the Upload page while runs exist: an error naming line 1, nothing stored touched.
     The loader is first tried on the file in a child process under CHILD_MEMORY, so a loader that
     would take all memory fails this test instead of the machine (AppTest runs in this process)."""
@@ -422,10 +456,17 @@ def test_a_1_gib_line_gzipped_upload_is_refused_naming_line_1(app_engine: Engine
     module = tmp_path / "refuse.py"
     module.write_text(_REFUSE, encoding="utf-8")
     sys_path = f"import sys; sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(tmp_path)!r}); "
-    child = subprocess.run([sys.executable, "-c", sys_path + CAPPED, "refuse", str(packed)], cwd=ROOT,
-                           capture_output=True, text=True, timeout=240, check=False)  # fmt: skip
+    child = subprocess.run(
+        [sys.executable, "-c", sys_path + CAPPED, "refuse", str(packed)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert child.returncode == 0 and child.stdout.startswith("Line 1 is longer than 64 MiB"), (
-        f"the loader did not refuse the file under {CHILD_MEMORY >> 30} GiB: {child.stderr[-1500:]}")  # fmt: skip
+        f"the loader did not refuse the file under {CHILD_MEMORY >> 30} GiB: {child.stderr[-1500:]}"
+    )
     at = upload_page()
     before = _snapshot(at, app_engine)
     send(at, "one_line.csv.gz", one_gib_line_gz, "application/gzip", timeout=BIG_UPLOAD_TIMEOUT)
@@ -448,13 +489,17 @@ UPLOAD_ROWS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "data", "mime", "rows"), [
-    ("hostile_model_hindi.jsonl", _jsonl(UPLOAD_ROWS), "application/x-ndjson", 4),
-    ("hostile_model_hindi.parquet", _parquet(pl.DataFrame(UPLOAD_ROWS[:3])), "application/octet-stream", 3),
-    ("hostile_model_hindi.csv.gz", gzip.compress(_delimited(UPLOAD_ROWS[1:], ",")), "application/gzip", 3),
-])  # fmt: skip
-def test_jsonl_parquet_and_gzip_upload_as_runs(app_engine: Engine, name: str, data: bytes, mime: str,
-                                                rows: int) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "data", "mime", "rows"),
+    [
+        ("hostile_model_hindi.jsonl", _jsonl(UPLOAD_ROWS), "application/x-ndjson", 4),
+        ("hostile_model_hindi.parquet", _parquet(pl.DataFrame(UPLOAD_ROWS[:3])), "application/octet-stream", 3),
+        ("hostile_model_hindi.csv.gz", gzip.compress(_delimited(UPLOAD_ROWS[1:], ",")), "application/gzip", 3),
+    ],
+)
+def test_jsonl_parquet_and_gzip_upload_as_runs(
+    app_engine: Engine, name: str, data: bytes, mime: str, rows: int
+) -> None:
     at = upload_page()
     before = store.list_runs(app_engine)
     send(at, name, data, mime)

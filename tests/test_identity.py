@@ -66,12 +66,16 @@ def test_header_mode_without_the_header_names_nobody(monkeypatch: pytest.MonkeyP
 
 
 def _main_messages(at) -> list[str]:
-    return [str(m.value).replace("\\", "") for kind in (at.main.warning, at.main.info, at.main.error, at.main.success)
-            for m in kind]  # fmt: skip
+    return [
+        str(m.value).replace("\\", "")
+        for kind in (at.main.warning, at.main.info, at.main.error, at.main.success)
+        for m in kind
+    ]
 
 
-def test_who_cannot_mark_is_told_why_and_never_that_they_are_done(monkeypatch: pytest.MonkeyPatch,
-                                                                   tmp_path: Path) -> None:  # fmt: skip
+def test_who_cannot_mark_is_told_why_and_never_that_they_are_done(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """Issue 20: a name not on REVIEW_REVIEWERS on a double-blind queue is told it is not on the list
     (and who to ask), not "Done"; in proxy-header mode nobody is told to type a name; a key press
     says the same reason."""

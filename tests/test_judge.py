@@ -559,8 +559,10 @@ def test_save_writes_in_short_transactions(engine: Engine, monkeypatch: pytest.M
         transactions.append(real(*args, **kwargs).rows)
 
     monkeypatch.setattr(judge_cache, "write_in_chunks", spy)
-    rows = [{"cache_key": f"c{i}", "item_key": f"i{i}", "model": "m", "prompt_version": "v", "label": CORRECT}
-            for i in range(35)]  # fmt: skip
+    rows = [
+        {"cache_key": f"c{i}", "item_key": f"i{i}", "model": "m", "prompt_version": "v", "label": CORRECT}
+        for i in range(35)
+    ]
     judge_cache.save(engine, rows)
     assert transactions == [[10, 10, 10, 5]]
     assert judge_cache.count_rows(engine) == 35

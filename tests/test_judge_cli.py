@@ -113,10 +113,23 @@ def test_report_summary_out_and_cached_rerun(env: Path, capsys, stub: StubOpenAI
     assert "judge:" in err and "Traceback" not in err  # the tqdm bar is on stderr
     rows = read_csv(out_path)
     assert list(rows[0]) == [
-        "question", "answer", "Domain", "response", "judge_label", "judge_raw", "is_correct", "is_blank"
+        "question",
+        "answer",
+        "Domain",
+        "response",
+        "judge_label",
+        "judge_raw",
+        "is_correct",
+        "is_blank",
     ]
     assert [r["judge_label"] for r in rows] == [
-        "CORRECT", "CORRECT", "INCORRECT", "NOT_ATTEMPTED", "INCORRECT", "INCORRECT", "INCORRECT"
+        "CORRECT",
+        "CORRECT",
+        "INCORRECT",
+        "NOT_ATTEMPTED",
+        "INCORRECT",
+        "INCORRECT",
+        "INCORRECT",
     ]
     assert [r["is_correct"] for r in rows] == ["True", "True", "False", "False", "False", "False", "False"]
     assert [r["is_blank"] for r in rows][4] == "True"
@@ -144,8 +157,9 @@ def test_json_limit_and_concurrency(env: Path, capsys, stub: StubOpenAI) -> None
 
 
 def test_bucket_overlap_only(env: Path, capsys, stub: StubOpenAI) -> None:
-    code, out, _ = run(capsys, "--responses", str(env), "--base-url", stub.base_url, "--model", "m",
-                       "--bucket", "overlap_only")
+    code, out, _ = run(
+        capsys, "--responses", str(env), "--base-url", stub.base_url, "--model", "m", "--bucket", "overlap_only"
+    )
     assert code == 0
     assert ": 2 rows" in out and "bucket overlap_only" in out
     sent = sorted(p.split("<<<RESPONSE>>>\n")[1].split("\n")[0] for p in stub.prompts())
@@ -159,8 +173,9 @@ def test_failures_and_unparsed_are_reported_not_counted(
     stub.script_when("Amalaka", server_error())
     stub.script_when("Ruru", reply("Looks fine to me."))
     out_path = tmp_path / "judged.csv"
-    code, out, err = run(capsys, "--responses", str(env), "--base-url", stub.base_url, "--model", "m",
-                         "--out", str(out_path))
+    code, out, err = run(
+        capsys, "--responses", str(env), "--base-url", stub.base_url, "--model", "m", "--out", str(out_path)
+    )
     assert code == 1
     assert "failures: 1 (InternalServerError x1)" in out and "unparsed: 1" in out
     assert "re-run to retry them" in err and "UNPARSED" in err
@@ -189,8 +204,9 @@ def test_refused_key_is_exit_2_and_secret(env: Path, capsys, stub: StubOpenAI) -
 def test_key_never_in_output_file_or_database(env: Path, capsys, stub: StubOpenAI, tmp_path: Path) -> None:
     stub.script_when("Amalaka", reply(f"Key {KEY} seen.\nCORRECT"))
     out_path = tmp_path / "judged.csv"
-    code, out, err = run(capsys, "--responses", str(env), "--base-url", stub.base_url, "--model", "m",
-                         "--out", str(out_path), "--json")
+    code, out, err = run(
+        capsys, "--responses", str(env), "--base-url", stub.base_url, "--model", "m", "--out", str(out_path), "--json"
+    )
     assert code == 0
     assert set(stub.auth_headers) == {f"Bearer {KEY}"}
     assert KEY not in out and KEY not in err

@@ -48,9 +48,19 @@ def _csv(suffix: str) -> bytes:
 
 
 def _label(engine: Engine, keys: list[str], config: JudgeConfig, label: str) -> None:
-    judge_cache.save(engine, [{"cache_key": f"{config.model}-{config.prompt_version}-{k}", "item_key": k,
-                               "model": config.model, "prompt_version": config.prompt_version, "label": label}
-                              for k in keys])  # fmt: skip
+    judge_cache.save(
+        engine,
+        [
+            {
+                "cache_key": f"{config.model}-{config.prompt_version}-{k}",
+                "item_key": k,
+                "model": config.model,
+                "prompt_version": config.prompt_version,
+                "label": label,
+            }
+            for k in keys
+        ],
+    )
 
 
 @pytest.fixture
@@ -190,7 +200,6 @@ def test_the_pages_name_the_configuration_and_use_it(db, which: str) -> None:
     at = open_page("compare", run_id=run)
     shown = "\n".join(texts(at))
     assert f"Judge: {CHOSEN}." in shown and f"Judge: {LATEST}." in shown
-
 
 
 @pytest.mark.parametrize("which", ["chosen", "latest"])

@@ -44,8 +44,9 @@ Z = 1.959963984540054
 
 def test_kappa_and_its_standard_error_match_the_notes_and_a_reference() -> None:
     # The notes: [[80,10],[5,105]] -> kappa 0.8477; [[190,5],[5,0]] -> 95% raw but kappa -0.026.
-    rows = _rows([(True, "CORRECT")] * 80 + [(True, "INCORRECT")] * 10 + [(False, "CORRECT")] * 5
-                 + [(False, "INCORRECT")] * 105)  # fmt: skip
+    rows = _rows(
+        [(True, "CORRECT")] * 80 + [(True, "INCORRECT")] * 10 + [(False, "CORRECT")] * 5 + [(False, "INCORRECT")] * 105
+    )
     t = trust(rows)
     assert t.kappa == pytest.approx(0.8477, abs=5e-5) and t.agreement == pytest.approx(185 / 200)
     skewed = trust(_rows([(True, "CORRECT")] * 190 + [(True, "INCORRECT")] * 5 + [(False, "CORRECT")] * 5))
@@ -147,19 +148,34 @@ def test_the_paired_statistics_of_two_configurations_are_the_compare_pages() -> 
 
 def _rows(pairs: list[tuple[bool, str | None]], **columns: list) -> pl.DataFrame:
     n = len(pairs)
-    sample = make_sample(columns.pop("bucket", ["overlap_only"] * n), columns.pop("Domain", ["Art"] * n),
-                         [h for h, _ in pairs], **columns)  # fmt: skip
+    sample = make_sample(
+        columns.pop("bucket", ["overlap_only"] * n),
+        columns.pop("Domain", ["Art"] * n),
+        [h for h, _ in pairs],
+        **columns,
+    )
     labels = {k: lab for k, (_, lab) in zip(sample["item_key"].to_list(), pairs) if lab is not None}
     return trust_rows(sample, labels)
 
 
 def test_the_confusion_matrix_counts_unparsed_and_unjudged_rows_apart_and_only_the_random_sample() -> None:
-    pairs = [(True, "CORRECT")] * 6 + [(True, "INCORRECT")] * 2 + [(False, "NOT_ATTEMPTED")] * 3 + \
-        [(False, "CORRECT")] * 1 + [(True, "UNPARSED")] * 2 + [(False, "ERROR")] + [(True, None)] * 2
+    pairs = (
+        [(True, "CORRECT")] * 6
+        + [(True, "INCORRECT")] * 2
+        + [(False, "NOT_ATTEMPTED")] * 3
+        + [(False, "CORRECT")] * 1
+        + [(True, "UNPARSED")] * 2
+        + [(False, "ERROR")]
+        + [(True, None)] * 2
+    )
     n = len(pairs)
     by_hand = [False] * n + [True] * 3  # three rows opened by hand: not in the sample
-    sample = make_sample(["overlap_only"] * (n + 3), ["Art"] * (n // 2) + ["Food"] * (n - n // 2) + ["Art"] * 3,
-                         [h for h, _ in pairs] + [False] * 3, by_hand=by_hand)  # fmt: skip
+    sample = make_sample(
+        ["overlap_only"] * (n + 3),
+        ["Art"] * (n // 2) + ["Food"] * (n - n // 2) + ["Art"] * 3,
+        [h for h, _ in pairs] + [False] * 3,
+        by_hand=by_hand,
+    )
     keys = sample["item_key"].to_list()
     labels = {k: lab for k, (_, lab) in zip(keys, pairs + [(False, "CORRECT")] * 3) if lab is not None}
     rows = trust_rows(sample, labels)
@@ -183,7 +199,12 @@ def test_the_confusion_matrix_counts_unparsed_and_unjudged_rows_apart_and_only_t
     assert dis["row"].to_list() == [7, 8, 12] and dis["human"].to_list() == ["correct", "correct", "wrong"]
     assert dis["judge_label"].to_list() == ["INCORRECT", "INCORRECT", "CORRECT"]
     assert [outcome(x) for x in ("correct", " NOT_ATTEMPTED", "UNPARSED", "ERROR", None)] == [
-        "correct", "wrong", "unparsed", "not judged", "not judged"]  # fmt: skip
+        "correct",
+        "wrong",
+        "unparsed",
+        "not judged",
+        "not judged",
+    ]
 
 
 def test_trust_with_no_reviewed_row_says_nothing_rather_than_zero() -> None:
@@ -230,9 +251,17 @@ def _coverage(n: int, cells: np.ndarray, reps: int, seed: int) -> tuple[float, f
 #: (rows, share the humans call correct, judge sensitivity, judge specificity): small samples and
 #: skewed prevalence, as per-bucket and per-domain samples are.
 IN_BAND = [
-    (30, 0.5, 0.85, 0.6), (30, 0.5, 0.95, 0.9), (50, 0.5, 0.95, 0.9), (50, 0.8, 0.85, 0.6), (50, 0.5, 0.97, 0.4),
-    (100, 0.8, 0.95, 0.9), (100, 0.9, 0.95, 0.9), (100, 0.95, 0.95, 0.9), (200, 0.95, 0.97, 0.4), (200, 0.9, 0.85, 0.6),
-]  # fmt: skip
+    (30, 0.5, 0.85, 0.6),
+    (30, 0.5, 0.95, 0.9),
+    (50, 0.5, 0.95, 0.9),
+    (50, 0.8, 0.85, 0.6),
+    (50, 0.5, 0.97, 0.4),
+    (100, 0.8, 0.95, 0.9),
+    (100, 0.9, 0.95, 0.9),
+    (100, 0.95, 0.95, 0.9),
+    (200, 0.95, 0.97, 0.4),
+    (200, 0.9, 0.85, 0.6),
+]
 #: Outside the band, printed: about one human-wrong row expected, where any honest interval is wide
 #: and over-covers.
 EDGES = [(20, 0.95, 0.95, 0.9), (30, 0.95, 0.85, 0.6)]
@@ -241,16 +270,20 @@ DRAWS = 4000  # posterior draws per interval here (the page uses more): the simu
 
 
 def test_the_kappa_interval_covers_the_true_kappa_about_95_percent_of_the_time(capsys) -> None:
-    lines = [f"{'rows':>5} {'human correct':>13} {'Se':>5} {'Sp':>5} {'kappa':>6} {'coverage':>9} {'Wald':>6}"
-             f" {'mean width':>11}"]  # fmt: skip
+    lines = [
+        f"{'rows':>5} {'human correct':>13} {'Se':>5} {'Sp':>5} {'kappa':>6} {'coverage':>9} {'Wald':>6}"
+        f" {'mean width':>11}"
+    ]
     results = {}
     for i, (n, prev, se, sp) in enumerate(IN_BAND + EDGES):
         cells = _cells(prev, se, sp)
         cov, wald, width = _coverage(n, cells, REPS, seed=1000 + i)
         results[(n, prev, se, sp)] = (cov, wald)
         band = "" if (n, prev, se, sp) in IN_BAND else "   (edge)"
-        lines.append(f"{n:>5} {prev:>13.2f} {se:>5.2f} {sp:>5.2f} {_true_kappa(cells):>6.3f} {cov:>9.3f} "
-                     f"{wald:>6.3f} {width:>11.3f}{band}")  # fmt: skip
+        lines.append(
+            f"{n:>5} {prev:>13.2f} {se:>5.2f} {sp:>5.2f} {_true_kappa(cells):>6.3f} {cov:>9.3f} "
+            f"{wald:>6.3f} {width:>11.3f}{band}"
+        )
     with capsys.disabled():
         print("\nKappa 95% interval coverage (" + f"{REPS} simulated samples each)\n" + "\n".join(lines))
     for regime in IN_BAND:
@@ -265,8 +298,18 @@ def test_the_kappa_interval_covers_the_true_kappa_about_95_percent_of_the_time(c
 
 
 def _save_label(engine, key: str, model: str, version: str, label: str) -> None:
-    judge_cache.save(engine, [{"cache_key": f"{model}-{version}-{key}", "item_key": key, "model": model,
-                               "prompt_version": version, "label": label}])  # fmt: skip
+    judge_cache.save(
+        engine,
+        [
+            {
+                "cache_key": f"{model}-{version}-{key}",
+                "item_key": key,
+                "model": model,
+                "prompt_version": version,
+                "label": label,
+            }
+        ],
+    )
 
 
 def test_the_choice_is_stored_per_run_and_the_estimate_loads_its_labels(tmp_path: Path) -> None:

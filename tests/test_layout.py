@@ -45,27 +45,41 @@ LAYERS: dict[str, Layer] = {
     "judge": Layer(package("scoring.judge"), frozenset({"core", "store"}), NOT_PAGES),
     "review": Layer(package("scoring.review"), frozenset({"core", "store"}), NOT_PAGES | {"openai"}),
     "ingest": Layer(package("scoring.ingest"), frozenset({"core", "store"}), NOT_PAGES | {"openai"}),
-    "export": Layer(("scoring.verdict_export",), frozenset({"version", "core", "store", "judge", "review"}),
-                    NOT_PAGES | {"openai"}),
-    "estimate": Layer(package("scoring.estimate"), frozenset({"version", "core", "store", "review", "export"}),
-                      NOT_PAGES | {"openai"}),
-    "compare": Layer(package("scoring.compare"), frozenset({"version", "core", "store", "review", "export"}),
-                     NOT_PAGES | {"openai"}),
-    "cli": Layer(package("scoring.cli"),
-                 frozenset({"version", "core", "store", "judge", "review", "export", "estimate", "compare"}),
-                 NOT_PAGES | {"openai"}),
-    "entry points": Layer(("scoring.__main__", "scoring.exact_substring", "scoring.llm_judge", "scoring.word_overlap"),
-                          frozenset({"cli"}), NOT_PAGES),
-    "ui": Layer(package("ui"),
-                frozenset({"version", "core", "store", "ingest", "judge", "review", "export", "estimate", "compare"}),
-                frozenset({"openai", "alembic"})),
-    "views": Layer(package("views"),
-                   frozenset({"version", "core", "store", "ingest", "judge", "review", "export", "estimate", "compare",
-                              "ui"}),
-                   frozenset({"openai", "alembic", "sqlalchemy"})),
-    "app": Layer(("app",), frozenset({"version", "core", "store", "judge", "review", "ui", "views"}),
-                 frozenset({"openai", "alembic"})),
-}  # fmt: skip
+    "export": Layer(
+        ("scoring.verdict_export",), frozenset({"version", "core", "store", "judge", "review"}), NOT_PAGES | {"openai"}
+    ),
+    "estimate": Layer(
+        package("scoring.estimate"), frozenset({"version", "core", "store", "review", "export"}), NOT_PAGES | {"openai"}
+    ),
+    "compare": Layer(
+        package("scoring.compare"), frozenset({"version", "core", "store", "review", "export"}), NOT_PAGES | {"openai"}
+    ),
+    "cli": Layer(
+        package("scoring.cli"),
+        frozenset({"version", "core", "store", "judge", "review", "export", "estimate", "compare"}),
+        NOT_PAGES | {"openai"},
+    ),
+    "entry points": Layer(
+        ("scoring.__main__", "scoring.exact_substring", "scoring.llm_judge", "scoring.word_overlap"),
+        frozenset({"cli"}),
+        NOT_PAGES,
+    ),
+    "ui": Layer(
+        package("ui"),
+        frozenset({"version", "core", "store", "ingest", "judge", "review", "export", "estimate", "compare"}),
+        frozenset({"openai", "alembic"}),
+    ),
+    "views": Layer(
+        package("views"),
+        frozenset({"version", "core", "store", "ingest", "judge", "review", "export", "estimate", "compare", "ui"}),
+        frozenset({"openai", "alembic", "sqlalchemy"}),
+    ),
+    "app": Layer(
+        ("app",),
+        frozenset({"version", "core", "store", "judge", "review", "ui", "views"}),
+        frozenset({"openai", "alembic"}),
+    ),
+}
 PACKAGES = ("scoring.store", "scoring.ingest", "scoring.judge", "scoring.review")
 
 
@@ -115,8 +129,13 @@ def imports(path: Path, top_level_only: bool = True, known: Iterable[str] = PROJ
                 found.append((sub if sub in known else node.module, node))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
             name, call = node.args[0], node.func
-            if (call.attr == "import_module" and isinstance(call.value, ast.Name) and call.value.id == "importlib"
-                    and isinstance(name, ast.Constant) and isinstance(name.value, str)):  # fmt: skip
+            if (
+                call.attr == "import_module"
+                and isinstance(call.value, ast.Name)
+                and call.value.id == "importlib"
+                and isinstance(name, ast.Constant)
+                and isinstance(name.value, str)
+            ):
                 found.append((name.value, node))
     return found
 
@@ -200,7 +219,7 @@ def test_the_layer_check_catches_core_importing_compare_and_modules_in_no_layer(
         "scoring.cli.common (line 5) imports .runs relatively: name the module in full",
         "ui.state (ui) may not import views.start (views, line 2)",
         "views.start (views) may not import sqlalchemy (line 2)",
-    ]  # fmt: skip
+    ]
 
 
 def test_a_broken_copy_with_core_importing_compare_fails(tmp_path: Path) -> None:
@@ -209,9 +228,12 @@ def test_a_broken_copy_with_core_importing_compare_fails(tmp_path: Path) -> None
     shutil.copytree(SCORING, copy, ignore=shutil.ignore_patterns("__pycache__", "versions"))
     loader = copy / "core" / "loader.py"
     text = loader.read_text(encoding="utf-8")
-    loader.write_text(text.replace("\nimport ", "\nfrom scoring.compare import compared_runs\nimport ", 1), encoding="utf-8")
-    modules = {".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__"): p
-               for p in copy.rglob("*.py")}  # fmt: skip
+    loader.write_text(
+        text.replace("\nimport ", "\nfrom scoring.compare import compared_runs\nimport ", 1), encoding="utf-8"
+    )
+    modules = {
+        ".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__"): p for p in copy.rglob("*.py")
+    }
     assert set(modules) == set(MODULES)
     assert layer_breaches(graph_of(modules)) == [
         f"scoring.core.loader (core) may not import scoring.compare.compared_runs (compare, line {line})"
@@ -303,7 +325,7 @@ def test_no_import_cycle_between_modules() -> None:
         stack.append(node)
         for nxt in graph[node]:
             if state.get(nxt) == 1:
-                cycle = stack[stack.index(nxt):] + [nxt]
+                cycle = stack[stack.index(nxt) :] + [nxt]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
             if nxt not in state:
                 visit(nxt)
@@ -315,8 +337,11 @@ def test_no_import_cycle_between_modules() -> None:
             visit(module)
 
 
-@pytest.mark.parametrize("path", sorted([*ROOT.glob("views/*.py"), *ROOT.glob("ui/*.py"), ROOT / "app.py"]),
-                         ids=lambda p: str(p.relative_to(ROOT)))  # fmt: skip
+@pytest.mark.parametrize(
+    "path",
+    sorted([*ROOT.glob("views/*.py"), *ROOT.glob("ui/*.py"), ROOT / "app.py"]),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
 def test_pages_use_only_public_names_of_the_packages(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
@@ -341,6 +366,9 @@ def test_the_check_would_catch_a_database_import_in_core(tmp_path: Path) -> None
     found = [t for t, _ in imports(bad)]
     assert found == ["sqlalchemy", "scoring.store.runs"]
     assert [t for t, _ in imports(bad, top_level_only=False)] == [
-        "sqlalchemy", "scoring.store.runs", "openai", "scoring.compare.database_runs",
-    ]  # fmt: skip
+        "sqlalchemy",
+        "scoring.store.runs",
+        "openai",
+        "scoring.compare.database_runs",
+    ]
     assert layer_of("scoring.core.loader") == "core" and "sqlalchemy" in LAYERS["core"].banned

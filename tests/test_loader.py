@@ -130,7 +130,7 @@ def test_cp1252_offset_counts_the_bom() -> None:
 def test_quoted_cells_with_commas_quotes_and_line_breaks() -> None:
     rows = [
         ["Which city?", "Delhi, India", "Art", 'He said "Delhi", twice'],
-        ["Multi-line?", "गंगा\nनदी", "Art", "पहली पंक्ति\nदूसरी पंक्ति, \"उद्धरण\"\n"],
+        ["Multi-line?", "गंगा\nनदी", "Art", 'पहली पंक्ति\nदूसरी पंक्ति, "उद्धरण"\n'],
         ["CRLF inside?", "a", "Art", "line one\r\nline two"],
     ]
     run = load_bytes(_csv_bytes(rows))

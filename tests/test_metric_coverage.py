@@ -20,8 +20,12 @@ FIGURES = ("precision", "recall", "specificity", "corrected")
 def _truths(passes: np.ndarray, truth: np.ndarray) -> dict[str, float]:
     tp = float(np.sum(passes & truth))
     tn = float(np.sum(~passes & ~truth))
-    return {"precision": tp / max(1, passes.sum()), "recall": tp / max(1, truth.sum()),
-            "specificity": tn / max(1, (~truth).sum()), "corrected": float(truth.mean())}  # fmt: skip
+    return {
+        "precision": tp / max(1, passes.sum()),
+        "recall": tp / max(1, truth.sum()),
+        "specificity": tn / max(1, (~truth).sum()),
+        "corrected": float(truth.mean()),
+    }
 
 
 @pytest.mark.parametrize("name", ["8,000 rows, 400 reviewed", "all-correct strata", "planned +-2 after a +-5 pilot"])
@@ -34,8 +38,9 @@ def test_metric_quality_intervals_cover_about_95_percent(name: str) -> None:
         buckets = np.array(BUCKETS)[rows["bucket"]]
         truth = rows["truth"]
         shown = np.where(rows["reviewed"], truth, None).tolist()
-        sample = make_sample(buckets.tolist(), [f"d{d}" for d in rows["domain"]], shown,
-                             judge_correct=rows["judge"].tolist())  # fmt: skip
+        sample = make_sample(
+            buckets.tolist(), [f"d{d}" for d in rows["domain"]], shown, judge_correct=rows["judge"].tolist()
+        )
         exact_passes = np.isin(buckets, ["both_pass", "exact_only"])
         figures = {q.metric: q for q in metric_quality(sample)}
         for metric, passes in (("exact", exact_passes), ("judge", rows["judge"])):

@@ -60,8 +60,10 @@ def test_a_new_database_is_created_at_the_newest_revision_and_matches_the_models
 def test_an_old_database_is_upgraded_with_every_row_kept(tmp_path: Path, fixture: Path) -> None:
     path = _copy(fixture, tmp_path)
     with sqlite3.connect(path) as raw:
-        counts = {t: raw.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                  for t in ("runs", "run_rows", "verdict_events", "judge_verdicts")}  # fmt: skip
+        counts = {
+            t: raw.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            for t in ("runs", "run_rows", "verdict_events", "judge_verdicts")
+        }
     assert counts == {"runs": 1, "run_rows": 40, "verdict_events": 6, "judge_verdicts": 1}
     with sqlite3.connect(path) as raw:
         before = raw.execute(
@@ -84,8 +86,19 @@ def test_an_old_database_is_upgraded_with_every_row_kept(tmp_path: Path, fixture
     runs = store.list_runs(engine)  # the run is complete (an added column's default)
     assert [(r.name, r.n_rows) for r in runs] == [("Sample run", 40)]
     frame = store.load_scored(engine, runs[0].id)
-    columns = ["item_key", "question", "answer", "Domain", "response", "exact_correct", "overlap_correct",
-               "matching_words", "total_golden_words", "is_blank", "bucket"]  # fmt: skip
+    columns = [
+        "item_key",
+        "question",
+        "answer",
+        "Domain",
+        "response",
+        "exact_correct",
+        "overlap_correct",
+        "matching_words",
+        "total_golden_words",
+        "is_blank",
+        "bucket",
+    ]
     assert [tuple(row) for row in frame[columns].itertuples(index=False)] == [
         (*row[:5], bool(row[5]), bool(row[6]), *row[7:9], bool(row[9]), row[10]) for row in before
     ]  # every row, in order, with its stored verdicts
@@ -140,8 +153,16 @@ def test_two_processes_opening_an_old_database_at_once_migrate_it_once(tmp_path:
     go = tmp_path / "go"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     ready = [tmp_path / f"ready_{i}" for i in range(2)]
-    procs = [subprocess.Popen([sys.executable, "-c", _OPEN, _url(path), str(go), str(r)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env) for r in ready]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _OPEN, _url(path), str(go), str(r)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for r in ready
+    ]
     deadline = time.monotonic() + 120
     while not all(r.exists() for r in ready) and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -173,7 +194,8 @@ def test_the_parquet_revision_downgrades_and_upgrades_with_every_row(tmp_path: P
     with sqlite3.connect(tmp_path / "both.db") as raw:
         assert raw.execute("SELECT count(*) FROM run_rows").fetchone()[0] == 2
         assert raw.execute("SELECT extra FROM run_rows ORDER BY row_idx").fetchall() == [
-            ('{"id": "7", "bucket": "x"}',), ('{"id": "8", "bucket": "y"}',)
+            ('{"id": "7", "bucket": "x"}',),
+            ('{"id": "8", "bucket": "y"}',),
         ]
     engine.dispose()
     engine = make_engine(_url(tmp_path / "both.db"))  # upgrades again

@@ -72,8 +72,15 @@ def test_the_cli_says_one_line_naming_the_line(tmp_path: Path, first: bool) -> N
     path = tmp_path / "deep.jsonl"
     path.write_bytes((DEEP + b"\n" + GOOD + b"\n") if first else (GOOD + b"\n" + DEEP + b"\n"))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "scoring", "score", "--responses", str(path)], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120, env=env, check=False)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "scoring", "score", "--responses", str(path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.strip().splitlines() == [f"error: Line {1 if first else 2} is nested too deeply to read."]
 
@@ -87,5 +94,6 @@ def test_the_upload_function_and_page_name_line_1_and_store_nothing(app_engine: 
     at.file_uploader(key="uploads").set_value(("deep.jsonl", data, "application/x-ndjson"))
     ok(at.run())  # no exception box
     assert any(a.startswith("deep.jsonl: ") and "Line 1 is nested too deeply to read." in a for a in alerts(at)), (
-        alerts(at))  # fmt: skip
+        alerts(at)
+    )
     assert store.list_runs(app_engine) == runs

@@ -41,10 +41,19 @@ def reviewed(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
         review.record_mark(engine, key, run_id, "alice", "correct" if i % 3 else "wrong")
     for key in keys[:10]:
         review.record_mark(engine, key, run_id, "bob", "correct")
-    judge_cache.save(engine, [{"cache_key": f"m-{k}", "item_key": k, "model": MODEL,
-                               "prompt_version": judge.PROMPT_VERSION,
-                               "label": judge.CORRECT if i % 4 else judge.INCORRECT}
-                              for i, k in enumerate(keys)])  # fmt: skip
+    judge_cache.save(
+        engine,
+        [
+            {
+                "cache_key": f"m-{k}",
+                "item_key": k,
+                "model": MODEL,
+                "prompt_version": judge.PROMPT_VERSION,
+                "label": judge.CORRECT if i % 4 else judge.INCORRECT,
+            }
+            for i, k in enumerate(keys)
+        ],
+    )
 
 
 def snake_headers(at: AppTest) -> list[tuple[str, str]]:

@@ -44,8 +44,7 @@ def test_review_order_is_a_permutation_that_depends_on_the_seed_only() -> None:
 
 def test_review_order_is_the_same_in_another_process() -> None:
     keys = [f"k{i}" for i in range(20)]
-    code = ("from scoring.estimate import review_order; "
-            f"print(review_order({keys!r}, 'run-seed').tolist())")  # fmt: skip
+    code = f"from scoring.estimate import review_order; print(review_order({keys!r}, 'run-seed').tolist())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip() == str(review_order(keys, "run-seed").tolist())
     # the priority is sha256 of "<seed>\x1f<key>", not Python's per-process hash()
@@ -96,8 +95,7 @@ def test_plan_tops_up_never_undoes_and_caps_at_the_stratum_size() -> None:
     # overlap_only already has 400 of 500 reviewed (more than Neyman would give it); a 3-row stratum
     # cannot take more than 3; a tight target on a small run is a census.
     truth = [True] * 200 + [False] * 200 + [None] * 100 + [None] * 3 + [None] * 9_000
-    sample = make_sample(["overlap_only"] * 500 + ["exact_only"] * 3 + ["both_pass"] * 9_000,
-                         ["Art"] * 9_503, truth)  # fmt: skip
+    sample = make_sample(["overlap_only"] * 500 + ["exact_only"] * 3 + ["both_pass"] * 9_000, ["Art"] * 9_503, truth)
     plan = plan_review(sample, 0.02)
     rows = {r["bucket"]: r for r in plan.strata.to_dicts()}
     assert rows["overlap_only"]["planned"] == 400 and rows["overlap_only"]["remaining"] == 0
@@ -123,8 +121,9 @@ def test_next_rows_are_each_stratum_s_first_unreviewed_rows_in_the_seeded_order(
     for r in plan.strata.to_dicts():
         mine = picked.filter((pl.col("bucket") == r["bucket"]) & (pl.col("Domain") == r["Domain"]))
         assert mine.height == r["remaining"]
-        rows = sample.with_row_index("i").filter((pl.col("bucket") == r["bucket"]) & (pl.col("Domain") == r["Domain"])
-                                                 & ~pl.col("reviewed"))  # fmt: skip
+        rows = sample.with_row_index("i").filter(
+            (pl.col("bucket") == r["bucket"]) & (pl.col("Domain") == r["Domain"]) & ~pl.col("reviewed")
+        )
         expected = sorted(rows["i"].to_list(), key=lambda i: rank[i])[: r["remaining"]]
         assert sorted(mine["row_idx"].to_list()) == sorted(expected)
     assert picked.equals(next_rows(sample, plan, "seed-1", rank=rank))
@@ -132,7 +131,7 @@ def test_next_rows_are_each_stratum_s_first_unreviewed_rows_in_the_seeded_order(
     if 1 in picked["row_idx"].to_list():
         assert picked.filter(pl.col("row_idx") == 1)["conflict"].item()
     # The queue's own ranks (any sortable numbers, e.g. uint64 hashes) may be passed instead.
-    queue_rank = (rank.astype(np.uint64) * np.uint64(1000) + np.uint64(7))
+    queue_rank = rank.astype(np.uint64) * np.uint64(1000) + np.uint64(7)
     assert next_rows(sample, plan, rank=queue_rank)["row_idx"].to_list() == picked["row_idx"].to_list()
     with pytest.raises(ValueError, match="seed"):
         next_rows(sample, plan)
@@ -181,9 +180,11 @@ def test_reviewing_the_planned_rows_gives_the_planned_width_and_covers_the_truth
         planned.append(plan.planned)
     coverage, widths = float(np.mean(covered)), np.array(widths)
     under = float(np.mean(widths <= TARGET))
-    line = (f"coverage {coverage:.3f}, half-width mean {widths.mean():.4f} median {np.median(widths):.4f} "
-            f"[{widths.min():.4f}, {widths.max():.4f}], at or under +-{TARGET}: {under:.3f}, "
-            f"rows reviewed mean {np.mean(planned):.0f}")  # fmt: skip
+    line = (
+        f"coverage {coverage:.3f}, half-width mean {widths.mean():.4f} median {np.median(widths):.4f} "
+        f"[{widths.min():.4f}, {widths.max():.4f}], at or under +-{TARGET}: {under:.3f}, "
+        f"rows reviewed mean {np.mean(planned):.0f}"
+    )
     print(line)
     assert 0.94 <= coverage <= 0.97, line
     assert under >= 0.90, line  # a finished plan gives what was asked

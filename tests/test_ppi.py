@@ -56,7 +56,8 @@ def test_one_stratum_by_hand() -> None:
     assert c.effective_reviews == pytest.approx(474.35, abs=0.01) and c.worth == pytest.approx(274.35, abs=0.01)
     assert (c.rows, c.reviewed, c.judged, c.missing, c.uses_judge) == (2000, 200, 2000, 0, True)
     assert est.strata.select("bucket", "Domain", "size", "reviewed", "correct", "judged").rows() == [
-        ("both_pass", "Art", 2000, 200, 140, 2000)]  # fmt: skip
+        ("both_pass", "Art", 2000, 200, 140, 2000)
+    ]
     assert est.strata["judge_share"].to_list() == [pytest.approx(0.718)]
 
 
@@ -84,8 +85,12 @@ def _random_run(rng: np.random.Generator, n: int, reviewed: int, judge_accuracy:
 
 def _sample(bucket, domain, truth, judge, seen):
     labels = None if judge is None else [None if j is None else bool(j) for j in judge]
-    return make_sample(np.array(BUCKETS)[bucket].tolist(), [f"d{d}" for d in domain],
-                       [bool(t) if s else None for t, s in zip(truth, seen)], judge_correct=labels)
+    return make_sample(
+        np.array(BUCKETS)[bucket].tolist(),
+        [f"d{d}" for d in domain],
+        [bool(t) if s else None for t, s in zip(truth, seen)],
+        judge_correct=labels,
+    )
 
 
 def test_a_judge_that_follows_the_buckets_gives_the_human_only_estimate_exactly() -> None:
@@ -99,8 +104,13 @@ def test_a_judge_that_follows_the_buckets_gives_the_human_only_estimate_exactly(
     est, human = judge_assisted(sample), estimate_accuracy(sample)
     assert est is not None
     for j, h in zip(est.rows, human.rows):
-        assert (j.scope, j.estimate, j.ci_low, j.ci_high, j.shown) == (h.scope, h.estimate, h.ci_low, h.ci_high,
-                                                                       h.shown)  # fmt: skip
+        assert (j.scope, j.estimate, j.ci_low, j.ci_high, j.shown) == (
+            h.scope,
+            h.estimate,
+            h.ci_low,
+            h.ci_high,
+            h.shown,
+        )
         assert not j.uses_judge and j.effective_reviews == j.reviewed and j.worth == 0
     assert set(est.lambdas.values()) == {0.0}
 
@@ -112,8 +122,9 @@ def test_the_judge_never_widens_the_combined_interval_and_the_domains_make_the_c
     row-weighted mean (the same lambdas everywhere), which the reader can check on the page."""
     rng = np.random.default_rng(seed)
     n = int(rng.choice([300, 700, 2000]))
-    bucket, domain, truth, judge, seen = _random_run(rng, n, int(rng.choice([20, 40, 72, 111, 300])),
-                                                     float(rng.choice([0.5, 0.75, 0.9, 0.95])))  # fmt: skip
+    bucket, domain, truth, judge, seen = _random_run(
+        rng, n, int(rng.choice([20, 40, 72, 111, 300])), float(rng.choice([0.5, 0.75, 0.9, 0.95]))
+    )
     sample = _sample(bucket, domain, truth, judge, seen)
     est = judge_assisted(sample)
     assert est is not None
@@ -154,8 +165,12 @@ def test_a_thin_stratum_takes_its_bucket_rate_without_the_judge() -> None:
     truth = rng.random(n) < 0.9
     judge = np.where(rng.random(n) < 0.9, truth, ~truth)
     reviewed = (np.arange(n) < 400) | (np.arange(n) == 2950)
-    sample = make_sample(["both_pass"] * n, domain.tolist(), [bool(t) if r else None for t, r in zip(truth, reviewed)],
-                         judge_correct=judge.tolist())  # fmt: skip
+    sample = make_sample(
+        ["both_pass"] * n,
+        domain.tolist(),
+        [bool(t) if r else None for t, r in zip(truth, reviewed)],
+        judge_correct=judge.tolist(),
+    )
     est = judge_assisted(sample)
     assert est is not None
     used = dict(est.strata.select("Domain", "used").rows())
@@ -202,8 +217,9 @@ RUNS = 200
 REVIEWED = 1000
 
 
-def _simulate(pop: Population, judge, rng: np.random.Generator, reviewed: int, runs: int,
-              human: bool = True) -> dict[str, tuple]:  # fmt: skip
+def _simulate(
+    pop: Population, judge, rng: np.random.Generator, reviewed: int, runs: int, human: bool = True
+) -> dict[str, tuple]:
     """Per estimator (``ppi``, and ``human`` unless told not to): (coverage, mean half-width) of
     the combined accuracy over ``runs`` runs whose first ``reviewed`` rows in a random order are
     reviewed; ``domain``: (the lowest per-domain coverage of ``ppi``, that domain); ``domain_high``:
@@ -234,20 +250,26 @@ def _simulate(pop: Population, judge, rng: np.random.Generator, reviewed: int, r
             hits[name].append(est.ci_low <= truth.mean() <= est.ci_high)
             widths[name].append(est.half_width)
     worst, best = (f(DOMAINS, key=lambda d: np.mean(per_domain[d])) for f in (min, max))
-    return {**{k: (float(np.mean(hits[k])), float(np.mean(widths[k]))) for k in hits},
-            "domain": (float(np.mean(per_domain[worst])), worst),
-            "domain_high": (float(np.mean(per_domain[best])), best),
-            "smallest": tuple(float(np.mean(v)) if v else float("nan") for v in small.values())}  # fmt: skip
+    return {
+        **{k: (float(np.mean(hits[k])), float(np.mean(widths[k]))) for k in hits},
+        "domain": (float(np.mean(per_domain[worst])), worst),
+        "domain_high": (float(np.mean(per_domain[best])), best),
+        "smallest": tuple(float(np.mean(v)) if v else float("nan") for v in small.values()),
+    }
 
 
 def _table(rows: dict[str, dict[str, tuple]], labels: tuple[str, str]) -> str:
     first, second = (f"{label} coverage" for label in labels)
-    lines = [f"{'regime':<30} {first:>22} {'± points':>9}   {second:>22} {'± points':>9}   "
-             f"lowest and highest domain ({labels[0]})   {SMALLEST} ± points (both)"]
+    lines = [
+        f"{'regime':<30} {first:>22} {'± points':>9}   {second:>22} {'± points':>9}   "
+        f"lowest and highest domain ({labels[0]})   {SMALLEST} ± points (both)"
+    ]
     for regime, r in rows.items():
         (c1, w1), (c2, w2), (cd, d), (ch, h) = r["ppi"], r["human"], r["domain"], r["domain_high"]
-        lines.append(f"{regime:<30} {c1:>22.3f} {w1 * 100:>9.2f}   {c2:>22.3f} {w2 * 100:>9.2f}   "
-                     f"{cd:.3f} {d}, {ch:.3f} {h}   {r['smallest'][0] * 100:.1f} / {r['smallest'][1] * 100:.1f}")
+        lines.append(
+            f"{regime:<30} {c1:>22.3f} {w1 * 100:>9.2f}   {c2:>22.3f} {w2 * 100:>9.2f}   "
+            f"{cd:.3f} {d}, {ch:.3f} {h}   {r['smallest'][0] * 100:.1f} / {r['smallest'][1] * 100:.1f}"
+        )
     return "\n".join(lines)
 
 
@@ -258,8 +280,9 @@ def test_judge_assisted_intervals_cover_in_every_judge_regime() -> None:
     useful judge narrows it, a useless one does not widen it by more than 5%."""
     pop = Population()
     started = time.perf_counter()
-    rows = {name: _simulate(pop, judge, np.random.default_rng(18), REVIEWED, RUNS)
-            for name, judge in pop.regimes().items()}  # fmt: skip
+    rows = {
+        name: _simulate(pop, judge, np.random.default_rng(18), REVIEWED, RUNS) for name, judge in pop.regimes().items()
+    }
     table = _table(rows, ("judge-assisted", "human-only"))
     table += f"\n({RUNS} runs x {len(rows)} regimes in {time.perf_counter() - started:.1f} s)"
     print("\n" + table)

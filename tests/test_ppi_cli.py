@@ -57,8 +57,10 @@ def test_text_names_the_method_and_what_the_judge_is_worth(database, capsys) -> 
 def test_judge_model_picks_one_model_s_labels(database, capsys) -> None:  # noqa: F811
     url, engine, run = database
     keys = store.load_table(engine, run.id)["item_key"].to_list()
-    judge_cache.save(engine, [{"cache_key": "d" * 64, "item_key": keys[1], "model": "other", "prompt_version": "v",
-                               "label": "CORRECT"}])  # fmt: skip
+    judge_cache.save(
+        engine,
+        [{"cache_key": "d" * 64, "item_key": keys[1], "model": "other", "prompt_version": "v", "label": "CORRECT"}],
+    )
     assert main(["estimate", "--run", str(run.id), "--db", url, "--json", "--judge-model", "other"]) == 0
     judged = json.loads(capsys.readouterr().out)["judge_assisted"]
     assert judged["model"] == "model other, latest label of any prompt version" and judged["combined"]["judged"] == 1
@@ -71,11 +73,11 @@ def test_judge_model_picks_one_model_s_labels(database, capsys) -> None:  # noqa
 def test_a_run_without_judge_labels_prints_no_judge_assisted_part(tmp_path, capsys) -> None:
     url = f"sqlite:///{tmp_path / 'plain.db'}"
     engine = make_engine(url)
-    run = ingest.save_run(engine, b"question,answer,Domain,response\nq1,Delhi,Art,Delhi\nq2,Agra,Art,Pune\n",
-                         "plain.csv").run  # fmt: skip
+    run = ingest.save_run(
+        engine, b"question,answer,Domain,response\nq1,Delhi,Art,Delhi\nq2,Agra,Art,Pune\n", "plain.csv"
+    ).run
     assert main(["estimate", "--run", str(run.id), "--db", url, "--json"]) == 0
     assert "judge_assisted" not in json.loads(capsys.readouterr().out)
     assert main(["estimate", "--run", str(run.id), "--db", url]) == 0
     assert "Judge-assisted" not in capsys.readouterr().out
     engine.dispose()
-

@@ -54,8 +54,15 @@ def responses_csv(n: int = N_ROWS) -> bytes:
     for i in range(n):
         kind, domain = i % 7, DOMAINS[i % 3]
         golden = f"ama{i}" if kind == 5 else f"a{i} b{i}"
-        response = {0: f"x a{i} b{i} y", 1: f"a{i} b{i}", 2: f"say a{i} b{i}", 3: f"b{i} and a{i}",
-                    4: f"b{i}, a{i}", 5: f"xama{i}y", 6: f"nothing {i}"}[kind]  # fmt: skip
+        response = {
+            0: f"x a{i} b{i} y",
+            1: f"a{i} b{i}",
+            2: f"say a{i} b{i}",
+            3: f"b{i} and a{i}",
+            4: f"b{i}, a{i}",
+            5: f"xama{i}y",
+            6: f"nothing {i}",
+        }[kind]
         rows.append((f"question {i}", golden, domain, response, f"set {i % 5}"))
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\n").writerows([("question", "answer", "Domain", "response", "source"), *rows])
@@ -123,17 +130,23 @@ def estimate_of(engine: Engine, run_id: int) -> dict:
     ``as_dict``: random sample, comparison, estimate, metrics, plan) and the run's review order."""
     run, figures = stored_estimate(engine, run_id)
     order = review.queue_scope(store.load_scored(engine, run_id), None, None, seed=run.info.review_seed)
-    return {"figures": figures.as_dict(), "seed": run.info.review_seed, "order": order.item_keys.tolist(),
-            "served": sorted(review.served_keys(engine, run_id))}  # fmt: skip
+    return {
+        "figures": figures.as_dict(),
+        "seed": run.info.review_seed,
+        "order": order.item_keys.tolist(),
+        "served": sorted(review.served_keys(engine, run_id)),
+    }
 
 
 def headline(found: dict) -> str:
     combined = found["figures"]["estimate"]["combined"]
     sample, plan = found["figures"]["random_sample"], found["figures"]["plan"]
     half = (combined["ci_high"] - combined["ci_low"]) / 2 * 100
-    return (f"estimate {combined['estimate']:.4f} [{combined['ci_low']:.4f}, {combined['ci_high']:.4f}] +-{half:.2f} "
-            f"points; in estimate {sample['in_estimate']}, missing {sample['missing']}, by hand {sample['by_hand']}; "
-            f"plan {plan.get('planned')} rows planned, {plan.get('remaining')} to go")  # fmt: skip
+    return (
+        f"estimate {combined['estimate']:.4f} [{combined['ci_low']:.4f}, {combined['ci_high']:.4f}] +-{half:.2f} "
+        f"points; in estimate {sample['in_estimate']}, missing {sample['missing']}, by hand {sample['by_hand']}; "
+        f"plan {plan.get('planned')} rows planned, {plan.get('remaining')} to go"
+    )
 
 
 @pytest.fixture(scope="module")

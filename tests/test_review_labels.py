@@ -36,7 +36,6 @@ def hostile_csv(tag: str) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-
 def test_md_escape_leaves_no_markdown_in_the_domain() -> None:
     escaped = md_escape(HOSTILE)
     assert unescape_md(escaped) == HOSTILE

@@ -59,8 +59,11 @@ def _press(seq: int, key: str, screen: int | None, **named: object) -> dict:
 
 def _events(engine: Engine, who: str = "alice") -> list[tuple[str, str, str | None]]:
     with engine.connect() as conn:
-        stmt = select(VerdictEvent.action, VerdictEvent.item_key, VerdictEvent.verdict).where(
-            VerdictEvent.reviewer == who).order_by(VerdictEvent.id)  # fmt: skip
+        stmt = (
+            select(VerdictEvent.action, VerdictEvent.item_key, VerdictEvent.verdict)
+            .where(VerdictEvent.reviewer == who)
+            .order_by(VerdictEvent.id)
+        )
         return [(str(a), str(k), v) for a, k, v in conn.execute(stmt)]
 
 
@@ -75,7 +78,10 @@ def test_presses_on_one_screen_each_apply_once_to_its_row(engine: Engine, scored
     assert loop.refused == 0
     row = _nth(scored, 0) + 1
     assert [f.text for f in loop.take_feedback()] == [
-        f"Saved: row {row} marked wrong.", f"Saved: row {row} marked correct.", f"Saved: row {row} marked wrong."]
+        f"Saved: row {row} marked wrong.",
+        f"Saved: row {row} marked correct.",
+        f"Saved: row {row} marked wrong.",
+    ]
     # The browser resends unacknowledged presses: already taken ones change nothing.
     second = _show_next(loop, scored, engine)
     assert second != first
@@ -121,8 +127,10 @@ def test_undo_reopens_the_row_and_says_what_it_took_back_and_the_skips_it_passed
     loop.take_feedback()
     out = loop.act(engine, "alice", "undo", _show_next(loop, scored, engine), row_of=row_of)
     assert out.kind == "saved"
-    assert out.text == (f"Undone: your 'wrong' on row {_nth(scored, 0) + 1} is taken back; it is shown again. "
-                        "Undo takes back marks only: the 2 skip(s) you gave after it stay skipped.")  # fmt: skip
+    assert out.text == (
+        f"Undone: your 'wrong' on row {_nth(scored, 0) + 1} is taken back; it is shown again. "
+        "Undo takes back marks only: the 2 skip(s) you gave after it stay skipped."
+    )
     assert loop.opened == _nth(scored, 0)
     assert _show_next(loop, scored, engine) == loop.screen.number and loop.screen.row_idx == _nth(scored, 0)
     assert _mine(engine) == {}
@@ -205,8 +213,9 @@ def test_a_press_on_a_row_the_page_has_moved_past_applies_to_that_row(engine: En
     loop.take_presses([_press(1, "y", first)], engine, "alice")
     second = _show_next(loop, scored, engine)  # the server shows the next row ...
     # ... while the browser still showed the first: the next two presses were made on it.
-    loop.take_presses([_press(1, "y", first), _press(2, "n", first), _press(3, "s", first)], engine, "alice",
-                      row_of=row_of)  # fmt: skip
+    loop.take_presses(
+        [_press(1, "y", first), _press(2, "n", first), _press(3, "s", first)], engine, "alice", row_of=row_of
+    )
     key0, key1 = (scored["item_key"].iloc[_nth(scored, k)] for k in (0, 1))
     assert _events(engine) == [("mark", key0, "correct"), ("mark", key0, "wrong"), ("skip", key0, None)]
     # The row now on screen took nothing: it stays, under the same screen, for the next press.
@@ -222,7 +231,8 @@ def test_only_a_press_with_no_row_shown_is_refused_and_said_once(engine: Engine,
     assert review.revision(engine) == 0 and loop.refused == 2 and loop.last_seq == 2
     feedback = loop.take_feedback()
     assert [(f.kind, f.text) for f in feedback] == [
-        ("refused", "2 key press(es) came while no row was shown and were not applied: nothing was saved.")]
+        ("refused", "2 key press(es) came while no row was shown and were not applied: nothing was saved.")
+    ]
     assert loop.take_feedback() == []  # said once, not on every later card
     screen = _show_next(loop, scored, engine)
     loop.take_presses([_press(3, "y", screen)], engine, "alice")

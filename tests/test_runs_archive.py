@@ -85,8 +85,13 @@ def test_delete_for_good_needs_archiving_and_keeps_the_verdict_log(engine: Engin
     assert "removes its 3 rows" in warning and "3 verdicts, skips and decisions" in warning
     assert "gone" in store.archive_prompt(run) and "verdicts stay" in store.archive_prompt(run)
     assert [store.confirms_delete(run, t) for t in (str(run.id), f"#{run.id}", " gone ", "", "go", "1000")] == [
-        True, True, True, False, False, False
-    ]  # fmt: skip
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
 
     assert store.delete_run(engine, run.id) == summary
     assert store.get_run(engine, run.id) is None and store.listed_runs(engine) == [keep]
@@ -101,16 +106,23 @@ def test_delete_for_good_needs_archiving_and_keeps_the_verdict_log(engine: Engin
     # clean-up): a new upload never inherits the deleted run's log entries or caches.
     _remove_abandoned(engine)
     with engine.connect() as conn:
-        assert conn.execute(select(Run.sha256, Run.complete).where(Run.id == run.id)).one() == (f"deleted-{run.id}",
-                                                                                                 False)  # fmt: skip
+        assert conn.execute(select(Run.sha256, Run.complete).where(Run.id == run.id)).one() == (
+            f"deleted-{run.id}",
+            False,
+        )
     again = ingest.save_run(engine, DATA, "gone.csv")
     assert again.created and again.run.id > run.id
     assert review.current_verdicts(engine, keys)["verdict"].tolist() == ["correct", "wrong"]  # carried over
 
 
 def _cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "scoring", "runs", *args, "--db", url], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "scoring", "runs", *args, "--db", url],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_cli_runs_list_archive_restore(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

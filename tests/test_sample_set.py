@@ -26,8 +26,11 @@ def test_a_first_start_loads_the_set_and_shows_the_first_sample(engine: Engine) 
     runs = store.list_runs(engine)
     assert shown is not None and runs[0].id == shown.id and shown.name == "Sample run" and shown.n_rows == 40
     assert sorted((r.model, r.language) for r in runs) == [
-        ("sample-model-a", "English, Hindi, Tamil, Bengali"), ("sample-model-a", "Hindi"),
-        ("sample-model-b", "English, Hindi, Tamil, Bengali"), ("sample-model-b", "Hindi")]  # fmt: skip
+        ("sample-model-a", "English, Hindi, Tamil, Bengali"),
+        ("sample-model-a", "Hindi"),
+        ("sample-model-b", "English, Hindi, Tamil, Bengali"),
+        ("sample-model-b", "Hindi"),
+    ]
     assert [r.filename for r in runs] == [s.filename for s in reversed(store.SAMPLE_SET)]
     for run in runs:
         buckets = set(store.load_table(engine, run.id)["bucket"].to_list())
@@ -77,8 +80,13 @@ def test_the_cli_lists_the_samples_marked(tmp_path: Path) -> None:
         ingest.ensure_sample(engine)
     finally:
         engine.dispose()
-    out = subprocess.run([sys.executable, "-m", "scoring", "runs", "list", "--db", f"sqlite:///{db}"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "scoring", "runs", "list", "--db", f"sqlite:///{db}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()[1:]  # under the header
     assert len(lines) == 4 and all(line.rstrip().endswith("(sample)") for line in lines), out.stdout

@@ -15,14 +15,28 @@ from scoring.core.search import build_index, parse_row_number, search_rows
 FRAME = pd.DataFrame(
     {
         "row_idx": [0, 1, 2, 3, 4, 5, 6],
-        "question": ["Capital of India?", "भारत की राजधानी?", "Longest river?", "Price (in $)?", "Who wrote it?",
-                     "தமிழ்நாட்டின் தலைநகரம்?", "Row 12 question"],
+        "question": [
+            "Capital of India?",
+            "भारत की राजधानी?",
+            "Longest river?",
+            "Price (in $)?",
+            "Who wrote it?",
+            "தமிழ்நாட்டின் தலைநகரம்?",
+            "Row 12 question",
+        ],
         "answer": ["New Delhi", "नई दिल्ली", "Ganga", "1.5*2", "Tagore", "சென்னை", "twelve"],
-        "response": ["The capital is NEW DELHI.", "राजधानी नई दिल्ली है", "The Godavari", "about 3", None,
-                     "சென்னை நகரம்", "x"],
+        "response": [
+            "The capital is NEW DELHI.",
+            "राजधानी नई दिल्ली है",
+            "The Godavari",
+            "about 3",
+            None,
+            "சென்னை நகரம்",
+            "x",
+        ],
         "Domain": ["Geography", "Hindi", "Geography", "Maths", "Literature", "Tamil", "Misc"],
     }
-)  # fmt: skip
+)
 
 
 def hits(query: str, frame: pd.DataFrame = FRAME) -> list[int]:
@@ -118,8 +132,9 @@ def test_common_query_switches_strategy_and_stays_exact(monkeypatch: pytest.Monk
     n = 2_000
     rng = np.random.default_rng(0)
     words = np.array(["river", "temple", "raga", "fort", "RIVER bank", "delta"])
-    frame = pd.DataFrame({"question": rng.choice(words, n), "answer": rng.choice(words, n),
-                          "response": rng.choice(words, n)})  # fmt: skip
+    frame = pd.DataFrame(
+        {"question": rng.choice(words, n), "answer": rng.choice(words, n), "response": rng.choice(words, n)}
+    )
     cells = frame[["question", "answer", "response"]].apply(lambda c: c.str.lower())
     expected = np.flatnonzero(cells.apply(lambda c: c.str.contains("river", regex=False)).any(axis=1).to_numpy())
     assert len(expected) > 1_000
@@ -131,8 +146,9 @@ def test_common_query_switches_strategy_and_stays_exact(monkeypatch: pytest.Monk
 def test_search_cost_does_not_grow_with_matches() -> None:
     """A one-letter query matching all 100k rows costs about one scan, like a rare one."""
     n = 100_000
-    frame = pd.DataFrame({"question": [f"Q{i}: which river?" for i in range(n)], "answer": ["Ganga"] * n,
-                          "response": ["the ganga"] * n})  # fmt: skip
+    frame = pd.DataFrame(
+        {"question": [f"Q{i}: which river?" for i in range(n)], "answer": ["Ganga"] * n, "response": ["the ganga"] * n}
+    )
     index = build_index(frame)
 
     def timed(query: str) -> float:

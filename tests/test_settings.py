@@ -72,8 +72,10 @@ def test_the_registry_defaults_are_the_readers_defaults(monkeypatch: pytest.Monk
     for field, name in ENV_NAMES.items():
         expected = getattr(judge, field)
         assert default_of(name) == (None if expected == "" else expected), name
-    assert (limits.Limits().rows, limits.Limits().columns) == (default_of("UPLOAD_MAX_ROWS"),
-                                                               default_of("UPLOAD_MAX_COLUMNS"))  # fmt: skip
+    assert (limits.Limits().rows, limits.Limits().columns) == (
+        default_of("UPLOAD_MAX_ROWS"),
+        default_of("UPLOAD_MAX_COLUMNS"),
+    )
     assert limits.Limits().unpacked_bytes == default_of("UPLOAD_MAX_UNPACKED_MB") * 2**20
     assert memo.DEFAULT_BUDGET == default_of("REVIEW_CACHE_MB") * 2**20
     assert BUSY_TIMEOUT_MS == default_of(LOCK_WAIT_SETTING)

@@ -32,8 +32,12 @@ def _read_by_code() -> set[str]:
 
 def _named_by_readers() -> set[str]:
     """Every setting name the readers define as a constant or a judge setting."""
-    names = {value for module in (identity, limits, engine) for key, value in vars(module).items()
-             if key.endswith(("_SETTING", "ENV_VAR")) and isinstance(value, str)}  # fmt: skip
+    names = {
+        value
+        for module in (identity, limits, engine)
+        for key, value in vars(module).items()
+        if key.endswith(("_SETTING", "ENV_VAR")) and isinstance(value, str)
+    }
     names |= set(ENV_NAMES.values()) | {unicode_tables.CACHE_ENV}
     state = (ROOT / "ui" / "state.py").read_text(encoding="utf-8")  # ui/ imports streamlit: read it as text
     names |= set(re.findall(r'^CACHE_SETTING = "([A-Z_]+)"', state, re.M))
@@ -42,8 +46,13 @@ def _named_by_readers() -> set[str]:
 
 def test_every_setting_the_code_reads_is_in_the_example() -> None:
     read = _read_by_code()
-    assert {"REVIEW_TRUSTED_HEADER", "REVIEW_ADJUDICATORS", "REVIEW_REVIEWERS", "REVIEW_CACHE_MB",
-            "JUDGE_CONCURRENCY"} <= read  # fmt: skip
+    assert {
+        "REVIEW_TRUSTED_HEADER",
+        "REVIEW_ADJUDICATORS",
+        "REVIEW_REVIEWERS",
+        "REVIEW_CACHE_MB",
+        "JUDGE_CONCURRENCY",
+    } <= read
     missing = sorted(read - set(_listed()))
     assert not missing, f"settings missing from {EXAMPLE.name}: {missing}"
 

@@ -56,8 +56,10 @@ def test_every_interval_of_a_small_run_covers_and_the_judge_costs_no_width(name:
     found = checks(tally, [name], lambda n: band(n, K), MIN_COUNT, within_slack=2.0)
     low, high = band(RUNS, K)
     table = tables(tally, [name] if kind == "accuracy" else [], [name] if kind == "plan" else [], low, high)
-    print(f"\n{table}\n" + "\n".join(check.line() for check in found) + f"\n({RUNS} runs in "
-          f"{time.perf_counter() - started:.1f} s; * marks a coverage outside [{low:.3f}, {high:.3f}])")  # fmt: skip
+    print(
+        f"\n{table}\n" + "\n".join(check.line() for check in found) + f"\n({RUNS} runs in "
+        f"{time.perf_counter() - started:.1f} s; * marks a coverage outside [{low:.3f}, {high:.3f}])"
+    )
     # every estimator gave its combined figure in every run (shown or withheld), and the checks ran
     estimators = (HUMAN, PLAN_JUDGE) if kind == "plan" else (HUMAN, *judges())
     assert all(tally.get((name, who, "combined"), "seen") == RUNS for who in estimators), table

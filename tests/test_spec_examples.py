@@ -80,16 +80,12 @@ def test_exact_table_columns(golden: str, response: str, correct: bool) -> None:
     assert not scores.is_blank[0]
 
 
-@pytest.mark.parametrize(
-    ("golden", "response", "correct", "matching", "total"), OVERLAP_TABLE, ids=_ids(OVERLAP_TABLE)
-)
+@pytest.mark.parametrize(("golden", "response", "correct", "matching", "total"), OVERLAP_TABLE, ids=_ids(OVERLAP_TABLE))
 def test_overlap_table_reference(golden: str, response: str, correct: bool, matching: int, total: int) -> None:
     assert word_overlap(golden, response) == OverlapResult(correct, matching, total)
 
 
-@pytest.mark.parametrize(
-    ("golden", "response", "correct", "matching", "total"), OVERLAP_TABLE, ids=_ids(OVERLAP_TABLE)
-)
+@pytest.mark.parametrize(("golden", "response", "correct", "matching", "total"), OVERLAP_TABLE, ids=_ids(OVERLAP_TABLE))
 def test_overlap_table_columns(golden: str, response: str, correct: bool, matching: int, total: int) -> None:
     scores = score_columns([golden], [response])
     assert bool(scores.overlap_correct[0]) is correct

@@ -67,8 +67,11 @@ def estimate_shown(at: AppTest) -> list[str]:
     places = [m.label for m in at.metric if "Estimated" in m.label or "judge-assisted" in m.label.lower()]
     for chart in at.get("plotly_chart"):
         places += [t["name"] for t in json.loads(chart.proto.spec)["data"] if t.get("name") == ESTIMATE]
-    places += [f"table {list(d.value.columns)}" for d in at.dataframe
-               if ESTIMATE in d.value.columns or {"estimate", "95% CI"} <= set(d.value.columns)]  # fmt: skip
+    places += [
+        f"table {list(d.value.columns)}"
+        for d in at.dataframe
+        if ESTIMATE in d.value.columns or {"estimate", "95% CI"} <= set(d.value.columns)
+    ]
     return places
 
 
@@ -81,9 +84,11 @@ def test_start_here_is_the_default_page_first_in_the_sidebar(sample_engine: Engi
     assert re.findall(r'st\.Page\("([^"]+)"[^)]*default=True', app) == ["views/start.py"]
     at = start()
     assert titles(at) == ["Start here"]
-    assert [s.value for s in at.subheader] == ["1. Upload a file of your model's answers",
-                                               "2. Review the rows the metrics disagree on",
-                                               "3. Export the adjudicated verdicts"]  # fmt: skip
+    assert [s.value for s in at.subheader] == [
+        "1. Upload a file of your model's answers",
+        "2. Review the rows the metrics disagree on",
+        "3. Export the adjudicated verdicts",
+    ]
     assert any("You are looking at the bundled sample run" in str(i.value) for i in at.info)
     shown = "\n".join(str(m.value) for m in at.markdown)
     for column in ("`question`", "`answer`", "**golden answer**", "`response`", "`Domain`", "`model`", "`language`"):
@@ -97,9 +102,14 @@ def test_an_uploaded_run_is_not_called_the_sample(sample_engine: Engine) -> None
     assert not any("bundled sample" in str(i.value) for i in at.info)
 
 
-@pytest.mark.parametrize(("key", "title"), [("start_go_upload", "Upload a model run"),
-                                            ("start_go_review", "Review queue: Sample run"),
-                                            ("start_go_export", "Export: Sample run")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("key", "title"),
+    [
+        ("start_go_upload", "Upload a model run"),
+        ("start_go_review", "Review queue: Sample run"),
+        ("start_go_export", "Export: Sample run"),
+    ],
+)
 def test_each_step_button_opens_its_page(sample_engine: Engine, run_id: int, key: str, title: str) -> None:
     at = click(start(run_id=run_id), key)
     assert titles(at) == [title]

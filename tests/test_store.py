@@ -164,8 +164,11 @@ def test_load_scored_returns_stored_verdicts_in_input_order(engine: Engine) -> N
     frame = store.load_scored(engine, run.id)
     assert frame["row_idx"].tolist() == [0, 1, 2, 3]
     assert frame["question"].tolist() == [
-        "Capital of France?", "Largest planet?", "Author of Gitanjali?", "Blank one?",
-    ]  # fmt: skip
+        "Capital of France?",
+        "Largest planet?",
+        "Author of Gitanjali?",
+        "Blank one?",
+    ]
     assert frame["id"].tolist() == ["q1", "q2", "q3", "q4"]
     assert frame["notes"].tolist() == ["first", "", "n3", "n4"]
     direct = score_frame(pd.DataFrame({"answer": frame["answer"], "response": frame["response"]}))
@@ -459,9 +462,7 @@ def test_second_save_of_same_bytes_waits_for_the_first(
     assert _all_runs_and_parts(engine) == (1, _parts_of(data))
 
 
-def test_stale_incomplete_run_of_same_bytes_is_replaced(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_stale_incomplete_run_of_same_bytes_is_replaced(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     """A crashed process left an incomplete run of these bytes: after it shows no progress for
     STALE_AFTER_S it is removed and the upload is saved anew."""
     monkeypatch.setattr(runs, "WAIT_POLL_S", 0.02)
@@ -515,9 +516,7 @@ def _leave_incomplete_run(engine: Engine, sha: str, rows: int, age: timedelta = 
     parts = run_table.to_parts(run_table.scored_rows(table, []))
     with engine.begin() as conn:
         run_id = conn.execute(
-            insert(Run).values(
-                name="left", sha256=sha, n_rows=rows * 2, complete=False, uploaded_at=utcnow() - age
-            )
+            insert(Run).values(name="left", sha256=sha, n_rows=rows * 2, complete=False, uploaded_at=utcnow() - age)
         ).inserted_primary_key[0]
         conn.execute(insert(RunPart), [{"run_id": run_id, "part": i, "data": d} for i, d in enumerate(parts)])
     return int(run_id)

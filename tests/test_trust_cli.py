@@ -26,10 +26,32 @@ def database(tmp_path: Path):
         review.record_mark(engine, key, run, "ana", "correct" if i % 2 else "wrong")  # as "m" says
     review.record_mark(engine, keys[2], run, "ana", "correct")  # ana changes her mind on row 3: "m" disagrees
     review.record_mark(engine, keys[20], run, "ana", "correct", via="opened")  # by hand, "m" disagrees: left out
-    judge_cache.save(engine, [{"cache_key": f"m{i}", "item_key": k, "model": "m", "prompt_version": "v",
-                               "label": "CORRECT" if i % 2 else "INCORRECT"} for i, k in enumerate(keys)])  # fmt: skip
-    judge_cache.save(engine, [{"cache_key": f"n{i}", "item_key": k, "model": "n", "prompt_version": "v",
-                               "label": "UNPARSED" if i % 3 == 0 else "CORRECT"} for i, k in enumerate(keys[:30])])
+    judge_cache.save(
+        engine,
+        [
+            {
+                "cache_key": f"m{i}",
+                "item_key": k,
+                "model": "m",
+                "prompt_version": "v",
+                "label": "CORRECT" if i % 2 else "INCORRECT",
+            }
+            for i, k in enumerate(keys)
+        ],
+    )
+    judge_cache.save(
+        engine,
+        [
+            {
+                "cache_key": f"n{i}",
+                "item_key": k,
+                "model": "n",
+                "prompt_version": "v",
+                "label": "UNPARSED" if i % 3 == 0 else "CORRECT",
+            }
+            for i, k in enumerate(keys[:30])
+        ],
+    )
     yield url, engine, keys, run
     engine.dispose()
 

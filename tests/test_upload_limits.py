@@ -87,8 +87,13 @@ def wide_csv(columns: int) -> bytes:
 
 
 def wide_record(columns: int, value: object = "x") -> dict[str, object]:
-    return {"question": "q", "answer": "a", "Domain": "D", "response": "r",
-            **{f"c{i}": value for i in range(columns - 4)}}  # fmt: skip
+    return {
+        "question": "q",
+        "answer": "a",
+        "Domain": "D",
+        "response": "r",
+        **{f"c{i}": value for i in range(columns - 4)},
+    }
 
 
 def test_the_defaults_fit_the_machine_and_the_benchmarks() -> None:
@@ -105,21 +110,23 @@ def test_a_gzip_bomb_is_refused_naming_the_row_limit_with_memory_bounded(bomb: P
     rss, code, stderr = _measured(["score", "--responses", str(bomb)])
     lines = stderr.strip().splitlines()
     assert code == 2 and len(lines) == 1 and "Traceback" not in stderr, stderr[-2000:]
-    assert lines[0] == ("error: The file has more than 2,000,000 rows, the most a file may have (UPLOAD_MAX_ROWS). "
-                        "Split it into smaller files, or raise the limit if the machine has the memory.")  # fmt: skip
+    assert lines[0] == (
+        "error: The file has more than 2,000,000 rows, the most a file may have (UPLOAD_MAX_ROWS). "
+        "Split it into smaller files, or raise the limit if the machine has the memory."
+    )
     assert rss < baseline_mib + REFUSAL_HEADROOM_MIB, (rss, baseline_mib)
 
 
-def test_100k_columns_in_a_small_file_are_refused_naming_the_column_limit(tmp_path: Path,
-                                                                         baseline_mib: float) -> None:  # fmt: skip
+def test_100k_columns_in_a_small_file_are_refused_naming_the_column_limit(tmp_path: Path, baseline_mib: float) -> None:
     path = tmp_path / "wide.csv"
     path.write_bytes(wide_csv(100_000))
     assert path.stat().st_size < MiB
     rss, code, stderr = _measured(["score", "--responses", str(path)])
     lines = stderr.strip().splitlines()
     assert code == 2 and len(lines) == 1 and "Traceback" not in stderr, stderr[-2000:]
-    assert lines[0].startswith("error: The file has more than 1,000 columns, the most a file may have "
-                               "(UPLOAD_MAX_COLUMNS): 100,000 found.")  # fmt: skip
+    assert lines[0].startswith(
+        "error: The file has more than 1,000 columns, the most a file may have (UPLOAD_MAX_COLUMNS): 100,000 found."
+    )
     assert rss < baseline_mib + REFUSAL_HEADROOM_MIB, (rss, baseline_mib)
 
 
@@ -136,7 +143,8 @@ def test_unpacking_stops_at_the_byte_limit_set(tmp_path: Path, baseline_mib: flo
     rss, code, stderr = _measured(["score", "--responses", str(path)], env={limits.UNPACKED_SETTING: "64"})
     assert code == 2 and stderr.strip().splitlines() == [
         "error: The gzip file unpacks to more than 64 MiB, the most a file may unpack to (UPLOAD_MAX_UNPACKED_MB). "
-        "Split it first, or raise the limit."], stderr[-2000:]  # fmt: skip
+        "Split it first, or raise the limit."
+    ], stderr[-2000:]
     assert rss < baseline_mib + 64 + REFUSAL_HEADROOM_MIB, (rss, baseline_mib)
 
 
@@ -207,7 +215,8 @@ def test_a_million_rows_the_benchmarks_size_are_read() -> None:
 def test_settings_come_from_the_environment_then_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / ".streamlit").mkdir()
     (tmp_path / ".streamlit" / "secrets.toml").write_text(
-        "UPLOAD_MAX_ROWS = 50\nUPLOAD_MAX_COLUMNS = 20\nUPLOAD_MAX_UNPACKED_MB = 1.5\n", encoding="utf-8")  # fmt: skip
+        "UPLOAD_MAX_ROWS = 50\nUPLOAD_MAX_COLUMNS = 20\nUPLOAD_MAX_UNPACKED_MB = 1.5\n", encoding="utf-8"
+    )
     monkeypatch.setattr(settings, "PROJECT_ROOT", tmp_path)
     for name in (limits.ROWS_SETTING, limits.COLUMNS_SETTING, limits.UNPACKED_SETTING):
         monkeypatch.delenv(name, raising=False)
@@ -224,12 +233,19 @@ def test_settings_come_from_the_environment_then_secrets(tmp_path: Path, monkeyp
 # --- the Upload page ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "said"), [
-    ("bomb.csv.gz", "The file has more than 2,000,000 rows, the most a file may have (UPLOAD_MAX_ROWS)."),
-    ("wide.csv", "The file has more than 1,000 columns, the most a file may have (UPLOAD_MAX_COLUMNS): 100,000 found."),
-])  # fmt: skip
-def test_the_upload_page_refuses_naming_the_limit_and_stores_nothing(app_engine: Engine, bomb: Path, name: str,
-                                                                     said: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("bomb.csv.gz", "The file has more than 2,000,000 rows, the most a file may have (UPLOAD_MAX_ROWS)."),
+        (
+            "wide.csv",
+            "The file has more than 1,000 columns, the most a file may have (UPLOAD_MAX_COLUMNS): 100,000 found.",
+        ),
+    ],
+)
+def test_the_upload_page_refuses_naming_the_limit_and_stores_nothing(
+    app_engine: Engine, bomb: Path, name: str, said: str
+) -> None:
     data = bomb.read_bytes() if name == "bomb.csv.gz" else wide_csv(100_000)
     at = open_page("upload", reviewer=None)
     runs = store.list_runs(app_engine)

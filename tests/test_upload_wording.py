@@ -29,7 +29,6 @@ _BINARY = re.compile(r"^\s*(data|display_values): \"")
 pytestmark = pytest.mark.usefixtures("no_judge_settings")
 
 
-
 def upload(at: AppTest, name: str, data: bytes) -> AppTest:
     at.file_uploader(key="uploads").set_value((name, data, "text/csv"))
     at.run()
@@ -68,10 +67,13 @@ def flags(at: AppTest) -> list[str]:
     ("name", "data", "missing"),
     [
         ("broken_hindi.csv", b"question,answer,Domain\nq1,a1,D\nq2,a2,D\n", ["response"]),
-        ("harness_out.csv", b"id,target,prediction,category\n1,Delhi,It is Delhi,Geo\n2,Agra,Mumbai,Geo\n",
-         ["golden answer", "response"]),
+        (
+            "harness_out.csv",
+            b"id,target,prediction,category\n1,Delhi,It is Delhi,Geo\n2,Agra,Mumbai,Geo\n",
+            ["golden answer", "response"],
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_file_to_map_is_a_step_not_an_error(
     sample_engine: Engine, name: str, data: bytes, missing: list[str]
 ) -> None:
@@ -126,8 +128,12 @@ def test_no_page_quotes_a_command_line_flag(sample_engine: Engine, page: str) ->
 
 
 def test_the_flag_pattern() -> None:
-    for said in ("pass --base-url or set", "(on the Upload page, or --columns answer=FIELD", "'--normalize'",
-                 "--model"):
+    for said in (
+        "pass --base-url or set",
+        "(on the Upload page, or --columns answer=FIELD",
+        "'--normalize'",
+        "--model",
+    ):
         assert FLAG.search(said), said
     for said in ("a -- b", "2026-12-02 19:55", "agreement, low — none", "x--y", "model-v1"):
         assert not FLAG.search(said), said

@@ -80,9 +80,14 @@ def test_mark_is_stored_with_reason_note_and_time(engine, run, scored):
     cur = V.current_verdicts(engine)
     assert list(cur.columns) == V.CURRENT_COLUMNS
     assert cur.to_dict("records")[0] | {"reviewed_at": None} == {
-        "item_key": key(scored, 2), "reviewer": "alice", "verdict": "correct", "reason": "paraphrase",
-        "note": "word order only", "reviewed_at": None, "run_id": run.id,
-    }  # fmt: skip
+        "item_key": key(scored, 2),
+        "reviewer": "alice",
+        "verdict": "correct",
+        "reason": "paraphrase",
+        "note": "word order only",
+        "reviewed_at": None,
+        "run_id": run.id,
+    }
     stamp = cur["reviewed_at"].iloc[0]
     assert stamp.tzinfo is not None
     assert before - timedelta(seconds=5) <= stamp.to_pydatetime() <= datetime.now(UTC) + timedelta(seconds=5)
@@ -213,8 +218,11 @@ def test_human_summary_agreement_conflict_and_per_reviewer_cells(engine, run, sc
     summary = V.human_summary(V.current_verdicts(engine))
     assert list(summary.columns) == V.SUMMARY_COLUMNS
     assert summary.loc[k2, ["human_verdict", "reviewers", "reason", "note"]].tolist() == [
-        "correct", "alice;bob", "paraphrase", "fine",
-    ]  # fmt: skip
+        "correct",
+        "alice;bob",
+        "paraphrase",
+        "fine",
+    ]
     assert summary.loc[k3, "human_verdict"] == "conflict"
     assert summary.loc[k3, "reason"] == "alice: paraphrase\nbob: different claim"
     assert summary.loc[k3, "note"] == "alice: ok\nbob: "
@@ -239,10 +247,17 @@ def test_final_verdict_rules(engine, run, scored):
     final = V.final_verdicts(scored, V.human_summary(V.current_verdicts(engine)))
     got = final.set_index("row_idx")[["final_verdict", "final_source"]].apply(tuple, axis=1).to_dict()
     assert got == {
-        0: ("correct", "auto"), 1: ("correct", "auto"), 2: ("correct", "human"), 3: ("pending", "pending"),
-        4: ("correct", "human"), 5: ("pending", "pending"), 6: ("pending", "pending"), 7: ("correct", "auto"),
-        8: ("correct", "auto"), 9: ("wrong", "auto"),
-    }  # fmt: skip
+        0: ("correct", "auto"),
+        1: ("correct", "auto"),
+        2: ("correct", "human"),
+        3: ("pending", "pending"),
+        4: ("correct", "human"),
+        5: ("pending", "pending"),
+        6: ("pending", "pending"),
+        7: ("correct", "auto"),
+        8: ("correct", "auto"),
+        9: ("wrong", "auto"),
+    }
     assert "judge_label" not in final.columns
     assert final["reviewed_at"].isna().sum() == 7
     assert list(final.columns[: len(scored.columns)]) == list(scored.columns)
@@ -379,10 +394,13 @@ def test_queue_is_one_query_at_100k_rows(engine):
         }
     )
     overlap = scored.loc[scored["bucket"] == "overlap_only", ["row_idx", "item_key"]]
-    V.record_marks(engine, [
-        {"item_key": k, "run_id": 1, "reviewer": "alice", "verdict": "correct"}
-        for k in overlap["item_key"].iloc[:300]
-    ])  # fmt: skip
+    V.record_marks(
+        engine,
+        [
+            {"item_key": k, "run_id": 1, "reviewer": "alice", "verdict": "correct"}
+            for k in overlap["item_key"].iloc[:300]
+        ],
+    )
     V.record_skip(engine, overlap["item_key"].iloc[300], 1, "alice")
     statements: list[str] = []
     listener = lambda *args: statements.append(args[2])  # noqa: E731
@@ -410,8 +428,11 @@ def test_progress_per_domain_by_anyone_or_by_reviewer(engine, run, scored):
     anyone = V.progress(scored, engine)
     assert list(anyone.columns) == ["domain", "n", "reviewed", "remaining"]
     assert anyone.values.tolist() == [
-        ["Art", 1, 1, 0], ["Geography", 2, 1, 1], ["History", 1, 0, 1], ["combined", 4, 2, 2],
-    ]  # fmt: skip
+        ["Art", 1, 1, 0],
+        ["Geography", 2, 1, 1],
+        ["History", 1, 0, 1],
+        ["combined", 4, 2, 2],
+    ]
     alice = V.progress(scored, engine, reviewer="alice")
     assert alice.set_index("domain")["reviewed"].to_dict() == {"Art": 0, "Geography": 1, "History": 0, "combined": 1}
     scoped = V.progress(scored, engine, bucket=None, domain="Art", rows=[0, 3])
@@ -447,8 +468,14 @@ def _bulk(engine, table: list[list[int]]) -> None:
         for b_ok, count in zip((True, False), row):
             for _ in range(count):
                 for name, ok in (("alice", a_ok), ("bob", b_ok)):
-                    marks.append({"item_key": f"item{i}", "run_id": None, "reviewer": name,
-                                  "verdict": "correct" if ok else "wrong"})
+                    marks.append(
+                        {
+                            "item_key": f"item{i}",
+                            "run_id": None,
+                            "reviewer": name,
+                            "verdict": "correct" if ok else "wrong",
+                        }
+                    )
                 i += 1
     V.record_marks(engine, marks)
 
@@ -471,13 +498,16 @@ def test_kappa_paradox_raw_agreement_high_kappa_negative(tmp_path):
 
 
 def test_kappa_undefined_and_pairs_without_shared_items(engine):
-    V.record_marks(engine, [
-        {"item_key": "i1", "run_id": None, "reviewer": "alice", "verdict": "correct"},
-        {"item_key": "i1", "run_id": None, "reviewer": "bob", "verdict": "correct"},
-        {"item_key": "i2", "run_id": None, "reviewer": "alice", "verdict": "correct"},
-        {"item_key": "i2", "run_id": None, "reviewer": "bob", "verdict": "correct"},
-        {"item_key": "i3", "run_id": None, "reviewer": "carol", "verdict": "wrong"},
-    ])  # fmt: skip
+    V.record_marks(
+        engine,
+        [
+            {"item_key": "i1", "run_id": None, "reviewer": "alice", "verdict": "correct"},
+            {"item_key": "i1", "run_id": None, "reviewer": "bob", "verdict": "correct"},
+            {"item_key": "i2", "run_id": None, "reviewer": "alice", "verdict": "correct"},
+            {"item_key": "i2", "run_id": None, "reviewer": "bob", "verdict": "correct"},
+            {"item_key": "i3", "run_id": None, "reviewer": "carol", "verdict": "wrong"},
+        ],
+    )
     pairs = V.reviewer_agreement(V.current_verdicts(engine))
     assert [(p.a, p.b) for p in pairs] == [("alice", "bob")]  # carol shares no item
     assert pairs[0].kappa is None and pairs[0].raw_agreement == 1.0

@@ -17,8 +17,12 @@ from scoring.review import AdjudicatedRow
 from ui import state, verdicts
 from ui.tables import bucket_name
 
-SERIES_COLOURS = {SHORT_TITLES[EXACT]: "#2563eb", SHORT_TITLES[OVERLAP]: "#f97316", SHORT_TITLES[JUDGE]: "#7c3aed",
-                  SHORT_TITLES[ADJUDICATED]: "#059669"}  # fmt: skip
+SERIES_COLOURS = {
+    SHORT_TITLES[EXACT]: "#2563eb",
+    SHORT_TITLES[OVERLAP]: "#f97316",
+    SHORT_TITLES[JUDGE]: "#7c3aed",
+    SHORT_TITLES[ADJUDICATED]: "#059669",
+}
 BUCKET_COLOURS = {"both_pass": "#16a34a", "exact_only": "#2563eb", "overlap_only": "#f97316", "both_fail": "#9ca3af"}
 
 
@@ -59,9 +63,7 @@ def _axis(rows: list[AccuracyRow]) -> list[str]:
     return [html.escape(r.domain) for r in rows]
 
 
-def accuracy_figure(
-    series: dict[str, list[AccuracyRow]], adjudicated: list[AdjudicatedRow] | None = None
-) -> go.Figure:
+def accuracy_figure(series: dict[str, list[AccuracyRow]], adjudicated: list[AdjudicatedRow] | None = None) -> go.Figure:
     """Grouped bars with Wilson error bars; ``adjudicated`` adds the pending-range bars."""
     pending = [(r.domain, r.accuracy_low, r.accuracy_high) for r in adjudicated or []]
     fig = go.Figure()
@@ -109,16 +111,17 @@ def accuracy_figure(
 def accuracy_frame(series: dict[str, list[AccuracyRow]]) -> pd.DataFrame:
     """One row per domain: n, blank, then accuracy and 95% CI for each series."""
     first = next(iter(series.values()))
-    frame = pd.DataFrame({"domain": [r.domain for r in first], "n": [r.n for r in first],
-                          "blank responses": [r.blank for r in first]})
+    frame = pd.DataFrame(
+        {"domain": [r.domain for r in first], "n": [r.n for r in first], "blank responses": [r.blank for r in first]}
+    )
     for name, rows in series.items():
         by_domain = {r.domain: r for r in rows}
         frame[f"{name} correct"] = [by_domain[d].correct if d in by_domain else None for d in frame["domain"]]
-        frame[f"{name} accuracy"] = [round(by_domain[d].accuracy, 4) if d in by_domain else None
-                                     for d in frame["domain"]]
+        frame[f"{name} accuracy"] = [
+            round(by_domain[d].accuracy, 4) if d in by_domain else None for d in frame["domain"]
+        ]
         frame[f"{name} 95% CI"] = [
-            interval(by_domain[d].ci_low, by_domain[d].ci_high) if d in by_domain else ""
-            for d in frame["domain"]
+            interval(by_domain[d].ci_low, by_domain[d].ci_high) if d in by_domain else "" for d in frame["domain"]
         ]
     return frame
 
@@ -149,9 +152,19 @@ def bucket_figure(buckets: dict[str, dict[str, int]]) -> go.Figure:
     domains = [d for d in buckets if d != "combined"]
     fig = go.Figure()
     for name, colour in BUCKET_COLOURS.items():
-        fig.add_bar(name=bucket_name(name), x=[html.escape(d) for d in domains], y=[buckets[d][name] for d in domains],
-                    marker_color=colour)  # fmt: skip
+        fig.add_bar(
+            name=bucket_name(name),
+            x=[html.escape(d) for d in domains],
+            y=[buckets[d][name] for d in domains],
+            marker_color=colour,
+        )
     top = max((sum(buckets[d].get(b, 0) for b in BUCKET_COLOURS) for d in domains), default=0)
-    fig.update_layout(barmode="stack", yaxis=count_axis("rows", top), xaxis={"title": "domain"}, height=380,
-                      legend={"orientation": "h", "y": -0.25}, margin={"t": 30})
+    fig.update_layout(
+        barmode="stack",
+        yaxis=count_axis("rows", top),
+        xaxis={"title": "domain"},
+        height=380,
+        legend={"orientation": "h", "y": -0.25},
+        margin={"t": 30},
+    )
     return fig

@@ -20,8 +20,18 @@ from ui.compare_data import HeatCell
 
 #: Runs' colours: none is a metric's (ui.charts.SERIES_COLOURS) or the estimate's, so a run's bar is
 #: never read as exact substring or the judge.
-RUN_COLOURS = ("#0f766e", "#b91c1c", "#a16207", "#be185d", "#475569", "#0e7490", "#65a30d", "#854d0e",
-               "#1e3a8a", "#9f1239")  # fmt: skip
+RUN_COLOURS = (
+    "#0f766e",
+    "#b91c1c",
+    "#a16207",
+    "#be185d",
+    "#475569",
+    "#0e7490",
+    "#65a30d",
+    "#854d0e",
+    "#1e3a8a",
+    "#9f1239",
+)
 
 
 def _rgba(colour: str, alpha: float) -> str:
@@ -50,28 +60,40 @@ def accuracy_bars(rows: Sequence[SourceAccuracy], labels: Sequence[str]) -> go.F
             continue
         colour, name, group = RUN_COLOURS[i % len(RUN_COLOURS)], html.escape(label), f"run{i}"
         fig.add_bar(
-            name=name, x=[html.escape(r.domain) for r in mine], y=[r.accuracy_low for r in mine],
-            offsetgroup=group, legendgroup=group, marker_color=colour,
-            error_y={"type": "data", "symmetric": False, "array": [r.ci_high - r.accuracy_low for r in mine],
-                     "arrayminus": [r.accuracy_low - r.ci_low for r in mine]},
+            name=name,
+            x=[html.escape(r.domain) for r in mine],
+            y=[r.accuracy_low for r in mine],
+            offsetgroup=group,
+            legendgroup=group,
+            marker_color=colour,
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [r.ci_high - r.accuracy_low for r in mine],
+                "arrayminus": [r.accuracy_low - r.ci_low for r in mine],
+            },
             customdata=[[r.correct, r.n, r.unknown, r.ci_low, r.ci_high, r.accuracy_high] for r in mine],
             hovertemplate=(
                 "%{x}<br>" + name + ": %{y:.1%} (%{customdata[0]} of %{customdata[1]})"
                 "<br>unknown: %{customdata[2]}<br>95% CI %{customdata[3]:.1%} to %{customdata[4]:.1%}<extra></extra>"
             ),
-        )  # fmt: skip
+        )
         pending = [r for r in mine if r.unknown]
         if pending:
             fig.add_bar(
-                name=f"{name}: unknown verdicts", x=[html.escape(r.domain) for r in pending],
-                base=[r.accuracy_low for r in pending], y=[r.accuracy_high - r.accuracy_low for r in pending],
-                offsetgroup=group, legendgroup=group, showlegend=True,
+                name=f"{name}: unknown verdicts",
+                x=[html.escape(r.domain) for r in pending],
+                base=[r.accuracy_low for r in pending],
+                y=[r.accuracy_high - r.accuracy_low for r in pending],
+                offsetgroup=group,
+                legendgroup=group,
+                showlegend=True,
                 marker={"color": _rgba(colour, 0.25), "line": {"color": colour, "width": 1}},
                 marker_pattern_shape="/",
                 customdata=[[r.unknown, r.accuracy_low, r.accuracy_high] for r in pending],
                 hovertemplate="%{x}<br>" + name + ": %{customdata[0]} unknown; counted wrong .. right: "
                 "%{customdata[1]:.1%} .. %{customdata[2]:.1%}<extra></extra>",
-            )  # fmt: skip
+            )
     fig.update_layout(
         barmode="group",
         yaxis={"title": "accuracy", "tickformat": ".0%", "range": [0, 1.05]},
@@ -105,12 +127,20 @@ def heatmap(cells: Sequence[HeatCell]) -> go.Figure:
         runs[m][lang] = html.escape(", ".join(c.runs))
     fig = go.Figure(
         go.Heatmap(
-            z=z, x=[html.escape(v) for v in languages], y=[html.escape(v) for v in models], text=text,
-            texttemplate="%{text}", customdata=runs, zmin=0, zmax=1, colorscale="Blues", hoverongaps=False,
+            z=z,
+            x=[html.escape(v) for v in languages],
+            y=[html.escape(v) for v in models],
+            text=text,
+            texttemplate="%{text}",
+            customdata=runs,
+            zmin=0,
+            zmax=1,
+            colorscale="Blues",
+            hoverongaps=False,
             colorbar={"title": "accuracy", "tickformat": ".0%"},
             hovertemplate="model %{y}, language %{x}<br>%{text}<br>runs: %{customdata}<extra></extra>",
         )
-    )  # fmt: skip
+    )
     fig.update_layout(
         xaxis={"title": "language", "type": "category"},
         yaxis={"title": "model", "type": "category", "autorange": "reversed"},  # the first model on top
@@ -142,31 +172,49 @@ def paired_frame(paired: pl.DataFrame, several: bool) -> Styler:
     p = paired.to_pandas()
     # Which pair and source, then the answer (difference, its interval, p), visible at 1280 px; the
     # counts after.
-    frame = pd.DataFrame({
-        "source": p["source"].map(SOURCE_TITLES), "run A": p["run_a"], "run B": p["run_b"],
-        "difference A − B": p["difference"],
-        "95% CI of the difference": [_signed_interval(lo, hi) for lo, hi in zip(p["ci_low"], p["ci_high"])],
-        P_COLUMN: p["p_value"],
-    })  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "source": p["source"].map(SOURCE_TITLES),
+            "run A": p["run_a"],
+            "run B": p["run_b"],
+            "difference A − B": p["difference"],
+            "95% CI of the difference": [_signed_interval(lo, hi) for lo, hi in zip(p["ci_low"], p["ci_high"])],
+            P_COLUMN: p["p_value"],
+        }
+    )
     if several:
         frame[HOLM_COLUMN] = p["p_holm"]
-    more = {"n": p["n"], "accuracy A": p["accuracy_a"],
-            "accuracy B": p["accuracy_b"], B_COLUMN: p["b"], C_COLUMN: p["c"], "both right": p["both_right"],
-            "both wrong": p["both_wrong"], "left out (verdict unknown)": p["excluded"]}  # fmt: skip
+    more = {
+        "n": p["n"],
+        "accuracy A": p["accuracy_a"],
+        "accuracy B": p["accuracy_b"],
+        B_COLUMN: p["b"],
+        C_COLUMN: p["c"],
+        "both right": p["both_right"],
+        "both wrong": p["both_wrong"],
+        "left out (verdict unknown)": p["excluded"],
+    }
     for name, column in more.items():
         frame[name] = column
-    formats = {"accuracy A": percent, "accuracy B": percent, "difference A − B": _signed, P_COLUMN: _p,
-               HOLM_COLUMN: _p}  # fmt: skip
+    formats = {"accuracy A": percent, "accuracy B": percent, "difference A − B": _signed, P_COLUMN: _p, HOLM_COLUMN: _p}
     return frame.style.format({c: f for c, f in formats.items() if c in frame.columns})
 
 
 def accuracy_frame(accuracy: pl.DataFrame) -> Styler:
     """Every run's accuracy per source and domain, the range when verdicts are unknown."""
     a = accuracy.to_pandas()
-    frame = pd.DataFrame({
-        "run": a["run"], "source": a["source"].map(SOURCE_TITLES), "domain": a["domain"], "n": a["n"],
-        "correct": a["correct"], "wrong": a["wrong"], "unknown": a["unknown"],
-        "accuracy": a["accuracy_low"], "accuracy, unknown counted right": a["accuracy_high"],
-        "95% CI": [interval(lo, hi) for lo, hi in zip(a["ci_low"], a["ci_high"])],
-    })  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "run": a["run"],
+            "source": a["source"].map(SOURCE_TITLES),
+            "domain": a["domain"],
+            "n": a["n"],
+            "correct": a["correct"],
+            "wrong": a["wrong"],
+            "unknown": a["unknown"],
+            "accuracy": a["accuracy_low"],
+            "accuracy, unknown counted right": a["accuracy_high"],
+            "95% CI": [interval(lo, hi) for lo, hi in zip(a["ci_low"], a["ci_high"])],
+        }
+    )
     return frame.style.format({"accuracy": percent, "accuracy, unknown counted right": percent})

@@ -128,11 +128,18 @@ def comparison(
         paired_sources = [s for s in match.sources if s in sources]
         comparisons = tuple(paired_comparisons(match, sources=paired_sources))
         return Comparison(
-            ids=ids, revs=revs, runs=runs, sources=sources, choice=choice,
-            id_column=shared_id_column([r.table.columns for r in runs]), match=match,
-            accuracy=accuracy_table(runs, sources), comparisons=comparisons, paired=paired_table(comparisons),
+            ids=ids,
+            revs=revs,
+            runs=runs,
+            sources=sources,
+            choice=choice,
+            id_column=shared_id_column([r.table.columns for r in runs]),
+            match=match,
+            accuracy=accuracy_table(runs, sources),
+            comparisons=comparisons,
+            paired=paired_table(comparisons),
             domains=tuple(sorted(match.matched["Domain"].cast(pl.String).unique().to_list(), key=str)),
-        )  # fmt: skip
+        )
 
     return _cached(("comparison", database_url(), ids, labels, *revs, prefer_id, hide_adjudicated), compute)
 
@@ -146,8 +153,19 @@ def heat_cells(cmp: Comparison, infos: Sequence[store.RunInfo], source: str) -> 
 
 def discordant(cmp: Comparison, a: int, b: int, source: str | None, domain: str | None) -> pl.DataFrame:
     """The questions runs ``a`` and ``b`` disagree on, for one source and domain (None: all)."""
-    key = ("discordant", database_url(), cmp.ids, cmp.labels, *cmp.revs, cmp.choice.key, cmp.sources, a, b, source,
-           domain)  # fmt: skip
+    key = (
+        "discordant",
+        database_url(),
+        cmp.ids,
+        cmp.labels,
+        *cmp.revs,
+        cmp.choice.key,
+        cmp.sources,
+        a,
+        b,
+        source,
+        domain,
+    )
 
     def compute() -> pl.DataFrame:
         sources = [source] if source else list(cmp.sources)

@@ -20,13 +20,13 @@ CARD = "border:1px solid #e5e7eb;border-radius:6px;padding:0.5rem 0.75rem;margin
 def labelled(label: str, body_html: str) -> str:
     """A small caption above a block of already-escaped HTML."""
     return (
-        f'<div style="{CARD}"><div style="font-size:0.75rem;color:#6b7280">{html.escape(label)}</div>'
-        f"{body_html}</div>"
+        f'<div style="{CARD}"><div style="font-size:0.75rem;color:#6b7280">{html.escape(label)}</div>{body_html}</div>'
     )
 
 
-def show_row(row: pd.Series, plain: bool = False, data: Mapping[str, str] | None = None,
-             lines: Sequence[str] = ()) -> None:  # fmt: skip
+def show_row(
+    row: pd.Series, plain: bool = False, data: Mapping[str, str] | None = None, lines: Sequence[str] = ()
+) -> None:
     """Question, golden answer and response with the matches highlighted; all text escaped.
     ``plain`` (blind review): no highlighting and neutral captions, since green golden words and an
     amber match would tell the reviewer both metrics' verdicts. ``data``: ``data-*`` attributes on
@@ -38,19 +38,31 @@ def show_row(row: pd.Series, plain: bool = False, data: Mapping[str, str] | None
     answer = str(row["answer"])
     response = str(row["response"])
     if plain:
-        body = (labelled("Question", text_block(question)) + labelled("Golden answer", text_block(answer))
-                + labelled("Response", text_block(response)))  # fmt: skip
+        body = (
+            labelled("Question", text_block(question))
+            + labelled("Golden answer", text_block(answer))
+            + labelled("Response", text_block(response))
+        )
     else:
         body = (
             labelled("Question", text_block(question))
-            + labelled("Golden answer (struck through: missing from the response)",
-                       f'<div style="white-space:pre-wrap">{highlight_golden(answer, response)}</div>')
-            + labelled("Response (amber: exact substring match, green: golden words)",
-                       f'<div style="white-space:pre-wrap">{highlight_response(answer, response)}</div>')
-        )  # fmt: skip
+            + labelled(
+                "Golden answer (struck through: missing from the response)",
+                f'<div style="white-space:pre-wrap">{highlight_golden(answer, response)}</div>',
+            )
+            + labelled(
+                "Response (amber: exact substring match, green: golden words)",
+                f'<div style="white-space:pre-wrap">{highlight_response(answer, response)}</div>',
+            )
+        )
     if lines:
-        body = "".join(f'<div class="{CARD_LINE}" style="white-space:pre-wrap">{html.escape(str(line))}</div>'
-                       for line in lines) + body  # fmt: skip
+        body = (
+            "".join(
+                f'<div class="{CARD_LINE}" style="white-space:pre-wrap">{html.escape(str(line))}</div>'
+                for line in lines
+            )
+            + body
+        )
     if data:
         attrs = "".join(f' data-{_attr_name(k)}="{html.escape(str(v), quote=True)}"' for k, v in data.items())
         body = f"<div{attrs}>{body}</div>"
@@ -108,7 +120,10 @@ def agreement_block(pair: PairAgreement, a: str, b: str, key: str) -> None:
     st.text(f"{a} vs {b}: n = {pair.n}, raw agreement = {raw}, Cohen's kappa = {kappa}")
     t = pair.table
     st.dataframe(
-        pd.DataFrame([[t[0][0], t[0][1]], [t[1][0], t[1][1]]],
-                     index=[f"{a}: correct", f"{a}: wrong"], columns=[f"{b}: correct", f"{b}: wrong"]),
+        pd.DataFrame(
+            [[t[0][0], t[0][1]], [t[1][0], t[1][1]]],
+            index=[f"{a}: correct", f"{a}: wrong"],
+            columns=[f"{b}: correct", f"{b}: wrong"],
+        ),
         key=key,
     )

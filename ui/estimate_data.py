@@ -106,8 +106,17 @@ def _raw_intervals(sample: pl.DataFrame) -> pd.DataFrame:
             if metric == "judge" and n == 0:
                 continue
             low, high = wilson_interval(k, n)
-            out.append({"metric": metric, "scope": scope, "n": n, "correct": k, "share": k / n if n else None,
-                        "ci_low": low, "ci_high": high})  # fmt: skip
+            out.append(
+                {
+                    "metric": metric,
+                    "scope": scope,
+                    "n": n,
+                    "correct": k,
+                    "share": k / n if n else None,
+                    "ci_low": low,
+                    "ci_high": high,
+                }
+            )
     return pd.DataFrame(out, columns=["metric", "scope", "n", "correct", "share", "ci_low", "ci_high"])
 
 
@@ -122,8 +131,9 @@ def figures(run_id: int, revs: tuple[int, int] | None = None) -> Figures:
         run, est = stored_estimate(state.engine(), run_id, scored=scored, rank=run_rank(run_id, scored), table=table)
         # The stored run ranked its rows once for the random-sample rule: the queue's order.
         rank = run.rank if run.rank is not None else review_rank(est.sample["item_key"], run.info.review_seed)
-        return Figures(run_id, revs, est, rank, _raw_intervals(est.sample), _reasons((run_id,), [run]),
-                       run.judge_config)  # fmt: skip
+        return Figures(
+            run_id, revs, est, rank, _raw_intervals(est.sample), _reasons((run_id,), [run]), run.judge_config
+        )
 
     return _cached(("figures", url, run_id, *revs), compute)
 
@@ -221,8 +231,11 @@ def reasons(run_ids: Sequence[int], revs: tuple[int, int] | None = None) -> Reas
 
 
 def _reasons(ids: tuple[int, ...], runs: Sequence[StoredRun]) -> Reasons:
-    current = pd.concat([r.current for r in runs], ignore_index=True) if runs else pd.DataFrame(
-        columns=["item_key", "reviewer", "verdict", "reason", "note"])  # fmt: skip
+    current = (
+        pd.concat([r.current for r in runs], ignore_index=True)
+        if runs
+        else pd.DataFrame(columns=["item_key", "reviewer", "verdict", "reason", "note"])
+    )
     rows = [r.rows() for r in runs]
     return Reasons(ids, reason_counts(current, rows), golden_wrong_report(current, rows))
 

@@ -27,18 +27,28 @@ ESTIMATE = "Estimated true accuracy"
 ESTIMATE_COLOUR = "#db2777"
 JUDGED = "Judge-assisted estimate"
 JUDGED_COLOUR = "#7c3aed"
-REASON_COLOURS = {"paraphrase": "#2563eb", "inflection": "#0891b2", "different claim": "#f97316",
-                  "golden answer wrong": "#dc2626", "other": "#9ca3af"}  # fmt: skip
+REASON_COLOURS = {
+    "paraphrase": "#2563eb",
+    "inflection": "#0891b2",
+    "different claim": "#f97316",
+    "golden answer wrong": "#dc2626",
+    "other": "#9ca3af",
+}
 METRIC_NAMES = {key: SHORT_TITLES[key] for key in (EXACT, OVERLAP, JUDGE)}
 
 
 def _error(values: list[float], low: list[float], high: list[float]) -> dict:
-    return {"type": "data", "symmetric": False, "array": [h - v for v, h in zip(values, high)],
-            "arrayminus": [v - lo for v, lo in zip(values, low)]}  # fmt: skip
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [h - v for v, h in zip(values, high)],
+        "arrayminus": [v - lo for v, lo in zip(values, low)],
+    }
 
 
-def _add_interval_bars(fig: go.Figure, rows: list[dict], name: str, colour: str, cols: tuple[str, str, str],
-                       extra: str, hover: str) -> go.Figure:  # fmt: skip
+def _add_interval_bars(
+    fig: go.Figure, rows: list[dict], name: str, colour: str, cols: tuple[str, str, str], extra: str, hover: str
+) -> go.Figure:
     """One bar series with its 95% interval: ``cols`` names the value, low and high columns,
     ``extra`` the column shown with ``reviewed`` in the hover text (``hover`` formats both)."""
     value, low, high = cols
@@ -46,47 +56,72 @@ def _add_interval_bars(fig: go.Figure, rows: list[dict], name: str, colour: str,
     # A domain too thinly reviewed for an interval keeps its bar without whiskers, and says why
     lows = [r[low] if r.get("shown", True) else r[value] for r in rows]
     highs = [r[high] if r.get("shown", True) else r[value] for r in rows]
-    notes = ["95% CI " + interval(r[low], r[high]) if r.get("shown", True)
-             else withheld_text(str(r["scope"]), r.get("needed", 0)) for r in rows]  # fmt: skip
+    notes = [
+        "95% CI " + interval(r[low], r[high])
+        if r.get("shown", True)
+        else withheld_text(str(r["scope"]), r.get("needed", 0))
+        for r in rows
+    ]
     fig.add_bar(
-        name=name, x=[html.escape(str(r["scope"])) for r in rows], y=values, marker_color=colour,
+        name=name,
+        x=[html.escape(str(r["scope"])) for r in rows],
+        y=values,
+        marker_color=colour,
         error_y=_error(values, lows, highs),
         customdata=[[r["reviewed"], r[extra], html.escape(note)] for r, note in zip(rows, notes)],
         hovertemplate=("%{x}<br>" + name + ": %{y:.1%} " + hover + "<br>%{customdata[2]}<extra></extra>"),
-    )  # fmt: skip
+    )
     return fig
 
 
 def add_estimate(fig: go.Figure, comparison: pl.DataFrame) -> go.Figure:
     """``fig`` (bars per domain) with the estimated true accuracy and its 95% interval beside the
     other series, from :meth:`scoring.estimate.RunEstimate.comparison`."""
-    return _add_interval_bars(fig, comparison.to_dicts(), ESTIMATE, ESTIMATE_COLOUR, ("estimate", "ci_low", "ci_high"),
-                              "rows", "(from %{customdata[0]} reviewed of %{customdata[1]} rows)")  # fmt: skip
+    return _add_interval_bars(
+        fig,
+        comparison.to_dicts(),
+        ESTIMATE,
+        ESTIMATE_COLOUR,
+        ("estimate", "ci_low", "ci_high"),
+        "rows",
+        "(from %{customdata[0]} reviewed of %{customdata[1]} rows)",
+    )
 
 
 def add_judged(fig: go.Figure, comparison: pl.DataFrame) -> go.Figure:
     """``fig`` with the judge-assisted estimate and its 95% interval as one more series, from
     :meth:`scoring.estimate.judged.JudgeFigures.comparison`."""
-    return _add_interval_bars(fig, comparison.to_dicts(), JUDGED, JUDGED_COLOUR,
-                              ("judge_estimate", "judge_ci_low", "judge_ci_high"), "effective_reviews",
-                              "(%{customdata[0]} reviewed, worth %{customdata[1]:,.0f})")  # fmt: skip
+    return _add_interval_bars(
+        fig,
+        comparison.to_dicts(),
+        JUDGED,
+        JUDGED_COLOUR,
+        ("judge_estimate", "judge_ci_low", "judge_ci_high"),
+        "effective_reviews",
+        "(%{customdata[0]} reviewed, worth %{customdata[1]:,.0f})",
+    )
 
 
 def judged_frame(comparison: pl.DataFrame) -> pd.DataFrame:
     """Per domain and combined: the human-only estimate and the judge-assisted one side by side,
     each with its 95% interval and half-width, and the reviews the judge-assisted one is worth."""
     t = comparison.to_dicts()
-    return pd.DataFrame({
-        "domain": [r["scope"] for r in t], "rows": [r["rows"] for r in t], "judged rows": [r["judged"] for r in t],
-        "reviewed": [r["reviewed"] for r in t], "human-only": [r["human_estimate"] for r in t],
-        "human-only 95% CI": [ci_text(r, "human_ci_low", "human_ci_high") for r in t],
-        "human-only ± points": [_points(r, "human_ci_low", "human_ci_high") for r in t],
-        "judge-assisted": [r["judge_estimate"] for r in t],
-        "judge-assisted 95% CI": [ci_text(r, "judge_ci_low", "judge_ci_high") for r in t],
-        "judge-assisted ± points": [_points(r, "judge_ci_low", "judge_ci_high") for r in t],
-        "effective reviews": [round(r["effective_reviews"]) for r in t],
-        "the judge narrows it": ["yes" if r["uses_judge"] else "no: human-only figure" for r in t],
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "domain": [r["scope"] for r in t],
+            "rows": [r["rows"] for r in t],
+            "judged rows": [r["judged"] for r in t],
+            "reviewed": [r["reviewed"] for r in t],
+            "human-only": [r["human_estimate"] for r in t],
+            "human-only 95% CI": [ci_text(r, "human_ci_low", "human_ci_high") for r in t],
+            "human-only ± points": [_points(r, "human_ci_low", "human_ci_high") for r in t],
+            "judge-assisted": [r["judge_estimate"] for r in t],
+            "judge-assisted 95% CI": [ci_text(r, "judge_ci_low", "judge_ci_high") for r in t],
+            "judge-assisted ± points": [_points(r, "judge_ci_low", "judge_ci_high") for r in t],
+            "effective reviews": [round(r["effective_reviews"]) for r in t],
+            "the judge narrows it": ["yes" if r["uses_judge"] else "no: human-only figure" for r in t],
+        }
+    )
 
 
 def _points(row: dict, low: str = "ci_low", high: str = "ci_high") -> str:
@@ -99,11 +134,13 @@ def with_judged(table: pd.DataFrame, comparison: pl.DataFrame) -> tuple[pd.DataF
     effective reviews beside the human-only estimate, matched on the domain; and the share column."""
     by_scope = {r["scope"]: r for r in comparison.to_dicts()}
     rows = [by_scope.get(d, {}) for d in table["domain"]]
-    out = table.assign(**{
-        JUDGED: [r.get("judge_estimate") for r in rows],
-        "Judge-assisted 95% CI": [ci_text(r, "judge_ci_low", "judge_ci_high") for r in rows],
-        "Effective reviews": [round(r["effective_reviews"]) if r else None for r in rows],
-    })  # fmt: skip
+    out = table.assign(
+        **{
+            JUDGED: [r.get("judge_estimate") for r in rows],
+            "Judge-assisted 95% CI": [ci_text(r, "judge_ci_low", "judge_ci_high") for r in rows],
+            "Effective reviews": [round(r["effective_reviews"]) if r else None for r in rows],
+        }
+    )
     return out, [JUDGED]
 
 
@@ -129,8 +166,10 @@ REVIEW_PAGE = "views/review.py"
 
 def pilot_sentence(rows: int) -> str:
     """What to do before any estimate is shown: the planner's pilot (+-5 points) in words."""
-    return (f"Review about {rows:,} rows of the random sample to estimate the true accuracy "
-            f"(±{PILOT_HALF_WIDTH * 100:g} points).")  # fmt: skip
+    return (
+        f"Review about {rows:,} rows of the random sample to estimate the true accuracy "
+        f"(±{PILOT_HALF_WIDTH * 100:g} points)."
+    )
 
 
 def pilot_prompt(figs: Figures, reviewer: str | None, key: str) -> None:
@@ -138,10 +177,17 @@ def pilot_prompt(figs: Figures, reviewer: str | None, key: str) -> None:
     size (:func:`ui.estimate_data.pilot_plan`) and a button that puts its rows in the audit scope
     (as the planner's button does) and opens that scope in the Review queue."""
     rows = estimate_data.pilot_plan(figs).remaining
-    st.info(pilot_sentence(rows) + " No estimated true accuracy is shown until a row of it is reviewed: a figure "
-            "with nothing reviewed behind it would be a guess.")  # fmt: skip
-    if st.button(f"Start the audit: review {rows:,} rows of the random sample", key=key, type="primary",
-                 icon=":material/target:", disabled=not reviewer or rows == 0):  # fmt: skip
+    st.info(
+        pilot_sentence(rows) + " No estimated true accuracy is shown until a row of it is reviewed: a figure "
+        "with nothing reviewed behind it would be a guess."
+    )
+    if st.button(
+        f"Start the audit: review {rows:,} rows of the random sample",
+        key=key,
+        type="primary",
+        icon=":material/target:",
+        disabled=not reviewer or rows == 0,
+    ):
         estimate_data.start_pilot(figs, str(reviewer))
         st.switch_page(REVIEW_PAGE, query_params={"scope": review.AUDIT, "run": str(figs.run_id)})
     if not reviewer:
@@ -160,20 +206,30 @@ def page_figure(figs: Figures, judged: pl.DataFrame | None = None, estimate: boo
             continue
         values = part["share"].tolist()
         fig.add_bar(
-            name=f"{name} (raw)", x=[html.escape(str(s)) for s in part["scope"]], y=values,
-            marker_color=SERIES_COLOURS.get(name), opacity=0.55,
+            name=f"{name} (raw)",
+            x=[html.escape(str(s)) for s in part["scope"]],
+            y=values,
+            marker_color=SERIES_COLOURS.get(name),
+            opacity=0.55,
             error_y=_error(values, part["ci_low"].tolist(), part["ci_high"].tolist()),
             customdata=part[["correct", "n", "ci_low", "ci_high"]].to_numpy().tolist(),
-            hovertemplate=("%{x}<br>" + name + " passes %{y:.1%} (%{customdata[0]} of %{customdata[1]})"
-                           "<br>95% CI %{customdata[2]:.1%} to %{customdata[3]:.1%}<extra></extra>"),
-        )  # fmt: skip
+            hovertemplate=(
+                "%{x}<br>" + name + " passes %{y:.1%} (%{customdata[0]} of %{customdata[1]})"
+                "<br>95% CI %{customdata[2]:.1%} to %{customdata[3]:.1%}<extra></extra>"
+            ),
+        )
     if estimate:
         add_estimate(fig, figs.estimate.comparison())
     if judged is not None:
         add_judged(fig, judged)
-    fig.update_layout(barmode="group", yaxis={"title": "accuracy", "tickformat": ".0%", "range": [0, 1.05]},
-                      xaxis={"title": "domain"}, legend={"orientation": "h", "y": -0.2}, margin={"t": 30},
-                      height=420)  # fmt: skip
+    fig.update_layout(
+        barmode="group",
+        yaxis={"title": "accuracy", "tickformat": ".0%", "range": [0, 1.05]},
+        xaxis={"title": "domain"},
+        legend={"orientation": "h", "y": -0.2},
+        margin={"t": 30},
+        height=420,
+    )
     return fig
 
 
@@ -183,11 +239,13 @@ def with_estimate(table: pd.DataFrame, comparison: pl.DataFrame) -> tuple[pd.Dat
     matched on the domain; and the added share column."""
     by_scope = {r["scope"]: r for r in comparison.to_dicts()}
     rows = [by_scope.get(d, {}) for d in table["domain"]]
-    out = table.assign(**{
-        "reviewed": [r.get("reviewed") for r in rows],
-        ESTIMATE: [r.get("estimate") for r in rows],
-        "Estimate 95% CI": [ci_text(r, "ci_low", "ci_high") for r in rows],
-    })  # fmt: skip
+    out = table.assign(
+        **{
+            "reviewed": [r.get("reviewed") for r in rows],
+            ESTIMATE: [r.get("estimate") for r in rows],
+            "Estimate 95% CI": [ci_text(r, "ci_low", "ci_high") for r in rows],
+        }
+    )
     return out, [ESTIMATE]
 
 
@@ -195,26 +253,37 @@ def estimate_frame(acc: AccuracyEstimate) -> pd.DataFrame:
     """Per domain and combined: rows, reviewed, correct, estimate, its 95% interval, the half-width
     in points, and the share of rows whose bucket has no reviewed row."""
     t = acc.table().to_dicts()
-    return pd.DataFrame({
-        "domain": [r["scope"] for r in t], "rows": [r["rows"] for r in t], "reviewed": [r["reviewed"] for r in t],
-        "judged correct": [r["correct"] for r in t], "estimate": [r["estimate"] for r in t],
-        "95% CI": [ci_text(r) for r in t],
-        "± points": [_points(r) for r in t],
-        "rows in unreviewed buckets": [r["unknown_weight"] for r in t],
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "domain": [r["scope"] for r in t],
+            "rows": [r["rows"] for r in t],
+            "reviewed": [r["reviewed"] for r in t],
+            "judged correct": [r["correct"] for r in t],
+            "estimate": [r["estimate"] for r in t],
+            "95% CI": [ci_text(r) for r in t],
+            "± points": [_points(r) for r in t],
+            "rows in unreviewed buckets": [r["unknown_weight"] for r in t],
+        }
+    )
 
 
 def strata_notes(acc: AccuracyEstimate) -> list[str]:
     """Plain sentences (for ``st.text``) naming the strata that fell back and the unreviewed ones."""
     notes = []
     if acc.fell_back:
-        notes.append("Strata with fewer than 2 reviewed rows use their bucket's pooled share across domains: "
-                     + "; ".join(f"{b} / {d}" for b, d in acc.fell_back) + ".")  # fmt: skip
+        notes.append(
+            "Strata with fewer than 2 reviewed rows use their bucket's pooled share across domains: "
+            + "; ".join(f"{b} / {d}" for b, d in acc.fell_back)
+            + "."
+        )
     if acc.unreviewed:
         buckets = sorted({b for b, _ in acc.unreviewed})
-        notes.append("Not reviewed at all (no reviewed row in the bucket): " + ", ".join(buckets)
-                     + ". Their rows count 50% in the estimate and widen the interval by their whole weight "
-                     "(0 to 100%): " + "; ".join(f"{b} / {d}" for b, d in acc.unreviewed) + ".")  # fmt: skip
+        notes.append(
+            "Not reviewed at all (no reviewed row in the bucket): "
+            + ", ".join(buckets)
+            + ". Their rows count 50% in the estimate and widen the interval by their whole weight "
+            "(0 to 100%): " + "; ".join(f"{b} / {d}" for b, d in acc.unreviewed) + "."
+        )
     return notes
 
 
@@ -223,10 +292,18 @@ def metrics_frame(metrics: list[MetricQuality]) -> tuple[pd.DataFrame, list[str]
     specificity and the Rogan-Gladen corrected accuracy, each with its 95% interval."""
     rows = []
     for m in metrics:
-        row = {"metric": METRIC_NAMES.get(m.metric, m.metric), "rows": m.rows, "reviewed": m.reviewed,
-               "raw accuracy": m.raw_accuracy}  # fmt: skip
-        for name, ratio in (("precision", m.precision), ("recall", m.recall), ("specificity", m.specificity),
-                            ("corrected accuracy", m.corrected)):  # fmt: skip
+        row = {
+            "metric": METRIC_NAMES.get(m.metric, m.metric),
+            "rows": m.rows,
+            "reviewed": m.reviewed,
+            "raw accuracy": m.raw_accuracy,
+        }
+        for name, ratio in (
+            ("precision", m.precision),
+            ("recall", m.recall),
+            ("specificity", m.specificity),
+            ("corrected accuracy", m.corrected),
+        ):
             row[name] = ratio.value
             row[f"{name} 95% CI"] = interval(ratio.ci_low, ratio.ci_high)
         row["rows covered by reviews"] = m.coverage
@@ -240,13 +317,18 @@ def plan_frame(plan: ReviewPlan) -> pd.DataFrame:
     """The plan per stratum: bucket, domain, size, reviewed, planned, remaining, the rate the plan
     assumed (the bucket's, toward 0.5) and the share its reviewed rows show."""
     t = plan.strata.to_dicts()
-    return pd.DataFrame({
-        "bucket": [r["bucket"] for r in t], "domain": [r["Domain"] for r in t], "size": [r["size"] for r in t],
-        "reviewed": [r["reviewed"] for r in t], "planned": [r["planned"] for r in t],
-        "remaining": [r["remaining"] for r in t],
-        "assumed rate": ["50.0% (prior)" if r["prior"] else percent(r["rate"]) for r in t],
-        "reviewed share": [percent(r["observed"]) if r["reviewed"] else "" for r in t],
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "bucket": [r["bucket"] for r in t],
+            "domain": [r["Domain"] for r in t],
+            "size": [r["size"] for r in t],
+            "reviewed": [r["reviewed"] for r in t],
+            "planned": [r["planned"] for r in t],
+            "remaining": [r["remaining"] for r in t],
+            "assumed rate": ["50.0% (prior)" if r["prior"] else percent(r["rate"]) for r in t],
+            "reviewed share": [percent(r["observed"]) if r["reviewed"] else "" for r in t],
+        }
+    )
 
 
 def reasons_figure(counts: pl.DataFrame, by: str) -> go.Figure:
@@ -256,19 +338,30 @@ def reasons_figure(counts: pl.DataFrame, by: str) -> go.Figure:
     top = grouped.group_by(by).agg(pl.col("count").sum())["count"].max() or 0
     for reason in grouped["reason"].unique(maintain_order=True).to_list():
         part = grouped.filter(pl.col("reason") == reason)
-        fig.add_bar(name=html.escape(str(reason)), x=[html.escape(str(v)) for v in part[by]], y=part["count"].to_list(),
-                    marker_color=REASON_COLOURS.get(str(reason)))  # fmt: skip
+        fig.add_bar(
+            name=html.escape(str(reason)),
+            x=[html.escape(str(v)) for v in part[by]],
+            y=part["count"].to_list(),
+            marker_color=REASON_COLOURS.get(str(reason)),
+        )
     fig.update_layout(
-        barmode="stack", yaxis=count_axis("verdicts with this reason", top), legend={"orientation": "h", "y": -0.25},
-        xaxis={"title": by.lower(), "type": "category", "categoryorder": "category ascending"}, margin={"t": 30},
+        barmode="stack",
+        yaxis=count_axis("verdicts with this reason", top),
+        legend={"orientation": "h", "y": -0.25},
+        xaxis={"title": by.lower(), "type": "category", "categoryorder": "category ascending"},
+        margin={"t": 30},
         height=380,
-    )  # fmt: skip
+    )
     return fig
 
 
 #: The what-if rule named after the command line's flag, worded for the page: (rule, what it does).
-PAGE_RULES = {"--normalize": ("all four steps", "the four steps above together (NFC, format characters, native "
-                                                "digits, stripped golden answer)")}  # fmt: skip
+PAGE_RULES = {
+    "--normalize": (
+        "all four steps",
+        "the four steps above together (NFC, format characters, native digits, stripped golden answer)",
+    )
+}
 
 
 def whatif_frame(table: pl.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -276,16 +369,21 @@ def whatif_frame(table: pl.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     the metric's estimated pass share and agreement with reviewers under it (95% intervals)."""
     t = table.to_dicts()
     words = [PAGE_RULES.get(r["rule"], (r["rule"], r["description"])) for r in t]
-    frame = pd.DataFrame({
-        "rule": [w[0] for w in words], "metric": [METRIC_NAMES.get(r["metric"], r["metric"]) for r in t],
-        "what it does": [w[1] for w in words], "reviewed rows": [r["reviewed"] for r in t],
-        "verdicts changed": [r["changed"] for r in t], "overturns fixed": [r["fixed"] for r in t],
-        "confirmed verdicts broken": [r["broken"] for r in t],
-        "estimated pass share": [r["pass_share"] for r in t],
-        "pass share 95% CI": [interval(r["pass_low"], r["pass_high"]) for r in t],
-        "estimated agreement with reviewers": [r["agreement"] for r in t],
-        "agreement 95% CI": [interval(r["agreement_low"], r["agreement_high"]) for r in t],
-    })  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "rule": [w[0] for w in words],
+            "metric": [METRIC_NAMES.get(r["metric"], r["metric"]) for r in t],
+            "what it does": [w[1] for w in words],
+            "reviewed rows": [r["reviewed"] for r in t],
+            "verdicts changed": [r["changed"] for r in t],
+            "overturns fixed": [r["fixed"] for r in t],
+            "confirmed verdicts broken": [r["broken"] for r in t],
+            "estimated pass share": [r["pass_share"] for r in t],
+            "pass share 95% CI": [interval(r["pass_low"], r["pass_high"]) for r in t],
+            "estimated agreement with reviewers": [r["agreement"] for r in t],
+            "agreement 95% CI": [interval(r["agreement_low"], r["agreement_high"]) for r in t],
+        }
+    )
     return frame, ["estimated pass share", "estimated agreement with reviewers"]
 
 
@@ -297,7 +395,11 @@ def combined_row(comparison: pl.DataFrame) -> dict:
 def by_hand_frame(sample: pl.DataFrame) -> pd.DataFrame:
     """The rows reviewed out of the random sample: row number (1-based), bucket, domain, verdict."""
     rows = sample.filter(pl.col("by_hand")).sort("row_idx")
-    return pd.DataFrame({
-        "row": (rows["row_idx"] + 1).to_list(), "bucket": rows["bucket"].to_list(), "domain": rows["Domain"].to_list(),
-        "verdict": ["correct" if t else "wrong" for t in rows["truth"].to_list()],
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "row": (rows["row_idx"] + 1).to_list(),
+            "bucket": rows["bucket"].to_list(),
+            "domain": rows["Domain"].to_list(),
+            "verdict": ["correct" if t else "wrong" for t in rows["truth"].to_list()],
+        }
+    )

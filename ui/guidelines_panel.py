@@ -24,8 +24,11 @@ def show_for_reviewer(engine: Engine, run_id: int, reviewer: str) -> None:
         return  # the queue below says the database is unreachable
     if shown is None:
         return
-    label = "Review guidelines for this run (new for you: please read)" if shown.expanded else (
-        "Review guidelines for this run")  # fmt: skip
+    label = (
+        "Review guidelines for this run (new for you: please read)"
+        if shown.expanded
+        else ("Review guidelines for this run")
+    )
     with st.expander(label, expanded=shown.expanded):
         st.text(shown.text)
         st.text(shown.byline)
@@ -68,13 +71,26 @@ def editor(engine: Engine, run_id: int, adjudicator: str) -> None:
         alert(*feedback)
     opened = feedback is not None or not st.session_state[key]
     with st.expander("Review guidelines for this run (every reviewer sees them above the queue)", expanded=opened):
-        st.text_area("Guidelines (plain text: Markdown, links and HTML show exactly as typed)", key=key, height=200,
-                     help=f"At most {review.GUIDELINES_MAX_CHARS:,} characters. Reviewers see them opened the first "
-                          "time, collapsed afterwards; a changed text opens again.")  # fmt: skip
+        st.text_area(
+            "Guidelines (plain text: Markdown, links and HTML show exactly as typed)",
+            key=key,
+            height=200,
+            help=f"At most {review.GUIDELINES_MAX_CHARS:,} characters. Reviewers see them opened the first "
+            "time, collapsed afterwards; a changed text opens again.",
+        )
         c1, c2 = st.columns(2)
-        c1.button("Save guidelines", key="adj_guidelines_save", type="primary", on_click=_save,
-                  args=(engine, run_id, adjudicator, key))  # fmt: skip
+        c1.button(
+            "Save guidelines",
+            key="adj_guidelines_save",
+            type="primary",
+            on_click=_save,
+            args=(engine, run_id, adjudicator, key),
+        )
         if offer is not None:
-            c2.button("Reuse the last run's guidelines", key="adj_guidelines_reuse", on_click=_reuse,
-                      args=(engine, run_id, adjudicator, key))  # fmt: skip
+            c2.button(
+                "Reuse the last run's guidelines",
+                key="adj_guidelines_reuse",
+                on_click=_reuse,
+                args=(engine, run_id, adjudicator, key),
+            )
             st.text(offer)

@@ -87,8 +87,10 @@ def others_hidden(run_id: int) -> bool:
     return not config.may_adjudicate(reviewer())
 
 
-BLIND_NOTE = ("Double-blind review is on for this run: other reviewers' verdicts (and, row by row, the "
-              "metrics' and the judge's) are shown to adjudicators only, so that no reviewer is swayed.")
+BLIND_NOTE = (
+    "Double-blind review is on for this run: other reviewers' verdicts (and, row by row, the "
+    "metrics' and the judge's) are shown to adjudicators only, so that no reviewer is swayed."
+)
 
 
 def hide_if_blind(run_id: int) -> None:
@@ -145,9 +147,11 @@ def reviewer_field() -> None:
     """The sidebar's name field, always showing the name marks are saved under."""
     st.session_state[REVIEWER_FIELD] = reviewer()
     st.text_input(
-        "Reviewer name", key=REVIEWER_FIELD, on_change=on_reviewer_typed,
+        "Reviewer name",
+        key=REVIEWER_FIELD,
+        on_change=on_reviewer_typed,
         help="Marks in the review queue are saved under this name (kept for the whole session and in the URL).",
-    )  # fmt: skip
+    )
     error = st.session_state.pop(REVIEWER_ERROR, None)
     if error:
         st.error(md_escape(error))

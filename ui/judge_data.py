@@ -38,8 +38,9 @@ def judge_items(run_id: int, scope: str, bucket: str) -> list:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _judge_preflight(url: str, run_id: int, scope: str, bucket: str, verdict_rev: int, judge_rev: int,
-                     settings_key: str, _settings):
+def _judge_preflight(
+    url: str, run_id: int, scope: str, bucket: str, verdict_rev: int, judge_rev: int, settings_key: str, _settings
+):
     return judge.preflight(state.engine_at(url), _settings, _judge_items(url, run_id, scope, bucket, verdict_rev))
 
 
@@ -49,8 +50,14 @@ def judge_preflight(run_id: int, scope: str, bucket: str, settings):
     The key is left out of the cache key on purpose (it changes nothing the preflight reports).
     """
     rev = review.revision(state.engine()) if scope == "Rows still pending review" else 0
-    key = json.dumps({"model": settings.model, **settings.output_settings(),
-                      "prices": [settings.price_in_per_m, settings.price_out_per_m]}, sort_keys=True)
+    key = json.dumps(
+        {
+            "model": settings.model,
+            **settings.output_settings(),
+            "prices": [settings.price_in_per_m, settings.price_out_per_m],
+        },
+        sort_keys=True,
+    )
     return _judge_preflight(database_url(), run_id, scope, bucket, rev, judge_state.judge_revision(), key, settings)
 
 

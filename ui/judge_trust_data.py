@@ -35,8 +35,16 @@ from ui import estimate_data, judge_state, state
 
 T = TypeVar("T")
 DEFAULT_OPTION = judge_choice.ANY_CONFIG  #: the choice that puts the default back
-SHARES = ("agreement", "agreement_low", "agreement_high", "agreement_a", "agreement_b", "difference", "ci_low",
-          "ci_high")  # fmt: skip
+SHARES = (
+    "agreement",
+    "agreement_low",
+    "agreement_high",
+    "agreement_a",
+    "agreement_b",
+    "difference",
+    "ci_low",
+    "ci_high",
+)
 STATS = ("kappa", "kappa_low", "kappa_high")
 P_VALUES = ("p_value", "p_holm")
 __all__ = ["AGREEMENT_METHOD", "KAPPA_METHOD", "PAIR_INTERVAL", "PAIR_TEST"]
@@ -66,24 +74,36 @@ def unjudged_items(run_id: int, model: str, prompt_version: str = judge.PROMPT_V
 
 def unjudged_preflight(run_id: int, settings: judge.JudgeSettings) -> judge.Preflight:
     """The cost preflight of judging :func:`unjudged_items` with ``settings`` (sends nothing)."""
-    key = json.dumps({"model": settings.model, **settings.output_settings(),
-                      "prices": [settings.price_in_per_m, settings.price_out_per_m]}, sort_keys=True)  # fmt: skip
+    key = json.dumps(
+        {
+            "model": settings.model,
+            **settings.output_settings(),
+            "prices": [settings.price_in_per_m, settings.price_out_per_m],
+        },
+        sort_keys=True,
+    )
     items = unjudged_items(run_id, settings.model)
-    return _cached(("unjudged_preflight", run_id, key, judge_state.judge_revision()),
-                   lambda: judge.preflight(state.engine(), settings, items))  # fmt: skip
+    return _cached(
+        ("unjudged_preflight", run_id, key, judge_state.judge_revision()),
+        lambda: judge.preflight(state.engine(), settings, items),
+    )
 
 
 def configs(run_id: int) -> dict[judge_choice.JudgeConfig, int]:
     """The configurations with a reply on some row of the run, and on how many rows."""
-    return _cached(("configs", run_id, judge_state.judge_revision()),
-                   lambda: judge_choice.configs_of(state.engine(), state.scored(run_id)["item_key"]))  # fmt: skip
+    return _cached(
+        ("configs", run_id, judge_state.judge_revision()),
+        lambda: judge_choice.configs_of(state.engine(), state.scored(run_id)["item_key"]),
+    )
 
 
 def trust_data(run_id: int) -> TrustData:
     """Every label set of the run on the estimate's random sample (the True accuracy page's)."""
     fig = estimate_data.figures(run_id)
-    return _cached(("trust", run_id, *fig.revs),
-                   lambda: stored_trust.trust_data(state.engine(), run_id, fig.sample, configs(run_id)))  # fmt: skip
+    return _cached(
+        ("trust", run_id, *fig.revs),
+        lambda: stored_trust.trust_data(state.engine(), run_id, fig.sample, configs(run_id)),
+    )
 
 
 def group_tables(data: TrustData, name: str) -> dict[str, pl.DataFrame]:
@@ -105,17 +125,34 @@ def pair_table(data: TrustData) -> pl.DataFrame:
     """Every pair of configurations on the reviewed rows both judged (Compare's paired statistics)."""
     names = [n for n in data.rows if n != judge_choice.ANY_CONFIG]
     pairs = compare_configs({n: data.rows[n] for n in names})
-    columns = ["config_a", "config_b", "n", "both", "only_a", "only_b", "neither", "agreement_a", "agreement_b",
-               "difference", "ci_low", "ci_high", "p_value", "p_holm"]  # fmt: skip
-    schema = {c: pl.String if c.startswith("config") else (pl.Int64 if c in ("n", "both", "only_a", "only_b",
-              "neither") else pl.Float64) for c in columns}  # fmt: skip
+    columns = [
+        "config_a",
+        "config_b",
+        "n",
+        "both",
+        "only_a",
+        "only_b",
+        "neither",
+        "agreement_a",
+        "agreement_b",
+        "difference",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "p_holm",
+    ]
+    schema = {
+        c: pl.String
+        if c.startswith("config")
+        else (pl.Int64 if c in ("n", "both", "only_a", "only_b", "neither") else pl.Float64)
+        for c in columns
+    }
     return pl.DataFrame([{c: p.as_dict()[c] for c in columns} for p in pairs], schema=schema)
 
 
 def choose(run_id: int, config: judge_choice.JudgeConfig | None, by: str) -> None:
     """Store the run's judge for the estimate (None: back to the default)."""
     judge_choice.set_choice(state.engine(), run_id, config, by)
-
 
 
 def combined(data: TrustData, name: str) -> Trust:
@@ -139,18 +176,21 @@ def summary_line(item: Trust) -> str:
     low_a, high_a = item.agreement_ci or (None, None)
     low_k, high_k = item.kappa_ci or (None, None)
     kappa = "undefined (one label only)" if item.kappa is None else _fixed(item.kappa)
-    return (f"{item.judged} of {item.reviewed} reviewed rows judged: agreement {percent(item.agreement)} "
-            f"[{percent(low_a)}, {percent(high_a)}], Cohen's kappa {kappa} [{_fixed(low_k)}, {_fixed(high_k)}] (95%)")
+    return (
+        f"{item.judged} of {item.reviewed} reviewed rows judged: agreement {percent(item.agreement)} "
+        f"[{percent(low_a)}, {percent(high_a)}], Cohen's kappa {kappa} [{_fixed(low_k)}, {_fixed(high_k)}] (95%)"
+    )
 
 
 #: How to get judge labels, by whether the page has an endpoint and a model to run the judge with.
 RUN_THE_JUDGE = {
     True: 'press "Judge every row not yet judged" above',
     False: 'type the Base URL and the Model under "Endpoint and settings" above, then press "Judge every row '
-           'not yet judged"',
-}  # fmt: skip
-REVIEW_THE_SAMPLE = ("review rows in the Review queue (the rows it serves, in its random order, are the sample "
-                     "the judge is checked on)")  # fmt: skip
+    'not yet judged"',
+}
+REVIEW_THE_SAMPLE = (
+    "review rows in the Review queue (the rows it serves, in its random order, are the sample the judge is checked on)"
+)
 
 
 def nothing_to_compare(data: TrustData, item: Trust, name: str, configured: bool) -> str | None:
@@ -166,14 +206,18 @@ def nothing_to_compare(data: TrustData, item: Trust, name: str, configured: bool
         return f"No judged row has a reviewer's verdict yet: {REVIEW_THE_SAMPLE}."
     n_unparsed = item.counts[0][2] + item.counts[1][2]  # OUTCOMES: correct, wrong, unparsed, not judged
     unparsed = f" ({n_unparsed} unparsed)" if n_unparsed else ""
-    return (f"The {data.reviewed} reviewed rows of the random sample have no judge label yet{unparsed} ({name}): "
-            f"{RUN_THE_JUDGE[configured]}, or choose other judge labels.")
+    return (
+        f"The {data.reviewed} reviewed rows of the random sample have no judge label yet{unparsed} ({name}): "
+        f"{RUN_THE_JUDGE[configured]}, or choose other judge labels."
+    )
 
 
 def agreement_line(item: Trust) -> str:
     """The sentence for no disagreement: on how many rows, and how many reviewed rows have no verdict."""
-    line = (f"The judge and the reviewers agree on all {item.judged} reviewed rows of the random sample it gave a "
-            "verdict on")
+    line = (
+        f"The judge and the reviewers agree on all {item.judged} reviewed rows of the random sample it gave a "
+        "verdict on"
+    )
     missing = item.reviewed - item.judged
     return line + (f" ({missing} reviewed rows have no verdict from the judge)." if missing else ".")
 

@@ -59,8 +59,9 @@ def acked() -> int:
 
 
 @state.per_run("scope")
-def _queue_scope(url: str, run_id: int, bucket: str | None, domain: str | None, sample: int | None,
-                 audit: frozenset[str] | None):  # fmt: skip
+def _queue_scope(
+    url: str, run_id: int, bucket: str | None, domain: str | None, sample: int | None, audit: frozenset[str] | None
+):
     info = store.get_run(state.engine_at(url), run_id)
     seed = info.review_seed if info is not None else 0
     return review.queue_scope(state.scored_at(url, run_id), bucket, domain, sample, seed=seed, keys=audit)

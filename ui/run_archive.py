@@ -37,7 +37,7 @@ def show_notice() -> None:
 
 
 def archive_controls(engine: Engine, run: store.RunInfo) -> None:
-    """"Archive this run" for the selected run, after a checked confirmation naming it; closed
+    """ "Archive this run" for the selected run, after a checked confirmation naming it; closed
     whenever a run is newly shown (its key is the run's), so no run is left one click from it."""
     show_notice()
     with st.expander("Archive this run", icon=":material/archive:", key=f"archive_open_{run.id}", on_change="rerun"):
@@ -69,8 +69,10 @@ def archived_runs(engine: Engine) -> None:
     for item in archived:
         info = item.run
         with st.container(border=True, key=f"archived_{info.id}"):
-            st.text(f"{store.run_label(info)}\nfile {info.filename}, uploaded "
-                    f"{info.uploaded_at:%Y-%m-%d %H:%M}, archived {item.archived_at:%Y-%m-%d %H:%M}")  # fmt: skip
+            st.text(
+                f"{store.run_label(info)}\nfile {info.filename}, uploaded "
+                f"{info.uploaded_at:%Y-%m-%d %H:%M}, archived {item.archived_at:%Y-%m-%d %H:%M}"
+            )
             if st.button("Restore", key=f"restore_run_{info.id}", icon=":material/unarchive:"):
                 try:
                     store.restore_run(engine, info.id)

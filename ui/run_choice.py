@@ -39,8 +39,11 @@ def resolve_run() -> tuple[int | None, str | None]:
             wanted = None
         if wanted not in ids:
             archived = wanted is not None and store.archived_at(state.engine(), wanted) is not None
-            warning = (f"Run {raw} is archived (restore it on the Upload page); showing the newest run." if archived
-                       else f"Run {raw} does not exist; showing the newest run.")  # fmt: skip
+            warning = (
+                f"Run {raw} is archived (restore it on the Upload page); showing the newest run."
+                if archived
+                else f"Run {raw} does not exist; showing the newest run."
+            )
             wanted = None
     if wanted is None and st.session_state.get("run_id") in ids and raw is None:
         wanted = st.session_state["run_id"]

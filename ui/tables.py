@@ -85,22 +85,28 @@ def labels_for(frame: Any, column_config: dict | None = None) -> dict:
     return config
 
 
-def show_table(frame: Any, *, hide_index: bool = True, placeholder: str = MISSING,
-               column_config: dict | None = None, **kwargs: Any) -> Any:
+def show_table(
+    frame: Any, *, hide_index: bool = True, placeholder: str = MISSING, column_config: dict | None = None, **kwargs: Any
+) -> Any:
     """``st.dataframe`` with empty cells drawn as "—", no index unless asked, and word headers.
 
     Returns what ``st.dataframe`` returns (the selection event with ``on_select``)."""
-    return st.dataframe(frame, hide_index=hide_index, placeholder=placeholder,
-                        column_config=labels_for(frame, column_config), **kwargs)  # fmt: skip
+    return st.dataframe(
+        frame, hide_index=hide_index, placeholder=placeholder, column_config=labels_for(frame, column_config), **kwargs
+    )
 
 
 #: The four agreement buckets in words (the values stay the identifiers).
-BUCKET_WORDS = {"both_pass": "Both pass", "both_fail": "Both fail", "exact_only": "Exact only",
-                "overlap_only": "Overlap only"}  # fmt: skip
+BUCKET_WORDS = {
+    "both_pass": "Both pass",
+    "both_fail": "Both fail",
+    "exact_only": "Exact only",
+    "overlap_only": "Overlap only",
+}
 
 
 def bucket_name(bucket: str) -> str:
-    """"Overlap only" for ``overlap_only``; anything else as it is."""
+    """ "Overlap only" for ``overlap_only``; anything else as it is."""
     return BUCKET_WORDS.get(bucket, bucket)
 
 

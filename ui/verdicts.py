@@ -32,16 +32,18 @@ def current_verdicts(run_id: int) -> pd.DataFrame:
 def final_at(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: bool) -> pd.DataFrame:
     """:func:`final_frame` of the database at ``url`` at the given revisions and judge switch: the
     run's verdict table (:mod:`scoring.review.verdict_table`), the one the estimate and export read."""
-    table = review.verdict_table(state.engine_at(url), run_id, settles, scored=state.scored_at(url, run_id),
-                          revs=(verdict_rev, judge_rev))  # fmt: skip
+    table = review.verdict_table(
+        state.engine_at(url), run_id, settles, scored=state.scored_at(url, run_id), revs=(verdict_rev, judge_rev)
+    )
     return table.final
 
 
 def final_frame(run_id: int) -> pd.DataFrame:
     """Scored rows with human, judge and final verdicts; recomputed only when verdicts change."""
     eng = state.engine()
-    return final_at(database_url(), run_id, review.revision(eng), judge_state.judge_revision(),
-                    judge_state.judge_settles())  # fmt: skip
+    return final_at(
+        database_url(), run_id, review.revision(eng), judge_state.judge_revision(), judge_state.judge_settles()
+    )
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -60,5 +62,6 @@ def verdict_summary(run_id: int) -> dict:
     """Adjudicated accuracy, judge accuracy, metric precision and agreement with the human and
     judge verdicts: whole-run work, recomputed only when verdicts change."""
     eng = state.engine()
-    return _verdict_summary(database_url(), run_id, review.revision(eng), judge_state.judge_revision(),
-                            judge_state.judge_settles())  # fmt: skip
+    return _verdict_summary(
+        database_url(), run_id, review.revision(eng), judge_state.judge_revision(), judge_state.judge_settles()
+    )

@@ -41,9 +41,12 @@ if table.empty:
     st.info("Nothing to adjudicate: no item of this run has reviewers who disagree.")
     st.stop()
 
-labels = {int(r.row_idx): f"Row {int(r.row_idx) + 1}" + (f" (decided: {r.decision})" if r.decision else "")
-          + (" (you marked it)" if review.party_to(f"{r.correct_by};{r.wrong_by}", name) else "")
-          for r in table.itertuples(index=False)}  # fmt: skip
+labels = {
+    int(r.row_idx): f"Row {int(r.row_idx) + 1}"
+    + (f" (decided: {r.decision})" if r.decision else "")
+    + (" (you marked it)" if review.party_to(f"{r.correct_by};{r.wrong_by}", name) else "")
+    for r in table.itertuples(index=False)
+}
 row_idx = st.selectbox("Item", list(labels), format_func=labels.__getitem__, key="adj_row")
 row = frame.iloc[row_idx]
 key = str(row["item_key"])

@@ -56,8 +56,7 @@ shares = grid.map(lambda v: f"{v} ({share(v, total)})")
 show_table(shares, hide_index=False, key="two_by_two")
 test = summary["mcnemar"]
 st.text(
-    f"McNemar exact test: exact_only = {test.exact_only}, overlap_only = {test.overlap_only}, "
-    f"{p_value(test.p_value)}"
+    f"McNemar exact test: exact_only = {test.exact_only}, overlap_only = {test.overlap_only}, {p_value(test.p_value)}"
 )
 st.plotly_chart(charts.bucket_figure(summary["buckets"]), key="bucket_chart")
 show_table(pd.DataFrame(summary["buckets"]).T.rename_axis("domain"), hide_index=False, key="bucket_table")
@@ -73,8 +72,7 @@ st.caption("Precision: the share of a metric's passes that a reviewer confirmed 
 show_table(
     pd.DataFrame(
         [
-            {"metric": name, "passes reviewed": reviewed, "confirmed correct": confirmed,
-             "precision": percent(value)}
+            {"metric": name, "passes reviewed": reviewed, "confirmed correct": confirmed, "precision": percent(value)}
             for name, (confirmed, reviewed, value) in precision.items()
         ]
     ),
@@ -90,9 +88,13 @@ if comparisons:
 st.subheader("Rows")
 left, middle, right = st.columns([1, 1, 2])
 bucket = left.selectbox(
-    "Bucket", [ALL_BUCKETS, *BUCKETS], index=1 + list(BUCKETS).index("overlap_only"), key="agree_bucket",
-    on_change=_first_page, format_func=lambda b: f"{b}: {total:,}" if b == ALL_BUCKETS else bucket_option(b, combined),
-)  # fmt: skip
+    "Bucket",
+    [ALL_BUCKETS, *BUCKETS],
+    index=1 + list(BUCKETS).index("overlap_only"),
+    key="agree_bucket",
+    on_change=_first_page,
+    format_func=lambda b: f"{b}: {total:,}" if b == ALL_BUCKETS else bucket_option(b, combined),
+)
 domain = middle.selectbox("Domain", [ALL_DOMAINS, *summary["domains"]], key="agree_domain", on_change=_first_page)
 query = right.text_input(
     "Search question, golden answer and response, or a row number",
@@ -103,8 +105,9 @@ query = right.text_input(
 ).strip()
 
 frame = state.scored(run.id)
-scope = queue_state.queue_scope(run.id, None if bucket == ALL_BUCKETS else bucket,
-                                None if domain == ALL_DOMAINS else domain, None).row_idx  # fmt: skip
+scope = queue_state.queue_scope(
+    run.id, None if bucket == ALL_BUCKETS else bucket, None if domain == ALL_DOMAINS else domain, None
+).row_idx
 scope = np.sort(scope)  # browsing follows the file's order (the queue's is a random permutation)
 positions = scope
 if query:

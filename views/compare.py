@@ -67,10 +67,12 @@ if st.session_state.get("cmp_base") != run.id or "cmp_runs" not in st.session_st
 else:
     st.session_state["cmp_runs"] = [i for i in st.session_state["cmp_runs"] if i in runs]
 chosen = st.multiselect("Runs to compare", list(runs), key="cmp_runs", format_func=lambda i: store.run_label(runs[i]))
-st.caption("By default, the run chosen in the sidebar and every run that shares questions with it (the same id, "
-           "or the same question and golden answer). Pairs read in the order chosen here, first vs second (b and "
-           "c, the signs of differences), as `python -m scoring compare` reads its runs in the order "
-           "given.")  # fmt: skip
+st.caption(
+    "By default, the run chosen in the sidebar and every run that shares questions with it (the same id, "
+    "or the same question and golden answer). Pairs read in the order chosen here, first vs second (b and "
+    "c, the signs of differences), as `python -m scoring compare` reads its runs in the order "
+    "given."
+)
 if len(chosen) >= 2:
     st.button("Reverse the order", key="cmp_swap", on_click=_swap, help="Read every pair the other way round.")
 if len(chosen) < 2:
@@ -82,8 +84,9 @@ several = len(chosen) > 2
 blind = any(identity.others_hidden(i) for i in chosen)
 try:
     with st.spinner("Loading and matching the runs..."):
-        cmp = compare_data.comparison([runs[i] for i in chosen], bool(st.session_state.get("cmp_by_id", True)),
-                                      blind, compare_data.revisions())  # fmt: skip
+        cmp = compare_data.comparison(
+            [runs[i] for i in chosen], bool(st.session_state.get("cmp_by_id", True)), blind, compare_data.revisions()
+        )
 except InputError as exc:
     alert("error", str(exc))
     st.stop()
@@ -93,28 +96,41 @@ match, labels = cmp.match, cmp.labels
 if cmp.comparisons:
     with st.container(key="cmp_answer"):
         st.text("\n".join(lead_sentences(cmp.paired)))
-    st.caption("Each pair on the most trustworthy verdict source both runs have (adjudicated, else the LLM judge, "
-               "else exact substring); every source is in the paired table below.")  # fmt: skip
+    st.caption(
+        "Each pair on the most trustworthy verdict source both runs have (adjudicated, else the LLM judge, "
+        "else exact substring); every source is in the paired table below."
+    )
 
 # --- how the rows were matched --------------------------------------------------------------------
 st.subheader("Matching")
-st.text(f"Matched on {match.key_text()}: {cmp.choice.reason}.\n"
-        f"{match.n_matched} questions are in every run, once each.")  # fmt: skip
+st.text(
+    f"Matched on {match.key_text()}: {cmp.choice.reason}.\n{match.n_matched} questions are in every run, once each."
+)
 if cmp.id_column:
-    st.toggle("Match on the id column every run has (off: on question and golden answer text)", value=True,
-              key="cmp_by_id")  # fmt: skip
+    st.toggle(
+        "Match on the id column every run has (off: on question and golden answer text)", value=True, key="cmp_by_id"
+    )
 advice = match.advice()
 if advice:
     alert("warning", advice)
 if several:
-    show_table(pd.DataFrame([{"run A": labels[i], "run B": labels[j], "questions in both (once each)": n}
-                             for (i, j), n in match.shared.items()]), key="cmp_shared")  # fmt: skip
+    show_table(
+        pd.DataFrame(
+            [
+                {"run A": labels[i], "run B": labels[j], "questions in both (once each)": n}
+                for (i, j), n in match.shared.items()
+            ]
+        ),
+        key="cmp_shared",
+    )
 
 # --- accuracy per run -------------------------------------------------------------------------------
 st.subheader("Accuracy per run")
-st.caption("All rows of each run, per domain and combined, with 95% Wilson intervals. Where verdicts are unknown "
-           "(adjudicated rows still pending, rows the judge did not decide) the bar is drawn with them counted "
-           "wrong and the hatched bar above it reaches the accuracy with them counted right.")  # fmt: skip
+st.caption(
+    "All rows of each run, per domain and combined, with 95% Wilson intervals. Where verdicts are unknown "
+    "(adjudicated rows still pending, rows the judge did not decide) the bar is drawn with them counted "
+    "wrong and the hatched bar above it reaches the accuracy with them counted right."
+)
 if blind:
     st.info(identity.BLIND_NOTE + " The adjudicated accuracy is hidden until then.")
 for source in cmp.sources:
@@ -126,8 +142,10 @@ for source in cmp.sources:
         if source == JUDGE and named:  # whose labels each stored run's judge source holds
             st.text("\n".join(named))
 with st.expander("Accuracy table"):
-    st.text(f"Unknown verdicts: {UNKNOWN_RULE}.\nAdjudicated: each row's final verdict as the export writes it "
-            "(reviewers' verdicts and adjudicators' decisions, else the automatic rule; the judge settles no row).")
+    st.text(
+        f"Unknown verdicts: {UNKNOWN_RULE}.\nAdjudicated: each row's final verdict as the export writes it "
+        "(reviewers' verdicts and adjudicators' decisions, else the automatic rule; the judge settles no row)."
+    )
     show_table(compare_charts.accuracy_frame(cmp.accuracy), key="cmp_accuracy")
 
 # --- model x language -------------------------------------------------------------------------------
@@ -135,16 +153,25 @@ st.subheader("Model x language")
 infos = [runs[i] for i in cmp.ids]
 carrying = [i for i in infos if i.model.strip() and i.language.strip()]
 if len(carrying) < 2:
-    st.text("Give at least two of these runs a model and a language (Upload page, Save details) to see them "
-            "on a model x language grid.")  # fmt: skip
+    st.text(
+        "Give at least two of these runs a model and a language (Upload page, Save details) to see them "
+        "on a model x language grid."
+    )
 else:
     offered = [s for s in cmp.sources if any(s in r.sources for r in cmp.runs)]
-    heat_source = st.radio("Verdict source of the grid", offered, format_func=SOURCE_TITLES.__getitem__,
-                           horizontal=True, key="cmp_heat_source")  # fmt: skip
+    heat_source = st.radio(
+        "Verdict source of the grid",
+        offered,
+        format_func=SOURCE_TITLES.__getitem__,
+        horizontal=True,
+        key="cmp_heat_source",
+    )
     cells = compare_data.heat_cells(cmp, infos, heat_source or offered[0])
     st.plotly_chart(compare_charts.heatmap(cells), key="cmp_heatmap")
-    st.caption("Combined accuracy of each model in each language, n questions in the cell; runs with the same "
-               "model and language are pooled. An empty cell has no run.")  # fmt: skip
+    st.caption(
+        "Combined accuracy of each model in each language, n questions in the cell; runs with the same "
+        "model and language are pooled. An empty cell has no run."
+    )
     missing = [i for i in infos if i not in carrying]
     if missing:
         st.text("Not on the grid (no model or language): " + ", ".join(f"#{i.id}" for i in missing))
@@ -159,9 +186,11 @@ with st.expander(HOW):
 if cmp.comparisons:
     with st.container(key="cmp_paired_box"):
         show_table(compare_charts.paired_frame(cmp.paired, several), key="cmp_paired")
-    st.caption("b: questions run A got right and run B wrong; c: the reverse. Difference: accuracy of A minus "
-               f"accuracy of B on the questions used. LLM judge and adjudicated pairs use {DECIDED_IN_BOTH}; "
-               "the last column counts the matched questions left out.")  # fmt: skip
+    st.caption(
+        "b: questions run A got right and run B wrong; c: the reverse. Difference: accuracy of A minus "
+        f"accuracy of B on the questions used. LLM judge and adjudicated pairs use {DECIDED_IN_BOTH}; "
+        "the last column counts the matched questions left out."
+    )
 else:
     st.info("No verdict source is shared by two of these runs.")
 
@@ -173,8 +202,10 @@ total = match.unmatched.height
 if total == 0:
     st.text("Every row of every run is matched.")
 else:
-    st.caption("Duplicate key: the key occurs more than once in that run (every copy is listed). Not in every run: "
-               "missing from, or repeated in, another run. Empty key: every key cell is blank.")  # fmt: skip
+    st.caption(
+        "Duplicate key: the key occurs more than once in that run (every copy is listed). Not in every run: "
+        "missing from, or repeated in, another run. Empty key: every key cell is blank."
+    )
     page = _page_number("Unmatched rows page", total, UNMATCHED_PAGE, "cmp_unmatched_page")
     shown = match.unmatched.slice((page - 1) * UNMATCHED_PAGE, UNMATCHED_PAGE)
     show_table(shown.drop("run_index").to_pandas(), key="cmp_unmatched")
@@ -189,14 +220,23 @@ if match.no_shared_rows:
     st.stop()
 pairs = list(combinations(range(len(labels)), 2))
 left, middle, right = st.columns(3)
-pair = left.selectbox("Runs", range(len(pairs)), key="cmp_pair",
-                      format_func=lambda k: f"{labels[pairs[k][0]]} vs {labels[pairs[k][1]]}")  # fmt: skip
+pair = left.selectbox(
+    "Runs", range(len(pairs)), key="cmp_pair", format_func=lambda k: f"{labels[pairs[k][0]]} vs {labels[pairs[k][1]]}"
+)
 a, b = pairs[pair or 0]
 shared_sources = [s for s in cmp.sources if s in cmp.runs[a].sources and s in cmp.runs[b].sources]
-source = middle.selectbox("Verdict source", [None, *shared_sources], key="cmp_disc_source",
-                          format_func=lambda s: "All sources" if s is None else SOURCE_TITLES[s])  # fmt: skip
-domain = right.selectbox("Domain", [None, *cmp.domains], key="cmp_disc_domain",
-                         format_func=lambda d: "All domains" if d is None else (d or "(blank)"))  # fmt: skip
+source = middle.selectbox(
+    "Verdict source",
+    [None, *shared_sources],
+    key="cmp_disc_source",
+    format_func=lambda s: "All sources" if s is None else SOURCE_TITLES[s],
+)
+domain = right.selectbox(
+    "Domain",
+    [None, *cmp.domains],
+    key="cmp_disc_domain",
+    format_func=lambda d: "All domains" if d is None else (d or "(blank)"),
+)
 found = compare_data.discordant(cmp, a, b, source, domain)
 st.text(f"{found.height} question-and-source rows where {labels[a]} (A) and {labels[b]} (B) disagree.")
 page = _page_number("Page", found.height, DISCORDANT_PAGE, "cmp_disc_page")
@@ -209,12 +249,18 @@ if st.session_state.get("cmp_disc_context") != context:
     st.session_state["cmp_disc_version"] = st.session_state.get("cmp_disc_version", 0) + 1
 table_key = f"cmp_disc_{st.session_state['cmp_disc_version']}"
 st.session_state["cmp_disc_key"] = table_key  # where tests find the table's selection
-view = pd.DataFrame({
-    "source": [SOURCE_TITLES[s] for s in shown["source"]], "right": shown["right"].to_list(),
-    "wrong": shown["wrong"].to_list(), "Domain": shown["Domain"].to_list(), "question": shown["question"].to_list(),
-    "golden answer": shown["answer_a"].to_list(), "row in A": shown["row_a"].to_list(),
-    "row in B": shown["row_b"].to_list(),
-})  # fmt: skip
+view = pd.DataFrame(
+    {
+        "source": [SOURCE_TITLES[s] for s in shown["source"]],
+        "right": shown["right"].to_list(),
+        "wrong": shown["wrong"].to_list(),
+        "Domain": shown["Domain"].to_list(),
+        "question": shown["question"].to_list(),
+        "golden answer": shown["answer_a"].to_list(),
+        "row in A": shown["row_a"].to_list(),
+        "row in B": shown["row_b"].to_list(),
+    }
+)
 with st.container(key="cmp_disc_table"):
     event = show_table(view, on_select="rerun", selection_mode="single-row", key=table_key)
 picked = [i for i in event.selection.rows if 0 <= i < shown.height]
@@ -227,7 +273,14 @@ for column, side, index in zip(st.columns(2), ("a", "b"), (a, b)):
         number = int(row[f"row_{side}"])
         verdict = "right" if row["right"] == labels[index] else "wrong"
         st.text(f"{labels[index]}: row {number}, {verdict} ({SOURCE_TITLES[row['source']]})")
-        show_row(pd.Series({"question": row[f"question_{side}"], "answer": row[f"answer_{side}"],
-                            "response": row[f"response_{side}"]}))  # fmt: skip
+        show_row(
+            pd.Series(
+                {
+                    "question": row[f"question_{side}"],
+                    "answer": row[f"answer_{side}"],
+                    "response": row[f"response_{side}"],
+                }
+            )
+        )
         if st.button("Open in the review queue", key=f"cmp_open_{side}", icon=":material/rule:"):
             st.switch_page(REVIEW_PAGE, query_params={"run": str(cmp.ids[index]), "row": str(number)})

@@ -60,26 +60,37 @@ else:
     lead = judged.estimate.combined if judged is not None and judged.estimate.narrows else total
     c1, c2, c3 = st.columns(3)
     lead_help = f"95% CI {interval(lead.ci_low, lead.ci_high)}" if lead.shown else None
-    c1.metric("True accuracy, judge-assisted" if lead is not total else "Estimated true accuracy (combined)",
-              percent(lead.estimate), help=lead_help)  # fmt: skip
+    c1.metric(
+        "True accuracy, judge-assisted" if lead is not total else "Estimated true accuracy (combined)",
+        percent(lead.estimate),
+        help=lead_help,
+    )
     c2.metric("95% interval, ± points", f"{lead.half_width * 100:.1f}" if lead.shown else "not yet")
     c3.metric("Rows reviewed", f"{reviewed:,} of {len(sample):,}")
     conflict_note = f" ({conflicts:,} more in conflict: not counted until adjudicated)" if conflicts else ""
     if total.shown:
-        st.text(f"Combined: {percent(total.estimate)}, 95% CI {interval(total.ci_low, total.ci_high)}, from "
-                f"{reviewed:,} reviewed rows of {len(sample):,}{conflict_note}.")  # fmt: skip
+        st.text(
+            f"Combined: {percent(total.estimate)}, 95% CI {interval(total.ci_low, total.ci_high)}, from "
+            f"{reviewed:,} reviewed rows of {len(sample):,}{conflict_note}."
+        )
     else:
-        st.text(f"Combined: {percent(total.estimate)} from {reviewed:,} reviewed rows of {len(sample):,}"
-                f"{conflict_note}; {withheld_text('the run', total.needed)} (the next step below says which "
-                "rows).")  # fmt: skip
+        st.text(
+            f"Combined: {percent(total.estimate)} from {reviewed:,} reviewed rows of {len(sample):,}"
+            f"{conflict_note}; {withheld_text('the run', total.needed)} (the next step below says which "
+            "rows)."
+        )
     if judged is not None and judged_table is not None:
-        st.text(estimate_view.judged_sentence(judged_table, {"estimate": total.estimate, "ci_low": total.ci_low,
-                                                             "ci_high": total.ci_high}))  # fmt: skip
+        st.text(
+            estimate_view.judged_sentence(
+                judged_table, {"estimate": total.estimate, "ci_low": total.ci_low, "ci_high": total.ci_high}
+            )
+        )
 next_step = st.container(key="est_next")  # the planner's controls, once there is an estimate to narrow
 if evidence:
     st.plotly_chart(estimate_view.page_figure(figs, judged_table), key="est_chart")
-    show_table(percent_style(estimate_view.estimate_frame(acc), ["estimate", "rows in unreviewed buckets"]),
-               key="est_table")  # fmt: skip
+    show_table(
+        percent_style(estimate_view.estimate_frame(acc), ["estimate", "rows in unreviewed buckets"]), key="est_table"
+    )
     for note in estimate_view.strata_notes(acc):
         st.text(note)
     with st.expander(HOW):
@@ -89,13 +100,20 @@ else:
 drawn = est.random_sample
 st.text(f"Random sample: {SAMPLE_RULE}")
 if drawn["missing"]:
-    st.text(f"Missing from the random sample (skipped, in conflict or waiting): {drawn['missing']:,} rows. The "
-            f"interval spans every truth they could have: +{100 * drawn['missing_width']:.1f} points of width. "
-            "Settling them narrows it: the queue hands skipped rows to the next reviewer first, rows in "
-            "conflict wait on the Adjudication page.")  # fmt: skip
-st.text(f"Reviewed by hand, not in the estimate: {drawn['by_hand']:,}"
-        + (" (opened from another page or carried over from another run; their verdicts count everywhere else)."
-           if drawn["by_hand"] else "."))  # fmt: skip
+    st.text(
+        f"Missing from the random sample (skipped, in conflict or waiting): {drawn['missing']:,} rows. The "
+        f"interval spans every truth they could have: +{100 * drawn['missing_width']:.1f} points of width. "
+        "Settling them narrows it: the queue hands skipped rows to the next reviewer first, rows in "
+        "conflict wait on the Adjudication page."
+    )
+st.text(
+    f"Reviewed by hand, not in the estimate: {drawn['by_hand']:,}"
+    + (
+        " (opened from another page or carried over from another run; their verdicts count everywhere else)."
+        if drawn["by_hand"]
+        else "."
+    )
+)
 if drawn["by_hand"]:
     with st.container(key="est_by_hand"):
         show_table(estimate_view.by_hand_frame(sample))
@@ -112,20 +130,30 @@ with next_step if evidence else plan_tab:
     if st.session_state.get("est_half_width_for") != (run.id, kept) or "est_half_width" not in st.session_state:
         st.session_state["est_half_width"] = kept
         st.session_state["est_half_width_for"] = (run.id, kept)
-    points = st.number_input("Interval half-width wanted (± percentage points)", min_value=0.1, max_value=25.0,
-                             step=0.5, format="%.1f", key="est_half_width",
-                             help="A run's first plan is a ±5-point pilot; after that the half-width of the plan "
-                             "last put in the audit scope is offered, in every session.")  # fmt: skip
+    points = st.number_input(
+        "Interval half-width wanted (± percentage points)",
+        min_value=0.1,
+        max_value=25.0,
+        step=0.5,
+        format="%.1f",
+        key="est_half_width",
+        help="A run's first plan is a ±5-point pilot; after that the half-width of the plan "
+        "last put in the audit scope is offered, in every session.",
+    )
     half_width = round(float(points) / 100, 6)
     plan = estimate_data.plan(figs, half_width)
     rows = estimate_data.planned_rows(figs, half_width)
     if rows.is_empty():
-        st.text(f"Nothing left to review for ±{points:g} points: every planned row is reviewed. Ask for a narrower "
-                "interval (a smaller half-width) to plan the next rows.")  # fmt: skip
+        st.text(
+            f"Nothing left to review for ±{points:g} points: every planned row is reviewed. Ask for a narrower "
+            "interval (a smaller half-width) to plan the next rows."
+        )
     else:
-        st.text(f"Review {len(rows):,} more rows of the random sample for ±{points:g} points (expected interval "
-                f"once they are reviewed: ±{plan.expected_half_width * 100:.2f} points, if the assumed rates hold; "
-                "the Plan tab shows them per stratum).")  # fmt: skip
+        st.text(
+            f"Review {len(rows):,} more rows of the random sample for ±{points:g} points (expected interval "
+            f"once they are reviewed: ±{plan.expected_half_width * 100:.2f} points, if the assumed rates hold; "
+            "the Plan tab shows them per stratum)."
+        )
     in_conflict = int(rows["conflict"].sum())
     if in_conflict:
         st.text(f"{in_conflict} of the rows to review have reviewers in conflict: they need an adjudicator.")
@@ -133,46 +161,66 @@ with next_step if evidence else plan_tab:
     any_blind, audit_blind = estimate_data.audit_blind(run.id)
     blind = None
     if may_adjudicate:
-        wanted = st.checkbox("Double-blind for the audit scope (each row to two reviewers, claimed in turn)",
-                             value=any_blind or audit_blind, key=f"est_blind_{run.id}")  # fmt: skip
+        wanted = st.checkbox(
+            "Double-blind for the audit scope (each row to two reviewers, claimed in turn)",
+            value=any_blind or audit_blind,
+            key=f"est_blind_{run.id}",
+        )
         blind = wanted if wanted != audit_blind else None
 
     def _put_in_audit(keys: list[str], blind: bool | None, half_width: float) -> None:
         count = estimate_data.put_in_audit(run.id, keys, reviewer, blind, half_width)
         st.session_state["est_audit_done"] = (run.id, count)
 
-    st.button(f"Put these {len(rows):,} rows in the audit scope", key="est_audit", type="primary",
-              disabled=not reviewer or rows.is_empty(), on_click=_put_in_audit,
-              args=(rows["item_key"].to_list(), blind, half_width))  # fmt: skip
+    st.button(
+        f"Put these {len(rows):,} rows in the audit scope",
+        key="est_audit",
+        type="primary",
+        disabled=not reviewer or rows.is_empty(),
+        on_click=_put_in_audit,
+        args=(rows["item_key"].to_list(), blind, half_width),
+    )
     if not reviewer:
         st.caption("Type your name in the sidebar (Reviewer name): the audit scope records who planned it.")
     done = st.session_state.get("est_audit_done")
     if done and done[0] == run.id:
-        st.success(f"The audit scope now holds these {done[1]:,} rows. In the Review queue choose the scope "
-                   "\"Estimate: audit sample\" (the link below opens it), and review them in the order "
-                   "shown.")  # fmt: skip
+        st.success(
+            f"The audit scope now holds these {done[1]:,} rows. In the Review queue choose the scope "
+            '"Estimate: audit sample" (the link below opens it), and review them in the order '
+            "shown."
+        )
     held = estimate_data.audit_size(run.id)
     if held:
         planned_for = f", planned for ±{kept:g} points" if estimate_data.planned_half_width(run.id) else ""
-        st.page_link(REVIEW_PAGE, label=f"Review the audit scope ({held:,} rows{planned_for}) in the Review queue",
-                     icon=":material/rule:", query_params={"scope": review.AUDIT, "run": str(run.id)})  # fmt: skip
+        st.page_link(
+            REVIEW_PAGE,
+            label=f"Review the audit scope ({held:,} rows{planned_for}) in the Review queue",
+            icon=":material/rule:",
+            query_params={"scope": review.AUDIT, "run": str(run.id)},
+        )
 
 with plan_tab:
     st.subheader("Review planner")
     expected = f"±{plan.expected_half_width * 100:.2f} points"
-    st.text(f"For ±{points:g} points: {plan.planned:,} rows planned in all (per stratum below), {plan.reviewed:,} "
-            f"reviewed, {plan.remaining:,} remaining. Expected interval once they are reviewed: {expected} (if the "
-            "assumed rates hold).")  # fmt: skip
+    st.text(
+        f"For ±{points:g} points: {plan.planned:,} rows planned in all (per stratum below), {plan.reviewed:,} "
+        f"reviewed, {plan.remaining:,} remaining. Expected interval once they are reviewed: {expected} (if the "
+        "assumed rates hold)."
+    )
     plan_judged = estimate_data.judged(figs, half_width) if judged is not None else None
     if plan_judged is not None and plan_judged.plans:
         with_judge = plan_judged.plan
-        st.text(f"Planned with the judge's labels: {with_judge.plan.planned:,} rows in all for ±{points:g} points "
-                f"({with_judge.plan.remaining:,} remaining); the same interval without its labels needs "
-                f"{with_judge.human_planned:,}.")  # fmt: skip
+        st.text(
+            f"Planned with the judge's labels: {with_judge.plan.planned:,} rows in all for ±{points:g} points "
+            f"({with_judge.plan.remaining:,} remaining); the same interval without its labels needs "
+            f"{with_judge.human_planned:,}."
+        )
     elif plan_judged is not None:
         c = plan_judged.estimate.combined
-        st.text(f"The judge has labelled {c.judged:,} of {c.rows:,} rows: planned without it. Judge every row not "
-                "yet judged (Judge page) to plan with its labels.")  # fmt: skip
+        st.text(
+            f"The judge has labelled {c.judged:,} of {c.rows:,} rows: planned without it. Judge every row not "
+            "yet judged (Judge page) to plan with its labels."
+        )
     show_table(estimate_view.plan_frame(plan), key="est_plan")
     st.caption(md_escape(f"Method: {plan.method}."))
 
@@ -182,14 +230,21 @@ with judge_tab:
         st.subheader("Judge-assisted estimate")
         j = estimate_view.combined_row(judged_table)
         d1, d2, d3 = st.columns(3)
-        d1.metric("Judge-assisted (combined)", percent(j["judge_estimate"]),
-                  help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}")  # fmt: skip
+        d1.metric(
+            "Judge-assisted (combined)",
+            percent(j["judge_estimate"]),
+            help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}",
+        )
         d2.metric("95% interval, ± points", f"{(j['judge_ci_high'] - j['judge_ci_low']) * 50:.1f}")
-        d3.metric("The judge is worth", f"{max(0.0, j['effective_reviews'] - j['reviewed']):,.0f} reviews",
-                  help="Reviews the judge's labels add: the human-only estimate would need "
-                  f"{j['effective_reviews']:,.0f} reviewed rows for this interval")  # fmt: skip
-        show_table(percent_style(estimate_view.judged_frame(judged_table), ["human-only", "judge-assisted"]),
-                   key="est_judged")  # fmt: skip
+        d3.metric(
+            "The judge is worth",
+            f"{max(0.0, j['effective_reviews'] - j['reviewed']):,.0f} reviews",
+            help="Reviews the judge's labels add: the human-only estimate would need "
+            f"{j['effective_reviews']:,.0f} reviewed rows for this interval",
+        )
+        show_table(
+            percent_style(estimate_view.judged_frame(judged_table), ["human-only", "judge-assisted"]), key="est_judged"
+        )
         st.caption(md_escape(f"Judge labels: {figs.judge_config}."))
         with st.expander(HOW):
             st.caption(md_escape(f"Method: {PPI_METHOD}"))
@@ -201,9 +256,11 @@ with judge_tab:
 # --- the metrics against the reviewers ------------------------------------------------------------
 with metrics_tab:
     st.subheader("The metrics against the reviewers")
-    st.text("Estimated for the whole run from the reviewed rows: how often a pass is right (precision), how many "
-            "right answers pass (recall), how many wrong ones fail (specificity), and the raw accuracy corrected "
-            "for those errors (Rogan-Gladen).")  # fmt: skip
+    st.text(
+        "Estimated for the whole run from the reviewed rows: how often a pass is right (precision), how many "
+        "right answers pass (recall), how many wrong ones fail (specificity), and the raw accuracy corrected "
+        "for those errors (Rogan-Gladen)."
+    )
     metrics, share_columns = estimate_view.metrics_frame(est.metrics)
     show_table(percent_style(metrics, share_columns), key="est_metrics")
     with st.expander(HOW):
@@ -213,24 +270,29 @@ with metrics_tab:
 # --- the reviewers' reasons -----------------------------------------------------------------------
 with reasons_tab:
     st.subheader("Reviewers' reasons")
-    which = st.radio("Runs", RUN_CHOICES, horizontal=True, key="est_reason_runs",
-                     help="Every run: reasons per language (each run has its language), and the golden-answer "
-                     "report with every run's response to a flagged question. Reads every run again after each "
-                     "mark.")  # fmt: skip
+    which = st.radio(
+        "Runs",
+        RUN_CHOICES,
+        horizontal=True,
+        key="est_reason_runs",
+        help="Every run: reasons per language (each run has its language), and the golden-answer "
+        "report with every run's response to a flagged question. Reads every run again after each "
+        "mark.",
+    )
     found = figs.reasons
     if which == RUN_CHOICES[1]:
         run_ids, left_out = estimate_data.visible_runs()
         if left_out:
-            st.text(f"{left_out} run(s) under double-blind review are left out (their verdicts are for "
-                    "adjudicators).")  # fmt: skip
+            st.text(f"{left_out} run(s) under double-blind review are left out (their verdicts are for adjudicators).")
         found = estimate_data.reasons(run_ids)
     if found.counts.is_empty():
         st.info("No reviewer has given a reason yet (the Reason field under a row in the Review queue).")
     else:
-        by = st.segmented_control("Chart by", ["Domain", "Language"], default="Domain",
-                                  key="est_reason_by") or "Domain"  # fmt: skip
-        st.plotly_chart(estimate_view.reasons_figure(found.counts, "Domain" if by == "Domain" else "language"),
-                        key="est_reasons_chart")  # fmt: skip
+        by = st.segmented_control("Chart by", ["Domain", "Language"], default="Domain", key="est_reason_by") or "Domain"
+        st.plotly_chart(
+            estimate_view.reasons_figure(found.counts, "Domain" if by == "Domain" else "language"),
+            key="est_reasons_chart",
+        )
         show_table(found.counts.to_pandas(), key="est_reasons")
 
 # --- golden answer wrong --------------------------------------------------------------------------
@@ -238,22 +300,37 @@ with golden_tab:
     st.subheader("Golden answer wrong")
     report = found.report
     questions = report.select("question", "answer").unique().height
-    st.text(f"{questions} question(s) marked \"golden answer wrong\", with every run's response to them "
-            f"({report.height} row(s)), for the dataset's maintainers. The Reasons tab chooses this run or every "
-            "run.")  # fmt: skip
+    st.text(
+        f'{questions} question(s) marked "golden answer wrong", with every run\'s response to them '
+        f"({report.height} row(s)), for the dataset's maintainers. The Reasons tab chooses this run or every "
+        "run."
+    )
     show_table(report.to_pandas(), key="est_golden")
     d1, d2 = st.columns(2)
-    d1.download_button("Download CSV", data=lambda r=report: golden_wrong_csv(r), file_name="golden_answer_wrong.csv",
-                       mime="text/csv", key="est_golden_csv", disabled=report.is_empty())  # fmt: skip
-    d2.download_button("Download JSONL", data=lambda r=report: golden_wrong_jsonl(r),
-                       file_name="golden_answer_wrong.jsonl", mime="application/jsonl", key="est_golden_jsonl",
-                       disabled=report.is_empty())  # fmt: skip
+    d1.download_button(
+        "Download CSV",
+        data=lambda r=report: golden_wrong_csv(r),
+        file_name="golden_answer_wrong.csv",
+        mime="text/csv",
+        key="est_golden_csv",
+        disabled=report.is_empty(),
+    )
+    d2.download_button(
+        "Download JSONL",
+        data=lambda r=report: golden_wrong_jsonl(r),
+        file_name="golden_answer_wrong.jsonl",
+        mime="application/jsonl",
+        key="est_golden_jsonl",
+        disabled=report.is_empty(),
+    )
 
 # --- what-if rules --------------------------------------------------------------------------------
 with whatif_tab:
     st.subheader("What-if rules (diagnostic only)")
-    st.info("Diagnostic only: the protocols never change. Each candidate normalisation is applied to the reviewed "
-            "rows: how many it would turn right (overturns fixed) and wrong (confirmed verdicts broken), and the "
-            "metric's estimated pass share and agreement with the reviewers under it.")  # fmt: skip
+    st.info(
+        "Diagnostic only: the protocols never change. Each candidate normalisation is applied to the reviewed "
+        "rows: how many it would turn right (overturns fixed) and wrong (confirmed verdicts broken), and the "
+        "metric's estimated pass share and agreement with the reviewers under it."
+    )
     whatif, whatif_shares = estimate_view.whatif_frame(estimate_data.what_if_table(figs))
     show_table(percent_style(whatif, whatif_shares), key="est_whatif")

@@ -41,17 +41,23 @@ judged = judge_state.run_labels(run.id)
 judge_config = judged.name if judged.labels else None
 with_judge = bool(judged.labels)  # a run without judge labels exports no judge column
 if judge_config is not None:
-    st.text(f"{judge_state.judge_line(run.id)} Its label of each row is in the column judge_label, and the "
-            "manifest names it (judge_configuration).")  # fmt: skip
+    st.text(
+        f"{judge_state.judge_line(run.id)} Its label of each row is in the column judge_label, and the "
+        "manifest names it (judge_configuration)."
+    )
 stem = f"run{run.id}_adjudicated"
-FILES = (("csv", "CSV", "text/csv"), ("jsonl", "JSONL", "application/jsonl"),
-         ("parquet", "Parquet", "application/vnd.apache.parquet"))  # fmt: skip
+FILES = (
+    ("csv", "CSV", "text/csv"),
+    ("jsonl", "JSONL", "application/jsonl"),
+    ("parquet", "Parquet", "application/vnd.apache.parquet"),
+)
 
 
 def _file(fmt: str, progress=None) -> export.ExportFile:
     # Runs on click, outside the script thread: read everything from the database, not the session.
-    return export.export_file(engine, url_run, fmt, judge=with_judge, judge_settles=judge_settles and with_judge,
-                              bom=bom, progress=progress)  # fmt: skip
+    return export.export_file(
+        engine, url_run, fmt, judge=with_judge, judge_settles=judge_settles and with_judge, bom=bom, progress=progress
+    )
 
 
 def _manifest() -> bytes:
@@ -78,23 +84,40 @@ def _prepare(kind: str) -> dict:
 if run.n_rows < export.PREPARE_ROWS:
     c1, c2, c3, c4 = st.columns(4)
     for column, (fmt, title, mime) in zip((c1, c2, c3), FILES, strict=True):
-        column.download_button(f"Download {title}", lambda fmt=fmt: _file(fmt).data, file_name=f"{stem}.{fmt}",
-                               mime=mime, key=f"dl_{fmt}")  # fmt: skip
-    c4.download_button("Download manifest", _manifest, file_name=f"{stem}.manifest.json", mime="application/json",
-                       key="dl_manifest")
+        column.download_button(
+            f"Download {title}", lambda fmt=fmt: _file(fmt).data, file_name=f"{stem}.{fmt}", mime=mime, key=f"dl_{fmt}"
+        )
+    c4.download_button(
+        "Download manifest", _manifest, file_name=f"{stem}.manifest.json", mime="application/json", key="dl_manifest"
+    )
 else:
     kind = st.radio("Format", ["CSV", "JSONL", "Parquet"], horizontal=True, key="export_kind")
     if st.button(f"Prepare the {kind} export", key="prepare_export", type="primary"):
         st.session_state["prepared_export"] = _prepare(kind)
     ready = st.session_state.get("prepared_export")
     if ready and ready["run"] == run.id and ready["kind"] == kind and ready["bom"] == bom:
-        suffix, mime = {"CSV": ("csv", "text/csv"), "JSONL": ("jsonl", "application/jsonl"),
-                        "Parquet": ("parquet", "application/vnd.apache.parquet")}[kind]
+        suffix, mime = {
+            "CSV": ("csv", "text/csv"),
+            "JSONL": ("jsonl", "application/jsonl"),
+            "Parquet": ("parquet", "application/vnd.apache.parquet"),
+        }[kind]
         c1, c2 = st.columns(2)
-        c1.download_button(f"Download {kind}", ready["data"], file_name=f"{stem}.{suffix}", mime=mime,
-                           key="dl_prepared", on_click="ignore")
-        c2.download_button("Download manifest", ready["manifest"], file_name=f"{stem}.manifest.json",
-                           mime="application/json", key="dl_prepared_manifest", on_click="ignore")
+        c1.download_button(
+            f"Download {kind}",
+            ready["data"],
+            file_name=f"{stem}.{suffix}",
+            mime=mime,
+            key="dl_prepared",
+            on_click="ignore",
+        )
+        c2.download_button(
+            "Download manifest",
+            ready["manifest"],
+            file_name=f"{stem}.manifest.json",
+            mime="application/json",
+            key="dl_prepared_manifest",
+            on_click="ignore",
+        )
     else:
         st.caption("Verdicts given after preparing are not in the file: prepare again to include them.")
 final = verdicts.final_frame(run.id)

@@ -33,8 +33,11 @@ def cur(name: str, fallback: float = 0) -> float:
 
 with st.expander("Endpoint and settings", expanded=not (defaults.base_url and defaults.model)):
     with st.form("judge_settings"):
-        base_url = st.text_input("Base URL (OpenAI-compatible)", value=overrides.get("base_url", defaults.base_url),
-                                 placeholder="http://localhost:8000/v1")
+        base_url = st.text_input(
+            "Base URL (OpenAI-compatible)",
+            value=overrides.get("base_url", defaults.base_url),
+            placeholder="http://localhost:8000/v1",
+        )
         model = st.text_input("Model", value=overrides.get("model", defaults.model))
         key_hint = "set from secrets or environment" if defaults.api_key else "not set"
         api_key = st.text_input(f"API key ({key_hint}; kept only in this browser session)", type="password")
@@ -46,23 +49,31 @@ with st.expander("Endpoint and settings", expanded=not (defaults.base_url and de
         c5, c6, c7, c8 = st.columns(4)
         concurrency = c5.number_input("Concurrency", 1, 64, int(cur("concurrency", 8)))
         max_retries = c6.number_input("Max retries (SDK)", 0, 10, int(cur("max_retries", 2)))
-        price_in = c7.number_input("Price in / M tokens", 0.0, 1000.0,
-                                   float(cur("price_in_per_m")))
-        price_out = c8.number_input("Price out / M tokens", 0.0, 1000.0,
-                                    float(cur("price_out_per_m")))
+        price_in = c7.number_input("Price in / M tokens", 0.0, 1000.0, float(cur("price_in_per_m")))
+        price_out = c8.number_input("Price out / M tokens", 0.0, 1000.0, float(cur("price_out_per_m")))
         if st.form_submit_button("Use these settings"):
             overrides.update(
-                base_url=base_url.strip(), model=model.strip(), temperature=temperature, seed=int(seed),
-                max_tokens=int(max_tokens), timeout=timeout, concurrency=int(concurrency),
-                max_retries=int(max_retries), price_in_per_m=price_in or None, price_out_per_m=price_out or None,
-            )  # fmt: skip
+                base_url=base_url.strip(),
+                model=model.strip(),
+                temperature=temperature,
+                seed=int(seed),
+                max_tokens=int(max_tokens),
+                timeout=timeout,
+                concurrency=int(concurrency),
+                max_retries=int(max_retries),
+                price_in_per_m=price_in or None,
+                price_out_per_m=price_out or None,
+            )
             if api_key:
                 overrides["api_key"] = api_key
 
 settings = judge.JudgeSettings.from_env({k: v for k, v in overrides.items() if v is not None})
 
-st.toggle("Let judge labels settle overlap_only rows without a human verdict (final source: judge)",
-          key="judge_settles", persist_state="session")  # read by other pages: must survive a page switch
+st.toggle(
+    "Let judge labels settle overlap_only rows without a human verdict (final source: judge)",
+    key="judge_settles",
+    persist_state="session",
+)  # read by other pages: must survive a page switch
 
 try:
     settings.check(judge.PAGE_WORDS)  # names this page's fields, not the command line's flags
@@ -86,16 +97,23 @@ def judge_run_section() -> None:
         f"identical rows sent once: {upf.shared}   (blank responses are never sent)\n"
         f"Estimated tokens: {upf.est_tokens}   estimated cost: {ucost}"
     )
-    st.caption("The estimate's judge-assisted interval needs a label on every row from the configuration it uses: "
-               "this sends only the rows that have none yet (rows judged before with other settings are kept).")
+    st.caption(
+        "The estimate's judge-assisted interval needs a label on every row from the configuration it uses: "
+        "this sends only the rows that have none yet (rows judged before with other settings are kept)."
+    )
 
     with st.expander("Another scope (the whole run again, one bucket, the rows still pending review)"):
         scope = st.radio("Scope", judge_data.JUDGE_SCOPES, horizontal=True, key="judge_scope")
         bucket = "overlap_only"
         if scope == "One bucket":
             sizes = state.summary(run.id)["buckets"]["combined"]
-            bucket = st.selectbox("Bucket", list(BUCKETS), index=list(BUCKETS).index("overlap_only"),
-                                  key="judge_bucket", format_func=lambda b: bucket_option(b, sizes))
+            bucket = st.selectbox(
+                "Bucket",
+                list(BUCKETS),
+                index=list(BUCKETS).index("overlap_only"),
+                key="judge_bucket",
+                format_func=lambda b: bucket_option(b, sizes),
+            )
         items = judge_data.judge_items(run.id, scope, bucket)
         pf = judge_data.judge_preflight(run.id, scope, bucket, settings)
         cost = "no price set" if pf.est_cost is None else f"about {pf.est_cost:.4f}"
@@ -114,10 +132,21 @@ def judge_run_section() -> None:
         job = jobs.get(st.session_state.get("judge_job"))
         if job is None:
             c1, c2 = st.columns(2)
-            c1.button(f"Judge every row not yet judged ({len(unjudged)})", type="primary", disabled=not unjudged,
-                      key="judge_unjudged", on_click=_start, args=(unjudged,))  # fmt: skip
-            c2.button(f"Run the judge on the other scope: {scope.lower()}", disabled=not items, key="judge_run",
-                      on_click=_start, args=(items,))  # fmt: skip
+            c1.button(
+                f"Judge every row not yet judged ({len(unjudged)})",
+                type="primary",
+                disabled=not unjudged,
+                key="judge_unjudged",
+                on_click=_start,
+                args=(unjudged,),
+            )
+            c2.button(
+                f"Run the judge on the other scope: {scope.lower()}",
+                disabled=not items,
+                key="judge_run",
+                on_click=_start,
+                args=(items,),
+            )
             return
         if not job.finished:
             st.progress(job.done / job.total if job.total else 1.0, text=f"Judged {job.done} of {job.total}")
@@ -129,8 +158,10 @@ def judge_run_section() -> None:
             alert("error", f"The judge run failed: {job.error}")
         elif job.result is not None:
             s = job.result.summary
-            msg = (f"Done: {s.requests} requests sent, {s.cached} cache hits, {s.prompt_tokens + s.completion_tokens} "
-                   f"tokens, {s.errors} errors, {s.unparsed} unparsed, {s.cancelled} cancelled.")
+            msg = (
+                f"Done: {s.requests} requests sent, {s.cached} cache hits, {s.prompt_tokens + s.completion_tokens} "
+                f"tokens, {s.errors} errors, {s.unparsed} unparsed, {s.cancelled} cancelled."
+            )
             if job.result.fatal_error:
                 msg += f" Stopped by {job.result.fatal_error}."
             st.session_state["judge_last"] = msg
@@ -143,8 +174,10 @@ def judge_run_section() -> None:
     st.subheader("Judge accuracy per domain (this model and prompt)")
     judge_table = judge_data.judge_table(run.id, settings.model)
     if not judge_data.has_replies(judge_table):
-        st.text('No row has a judge label from this model and prompt yet: press "Judge every row not yet judged" '
-                "above. (Blank responses count as incorrect without being sent.)")  # fmt: skip
+        st.text(
+            'No row has a judge label from this model and prompt yet: press "Judge every row not yet judged" '
+            "above. (Blank responses count as incorrect without being sent.)"
+        )
     show_table(charts.percent_style(judge_table, ["accuracy", "ci_low", "ci_high"]), key="judge_accuracy")
 
 
@@ -160,15 +193,22 @@ except InputError as exc:
     alert("warning", f"No estimate for this run, so no random sample to check the judge on: {exc}")
     st.stop()
 st.text(f"The estimate uses: {data.in_use}")
-st.caption(f"On the estimate's random sample: {data.reviewed} reviewed rows. Rows reviewed by hand outside it "
-           f"({data.by_hand}) are left out here as in the estimate; they say nothing about how often the judge "
-           "is right on the whole run.")  # fmt: skip
+st.caption(
+    f"On the estimate's random sample: {data.reviewed} reviewed rows. Rows reviewed by hand outside it "
+    f"({data.by_hand}) are left out here as in the estimate; they say nothing about how often the judge "
+    "is right on the whole run."
+)
 names = list(data.rows)
 default = names.index(data.in_use) if data.in_use in names else 0
 shown = names[default]
 if len(names) > 1:  # some configuration labelled the run: the label sets to check
-    shown = st.selectbox("Judge labels", names, index=default, key="judge_trust_config",
-                         help="A judge configuration (model, prompt version), or the latest label of any of them.")
+    shown = st.selectbox(
+        "Judge labels",
+        names,
+        index=default,
+        key="judge_trust_config",
+        help="A judge configuration (model, prompt version), or the latest label of any of them.",
+    )
 overall = judge_trust.combined(data, shown)
 missing = judge_trust.nothing_to_compare(data, overall, shown, configured)
 if missing:  # nothing judged and reviewed: say what to do, never an agreement or a table of blanks
@@ -181,13 +221,15 @@ else:
         st.caption(f"Kappa's interval: {judge_trust.KAPPA_METHOD}. Agreement's: {judge_trust.AGREEMENT_METHOD}.")
     for title, table in judge_trust.group_tables(data, shown).items():
         st.subheader(title)
-        show_table(judge_trust.styled(table), key=f"judge_trust_{title.split()[-1].lower()}")  # fmt: skip
+        show_table(judge_trust.styled(table), key=f"judge_trust_{title.split()[-1].lower()}")
 
 with_language = [(r.id, r.language) for r in run_choice.known_runs() if r.language.strip()]
 if with_language:
     st.subheader("Per language")
-    if st.toggle(f"Across the {len(with_language)} runs that carry a language, each with the judge its estimate uses",
-                 key="judge_trust_languages"):  # fmt: skip
+    if st.toggle(
+        f"Across the {len(with_language)} runs that carry a language, each with the judge its estimate uses",
+        key="judge_trust_languages",
+    ):
         show_table(judge_trust.styled(judge_trust.language_table(with_language)))
 else:
     st.caption("Per language: no run carries a language (set it on the Upload page).")
@@ -201,8 +243,10 @@ elif dis.is_empty():
 else:
     event = show_table(dis.drop("item_key"), on_select="rerun", selection_mode="single-row", key="judge_disagree")
     picked = [i for i in event.selection.rows if 0 <= i < dis.height]
-    st.caption("Opening a row in the review queue does not add it to the estimate: a row opened on purpose is "
-               "reviewed by hand.")
+    st.caption(
+        "Opening a row in the review queue does not add it to the estimate: a row opened on purpose is "
+        "reviewed by hand."
+    )
     if picked:
         number = int(dis["row"][picked[0]])
         if st.button(f"Open row {number} in the review queue", key="judge_open", icon=":material/rule:"):
@@ -220,15 +264,21 @@ show_table(judge_trust.styled(table), key="judge_configs")
 pairs = judge_trust.pair_table(data)
 if not pairs.is_empty():
     show_table(judge_trust.styled(pairs), key="judge_pairs")
-    st.caption(f"Per pair, on the reviewed rows both judged: only_a = A agrees with the reviewers and B does not; "
-               f"difference = agreement A - agreement B with {judge_trust.PAIR_INTERVAL}; p: {judge_trust.PAIR_TEST}"
-               "; p_holm: Holm-adjusted across the pairs (more than two configurations).")  # fmt: skip
+    st.caption(
+        f"Per pair, on the reviewed rows both judged: only_a = A agrees with the reviewers and B does not; "
+        f"difference = agreement A - agreement B with {judge_trust.PAIR_INTERVAL}; p: {judge_trust.PAIR_TEST}"
+        "; p_holm: Holm-adjusted across the pairs (more than two configurations)."
+    )
 options = [judge_trust.DEFAULT_OPTION, *table["configuration"].to_list()]
 current = options.index(data.in_use) if data.in_use in options else 0
 picked_name = st.selectbox("Use this judge for the estimate", options, index=current, key="judge_choice")
 reviewer = identity.reviewer()
-if st.button("Use this judge for the estimate", key="judge_choose", type="primary",
-             disabled=not reviewer or options[current] == picked_name):  # fmt: skip
+if st.button(
+    "Use this judge for the estimate",
+    key="judge_choose",
+    type="primary",
+    disabled=not reviewer or options[current] == picked_name,
+):
     try:
         judge_trust.choose(run.id, data.configs.get(picked_name), reviewer)
     except (ValueError, store.DatabaseError) as exc:

@@ -40,12 +40,19 @@ comparison = figs.estimate.comparison() if figs is not None and evidence else No
 # The judge-assisted estimate beside it when the judge has labelled the run (None otherwise).
 judged = estimate_data.judged(figs) if figs is not None and evidence else None
 if uploaded:  # just saved: what to do next, with the buttons
-    alert("success", f"{saved_line or 'Saved.'} Next: settle the rows the two metrics disagree on (triage), and "
-                     "review a random sample to estimate the true accuracy (two jobs: the queue's overlap-only "
-                     "scope, and the audit).")  # fmt: skip
+    alert(
+        "success",
+        f"{saved_line or 'Saved.'} Next: settle the rows the two metrics disagree on (triage), and "
+        "review a random sample to estimate the true accuracy (two jobs: the queue's overlap-only "
+        "scope, and the audit).",
+    )
     waiting = estimate_data.overlap_waiting(run.id)
-    if st.button(f"{waiting:,} rows need a verdict: open the queue", key="ov_triage", icon=":material/rule:",
-                 disabled=not waiting):  # fmt: skip
+    if st.button(
+        f"{waiting:,} rows need a verdict: open the queue",
+        key="ov_triage",
+        icon=":material/rule:",
+        disabled=not waiting,
+    ):
         st.switch_page(estimate_view.REVIEW_PAGE, query_params={"scope": "overlap_only", "run": str(run.id)})
 if figs is not None and not evidence:
     estimate_view.pilot_prompt(figs, identity.reviewer(), "ov_pilot")
@@ -62,30 +69,49 @@ if "Judge" in series or judged_table is not None:
 combined = {name: rows[-1] for name, rows in series.items()}
 cols = st.columns(len(combined) + (comparison is not None) + (judged_table is not None))
 for col, (name, row) in zip(cols, combined.items()):
-    col.metric(f"{name} (combined)", percent(row.accuracy), help=f"{row.correct} of {row.n}; "
-               f"95% CI {interval(row.ci_low, row.ci_high)}")
+    col.metric(
+        f"{name} (combined)",
+        percent(row.accuracy),
+        help=f"{row.correct} of {row.n}; 95% CI {interval(row.ci_low, row.ci_high)}",
+    )
 if comparison is not None:
     total = estimate_view.combined_row(comparison)
-    cols[len(combined)].metric("Estimated (combined)", percent(total["estimate"]),
-                    help=f"{estimate_view.ESTIMATE} from {total['reviewed']} reviewed rows of {total['rows']}; "
-                    + ("95% CI " + interval(total["ci_low"], total["ci_high"]) if total["shown"]
-                       else estimate_view.ci_text({**total, "scope": "the run"})))  # fmt: skip
+    cols[len(combined)].metric(
+        "Estimated (combined)",
+        percent(total["estimate"]),
+        help=f"{estimate_view.ESTIMATE} from {total['reviewed']} reviewed rows of {total['rows']}; "
+        + (
+            "95% CI " + interval(total["ci_low"], total["ci_high"])
+            if total["shown"]
+            else estimate_view.ci_text({**total, "scope": "the run"})
+        ),
+    )
     with st.expander(HOW):
-        st.caption(md_escape(f"{estimate_view.ESTIMATE}: {ACCURACY_METHOD} The True accuracy page has the details "
-                             "and the review planner."))  # fmt: skip
+        st.caption(
+            md_escape(
+                f"{estimate_view.ESTIMATE}: {ACCURACY_METHOD} The True accuracy page has the details "
+                "and the review planner."
+            )
+        )
     drawn = figs.estimate.random_sample if figs is not None else None
     if drawn and (drawn["missing"] or drawn["by_hand"]):
-        st.text(f"In the estimate: {drawn['in_estimate']:,} rows of the random sample; missing from it: "
-                f"{drawn['missing']:,}; reviewed by hand, not in the estimate: {drawn['by_hand']:,}.")  # fmt: skip
+        st.text(
+            f"In the estimate: {drawn['in_estimate']:,} rows of the random sample; missing from it: "
+            f"{drawn['missing']:,}; reviewed by hand, not in the estimate: {drawn['by_hand']:,}."
+        )
 if judged_table is not None and comparison is not None:
     j = estimate_view.combined_row(judged_table)
-    cols[-1].metric("Judge-assisted (combined)", percent(j["judge_estimate"]),
-                    help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}; the judge is worth "
-                    f"{max(0.0, j['effective_reviews'] - j['reviewed']):,.0f} reviews here")  # fmt: skip
+    cols[-1].metric(
+        "Judge-assisted (combined)",
+        percent(j["judge_estimate"]),
+        help=f"95% CI {interval(j['judge_ci_low'], j['judge_ci_high'])}; the judge is worth "
+        f"{max(0.0, j['effective_reviews'] - j['reviewed']):,.0f} reviews here",
+    )
     st.text(estimate_view.judged_sentence(judged_table, estimate_view.combined_row(comparison)))
     with st.expander(HOW):
-        st.caption(md_escape(f"{estimate_view.JUDGED} (judge labels: {figs.judge_config if figs else ''}): "
-                             f"{PPI_METHOD}"))  # fmt: skip
+        st.caption(
+            md_escape(f"{estimate_view.JUDGED} (judge labels: {figs.judge_config if figs else ''}): {PPI_METHOD}")
+        )
 table = charts.accuracy_frame(series)
 columns = [c for c in table.columns if c.endswith("accuracy")]
 if adjudicated:
@@ -108,10 +134,12 @@ if judged_table is not None:
     columns += added
 st.subheader("Per domain")
 if adjudicated:
-    st.caption("Accuracy in percent. Raw metrics: share of rows each passes. Adjudicated: human verdicts and "
-               "adjudicators' decisions, else the automatic rule; its accuracy counts pending rows as wrong, "
-               "the next column counts them right. Estimated true accuracy: from the reviewed rows only "
-               "(a random sample of each scope), with its 95% interval.")  # fmt: skip
+    st.caption(
+        "Accuracy in percent. Raw metrics: share of rows each passes. Adjudicated: human verdicts and "
+        "adjudicators' decisions, else the automatic rule; its accuracy counts pending rows as wrong, "
+        "the next column counts them right. Estimated true accuracy: from the reviewed rows only "
+        "(a random sample of each scope), with its 95% interval."
+    )
 else:
     st.caption("Accuracy in percent.")
 show_table(charts.percent_style(table, columns), key="accuracy_table")

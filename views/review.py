@@ -66,21 +66,35 @@ if asked is not None:
 if st.session_state.get("q_bucket") not in scopes:
     st.session_state["q_bucket"] = "overlap_only"  # first visit, or the audit set was removed
 bucket_rows = summary["buckets"][COMBINED]  # rows per bucket in the run, counted once per run
-bucket = c1.selectbox("Scope (bucket)", scopes, key="q_bucket",
-                      format_func=lambda b: queue_state.scope_option(b, bucket_rows, audit_size),
-                      help="Two jobs. Triage: work through a bucket to settle its rows. Estimate: the audit sample, "
-                      "the rows the True accuracy page's planner chose, which estimate the run's true "
-                      "accuracy.")  # fmt: skip
+bucket = c1.selectbox(
+    "Scope (bucket)",
+    scopes,
+    key="q_bucket",
+    format_func=lambda b: queue_state.scope_option(b, bucket_rows, audit_size),
+    help="Two jobs. Triage: work through a bucket to settle its rows. Estimate: the audit sample, "
+    "the rows the True accuracy page's planner chose, which estimate the run's true "
+    "accuracy.",
+)
 domain = c2.selectbox("Domain", [ALL_DOMAINS, *summary["domains"]], key="q_domain")
-sample = c3.number_input("Sample (0 = all)", 0, 10_000, 0, step=10, key="q_sample",
-                         help="Estimate a bucket's accuracy: review a reproducible random sample of it.")
+sample = c3.number_input(
+    "Sample (0 = all)",
+    0,
+    10_000,
+    0,
+    step=10,
+    key="q_sample",
+    help="Estimate a bucket's accuracy: review a reproducible random sample of it.",
+)
 st.caption(job_sentence(bucket, sample or None))  # which job these marks serve (our words, no dataset text)
 
 
 def _toggle_key(spec: review.BlindSpec) -> str:
     """``q_double_<run>_<bucket>``, then ``_<domain>`` and ``_s<k>`` for narrower scopes."""
-    return f"q_double_{run.id}_{spec.bucket}" + (f"_{spec.domain}" if spec.domain else "") + (
-        f"_s{spec.sample}" if spec.sample else "")  # fmt: skip
+    return (
+        f"q_double_{run.id}_{spec.bucket}"
+        + (f"_{spec.domain}" if spec.domain else "")
+        + (f"_s{spec.sample}" if spec.sample else "")
+    )
 
 
 blind_scope = review.BlindSpec(bucket, None if domain == ALL_DOMAINS else domain, sample or None)
@@ -89,24 +103,33 @@ review_mode = session.mode(engine, blind_scope, blind_audit=identity.identity_co
 mode = c5.popover("Review mode", use_container_width=True)
 if reviewer and identity.identity_config().may_adjudicate(reviewer):
     wider = review_mode.wider
-    wanted = mode.toggle(md_escape(f"Double-blind for this scope ({blind_scope.label()}): each item to two reviewers, "
-                                 "claimed in turn"), value=review_mode.double_blind, disabled=bool(wider),
-                       help=md_escape(f"Blind because {wider[0]} is.") if wider else None,
-                       key=_toggle_key(blind_scope))  # fmt: skip
+    wanted = mode.toggle(
+        md_escape(f"Double-blind for this scope ({blind_scope.label()}): each item to two reviewers, claimed in turn"),
+        value=review_mode.double_blind,
+        disabled=bool(wider),
+        help=md_escape(f"Blind because {wider[0]} is.") if wider else None,
+        key=_toggle_key(blind_scope),
+    )
     if wanted != review_mode.double_blind:  # claims nothing until the adjudicator starts reviewing
         review_mode = session.set_double_blind(engine, review_mode, reviewer, wanted)
 double_blind = review_mode.double_blind
 elsewhere = review_mode.elsewhere
 if elsewhere and not double_blind:
-    mode.caption(md_escape("Double-blind elsewhere in this run: " + "; ".join(elsewhere) + ". Choose that scope to "
-                         "review it blind."))  # fmt: skip
+    mode.caption(
+        md_escape(
+            "Double-blind elsewhere in this run: " + "; ".join(elsewhere) + ". Choose that scope to review it blind."
+        )
+    )
 if double_blind:
-    mode.caption("Double-blind review: each item goes to two reviewers, one at a time; the metrics, the judge "
-                 "and the other reviewer's verdict are hidden. The item shown is held for you for "
-                 f"{int(review.CLAIM_TTL.total_seconds() // 60)} minutes.")  # fmt: skip
+    mode.caption(
+        "Double-blind review: each item goes to two reviewers, one at a time; the metrics, the judge "
+        "and the other reviewer's verdict are hidden. The item shown is held for you for "
+        f"{int(review.CLAIM_TTL.total_seconds() // 60)} minutes."
+    )
 else:
-    review_mode = review_mode.chosen(blind=mode.toggle("Blind review (hide metric verdicts and judge suggestion)",
-                                                       key="q_blind"))  # fmt: skip
+    review_mode = review_mode.chosen(
+        blind=mode.toggle("Blind review (hide metric verdicts and judge suggestion)", key="q_blind")
+    )
 blind = review_mode.blind
 # Blind means blind everywhere: a row of any double-blind scope (the audit, a bucket, a sample) is
 # shown blind in every scope that serves it, opened by a link, and in My verdicts.
@@ -115,28 +138,42 @@ blind = review_mode.blind
 blind_view = review_mode.blind_rows(frame, run.review_seed, audit)
 audited = review_mode.audited
 if audited:
-    mode.caption("Blind audit: this scope is a random sample that estimates the true accuracy, so its rows are "
-                 "shown without the metrics' verdicts, highlighting and judge label (REVIEW_BLIND_AUDIT).")  # fmt: skip
-second = not double_blind and bool(reviewer) and mode.toggle(
-    "Second opinion: review rows another reviewer has already marked", key="q_second",
-    help="Off (the default), reviewers of a scope get different rows, so the team's reviews add up. On, you are "
-         "handed rows marked once by someone else and not by you, so agreement (kappa on the Reviewers page) can "
-         "be measured on purpose.")  # fmt: skip
+    mode.caption(
+        "Blind audit: this scope is a random sample that estimates the true accuracy, so its rows are "
+        "shown without the metrics' verdicts, highlighting and judge label (REVIEW_BLIND_AUDIT)."
+    )
+second = (
+    not double_blind
+    and bool(reviewer)
+    and mode.toggle(
+        "Second opinion: review rows another reviewer has already marked",
+        key="q_second",
+        help="Off (the default), reviewers of a scope get different rows, so the team's reviews add up. On, you are "
+        "handed rows marked once by someone else and not by you, so agreement (kappa on the Reviewers page) can "
+        "be measured on purpose.",
+    )
+)
 review_mode = review_mode.chosen(second_opinion=second)
 rule = review_mode.rule
 minutes = int(review.CLAIM_TTL.total_seconds() // 60)
 if reviewer and rule == SPLIT:
-    mode.caption(f"Team review: reviewers of this scope get different rows, claimed in turn along the same random "
-               f"order, so nobody reviews a row twice by accident; the row shown is held for you for {minutes} "
-               "minutes.")  # fmt: skip
+    mode.caption(
+        f"Team review: reviewers of this scope get different rows, claimed in turn along the same random "
+        f"order, so nobody reviews a row twice by accident; the row shown is held for you for {minutes} "
+        "minutes."
+    )
 elif rule == SECOND_OPINION:
-    mode.caption("Second opinion: you are handed rows one other reviewer has marked (their verdict is not shown), "
-               f"each held for you for {minutes} minutes.")  # fmt: skip
+    mode.caption(
+        "Second opinion: you are handed rows one other reviewer has marked (their verdict is not shown), "
+        f"each held for you for {minutes} minutes."
+    )
 MODE_NAMES = {DOUBLE_BLIND: "double-blind", SECOND_OPINION: "second opinion", SPLIT: "team split"}
 audit_note = ", blind audit of the random sample" if audited else ""
 # Said on the progress line (in the fragment), not on a line of its own: one line less above the card.
-MODE_LINE = (f"Mode: {MODE_NAMES[rule]}{', blind' if blind and not double_blind else ''}{audit_note} (change it "
-             "under Review mode)")  # fmt: skip
+MODE_LINE = (
+    f"Mode: {MODE_NAMES[rule]}{', blind' if blind and not double_blind else ''}{audit_note} (change it "
+    "under Review mode)"
+)
 view = c4.segmented_control("Show", VIEWS, default=VIEWS[0], key="q_view") or VIEWS[0]
 scope_domain = None if domain == ALL_DOMAINS else domain
 
@@ -159,8 +196,10 @@ def _field_key(name: str, screen: int) -> str:
 
 def _details(screen: int) -> tuple[str, str]:
     """The reason and note typed on ``screen`` (their widgets are keyed by screen number)."""
-    return (st.session_state.get(_field_key("reason", screen)) or "",
-            st.session_state.get(_field_key("note", screen)) or "")  # fmt: skip
+    return (
+        st.session_state.get(_field_key("reason", screen)) or "",
+        st.session_state.get(_field_key("note", screen)) or "",
+    )
 
 
 def _on_press() -> None:
@@ -207,8 +246,10 @@ def _finished(scope: review.QueueScope) -> None:
     """The end of a scope: counts, and the scopes that still have work. Nothing is marked."""
     mine = my_verdicts.my_verdicts(frame, scope, engine, reviewer)
     counts = my_verdicts.verdict_counts(mine)
-    st.success(f"Done: every row of this scope has your verdict ({len(scope)} rows: {counts['correct']} correct, "
-               f"{counts['wrong']} wrong). Open \"My verdicts\" to revisit one.")  # fmt: skip
+    st.success(
+        f"Done: every row of this scope has your verdict ({len(scope)} rows: {counts['correct']} correct, "
+        f'{counts["wrong"]} wrong). Open "My verdicts" to revisit one.'
+    )
     todo = my_verdicts.open_scopes(frame, engine, reviewer)
     if todo.empty:
         st.text("No row of this run is left without your verdict.")
@@ -217,11 +258,19 @@ def _finished(scope: review.QueueScope) -> None:
     per_bucket = todo.groupby("bucket", sort=False)["remaining"].sum()
     # Button labels render Markdown: a domain's name is dataset text, shown literally.
     for i, (name, left) in enumerate(per_bucket.items()):
-        st.button(md_escape(f"{name}, all domains: {left} rows left"), key=f"q_todo_b{i}", on_click=_go_to_scope,
-                  args=(str(name), None))  # fmt: skip
+        st.button(
+            md_escape(f"{name}, all domains: {left} rows left"),
+            key=f"q_todo_b{i}",
+            on_click=_go_to_scope,
+            args=(str(name), None),
+        )
     for i, row in enumerate(todo[todo["bucket"] == bucket].itertuples(index=False)):
-        st.button(md_escape(f"{row.bucket}, {row.Domain}: {row.remaining} rows left"), key=f"q_todo_d{i}",
-                  on_click=_go_to_scope, args=(str(row.bucket), str(row.Domain)))  # fmt: skip
+        st.button(
+            md_escape(f"{row.bucket}, {row.Domain}: {row.remaining} rows left"),
+            key=f"q_todo_d{i}",
+            on_click=_go_to_scope,
+            args=(str(row.bucket), str(row.Domain)),
+        )
 
 
 def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
@@ -241,8 +290,9 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
             lines.append(f"Judge suggests: {suggestion}")
     given = session.given(engine, reviewer, str(row["item_key"])) if reviewer and not offline else None
     if given is not None:
-        where = "" if given.other_run is None else (
-            f" (marked in run #{given.other_run}, which holds the identical row)")
+        where = (
+            "" if given.other_run is None else (f" (marked in run #{given.other_run}, which holds the identical row)")
+        )
         lines.append(f"Your current verdict: {given.verdict}{where}. Marking the row again replaces it.")
     show_row(row, plain=row_blind, data=keys.row_marker(run.id, screen, str(row["item_key"])), lines=lines)
     # The buttons come right after the row, the reason and note beside them: one line, so all of it
@@ -250,16 +300,27 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
     bar = st.container(horizontal=True, vertical_alignment="center", key="q_bar")
     disabled = not reviewer
     for label, action, key, kind in (
-        ("Correct (Y)", "correct", "q_yes", "primary"), ("Wrong (N)", "wrong", "q_no", "secondary"),
-        ("Skip (S)", "skip", "q_skip", "secondary"), ("Undo (U)", "undo", "q_undo", "secondary"),
-    ):  # fmt: skip
+        ("Correct (Y)", "correct", "q_yes", "primary"),
+        ("Wrong (N)", "wrong", "q_no", "secondary"),
+        ("Skip (S)", "skip", "q_skip", "secondary"),
+        ("Undo (U)", "undo", "q_undo", "secondary"),
+    ):
         bar.button(label, key=key, type=kind, disabled=disabled, on_click=_on_click, args=(action, screen))
-    bar.selectbox("Reason (optional)", ["", *review.REASONS], key=_field_key("reason", screen), width=170,
-                  format_func=lambda r: r or "Reason (optional)", label_visibility="collapsed")  # fmt: skip
-    bar.text_input("Note (optional)", key=_field_key("note", screen), placeholder="Note (optional)",
-                   label_visibility="collapsed")  # fmt: skip
-    st.caption("Keys Y, N, S, U work while no field has the focus. In the note field letters type: "
-               "press Esc to leave it, then a key, or click a button.")  # fmt: skip
+    bar.selectbox(
+        "Reason (optional)",
+        ["", *review.REASONS],
+        key=_field_key("reason", screen),
+        width=170,
+        format_func=lambda r: r or "Reason (optional)",
+        label_visibility="collapsed",
+    )
+    bar.text_input(
+        "Note (optional)", key=_field_key("note", screen), placeholder="Note (optional)", label_visibility="collapsed"
+    )
+    st.caption(
+        "Keys Y, N, S, U work while no field has the focus. In the note field letters type: "
+        "press Esc to leave it, then a key, or click a button."
+    )
 
 
 def _offline() -> None:
@@ -278,14 +339,20 @@ def _nothing_free() -> str:
     """Why a claiming queue hands out no row now, per rule."""
     held = f"or is held by another reviewer (a held row comes back if it is not marked within {minutes} minutes)"
     if rule == DOUBLE_BLIND:
-        return (f"No item of this scope needs your verdict right now: each has {review.VERDICTS_NEEDED} verdicts, "
-                f"your own, {held}.")  # fmt: skip
+        return (
+            f"No item of this scope needs your verdict right now: each has {review.VERDICTS_NEEDED} verdicts, "
+            f"your own, {held}."
+        )
     if rule == SECOND_OPINION:
-        return (f"No row of this scope is waiting for a second opinion from you: none is marked by exactly one "
-                f"other reviewer and free (each has no verdict yet, two, or yours, {held}). Turn Second opinion "
-                "off to review rows nobody has marked.")  # fmt: skip
-    return (f"No row of this scope is waiting for a reviewer: each has a verdict, yours or a teammate's, {held}. "
-            "Turn on Second opinion to review rows others marked, or choose another scope.")  # fmt: skip
+        return (
+            f"No row of this scope is waiting for a second opinion from you: none is marked by exactly one "
+            f"other reviewer and free (each has no verdict yet, two, or yours, {held}). Turn Second opinion "
+            "off to review rows nobody has marked."
+        )
+    return (
+        f"No row of this scope is waiting for a reviewer: each has a verdict, yours or a teammate's, {held}. "
+        "Turn on Second opinion to review rows others marked, or choose another scope."
+    )
 
 
 @st.fragment
@@ -302,8 +369,10 @@ def queue_view() -> None:
     st.session_state["db_unreachable"] = False
     done, total = prog.done, prog.total
     who = "anyone: the team shares this scope" if prog.team else "you" if reviewer else "anyone"
-    st.progress(done / total if total else 1.0,
-                text=f"Reviewed {done} of {total} in this scope (rows marked by {who}) · {MODE_LINE}")
+    st.progress(
+        done / total if total else 1.0,
+        text=f"Reviewed {done} of {total} in this scope (rows marked by {who}) · {MODE_LINE}",
+    )
     _show_feedback()
     try:
         turn = session.next_row(engine, frame, scope, reviewer, review_mode, prog)
@@ -314,13 +383,16 @@ def queue_view() -> None:
         st.info("The review mode changed: no row is held for you until you start reviewing in it.")
         st.button("Start reviewing", key="q_start", type="primary", on_click=session.start_reviewing)
     if turn.busy:
-        alert("warning", "The database is busy: the row could not be held for you. The next press or a refresh "
-                         "tries again.")  # fmt: skip
+        alert(
+            "warning",
+            "The database is busy: the row could not be held for you. The next press or a refresh tries again.",
+        )
     if turn.shown is Shown.NOTHING_FREE:
         st.info(_nothing_free())
     elif turn.shown is Shown.CANNOT_MARK:  # nothing is "done" for someone who cannot mark: say why instead
-        st.info(md_escape(f"{session.cannot_mark} {total - done} of the {total} rows of this scope are still to "
-                          "review."))  # fmt: skip
+        st.info(
+            md_escape(f"{session.cannot_mark} {total - done} of the {total} rows of this scope are still to review.")
+        )
     elif turn.shown is Shown.FINISHED:
         _finished(scope)
     elif turn.shown is Shown.EMPTY:
@@ -347,21 +419,36 @@ def my_verdicts_view() -> None:
     if query.strip():
         hits = search.search_rows(state.search_index(run.id), query)
         shown = shown[shown["row_idx"].isin(hits)]
-    st.text(f"{len(shown)} of the {len(mine)} rows of this scope with your verdict"
-            f" ({int(my_verdicts.carried_over(mine, run.id).sum())} marked in another run holding the identical row)")
+    st.text(
+        f"{len(shown)} of the {len(mine)} rows of this scope with your verdict"
+        f" ({int(my_verdicts.carried_over(mine, run.id).sum())} marked in another run holding the identical row)"
+    )
     if mine.empty:
-        st.info("None of your verdicts is in this scope: choose another bucket or domain above, or review rows "
-                "in the Queue.")  # fmt: skip
+        st.info(
+            "None of your verdicts is in this scope: choose another bucket or domain above, or review rows "
+            "in the Queue."
+        )
     hidden = ["bucket"] if (shown["bucket"] == my_verdicts.HIDDEN).all() else []  # blind rows only: no column
-    table = shown.drop(columns=["row_idx", *hidden]).assign(marked_in_run=shown["marked_in_run"].map(
-        lambda r: "" if r is None or r == run.id else f"#{r}"))  # fmt: skip
-    event = st.dataframe(table.rename(columns=MY_LABELS), hide_index=True, on_select="rerun",
-                         selection_mode="single-row", key="q_my_table")  # fmt: skip
+    table = shown.drop(columns=["row_idx", *hidden]).assign(
+        marked_in_run=shown["marked_in_run"].map(lambda r: "" if r is None or r == run.id else f"#{r}")
+    )
+    event = st.dataframe(
+        table.rename(columns=MY_LABELS),
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="q_my_table",
+    )
     picked = event.selection.rows if event is not None else []
     if len(shown) == 1 or (picked and picked[0] < len(shown)):
         chosen = shown.iloc[picked[0] if picked else 0]
-        st.button(f"Open row {int(chosen['row'])} in the queue", key="q_my_open", type="primary",
-                  on_click=_open, args=(int(chosen["row_idx"]),))  # fmt: skip
+        st.button(
+            f"Open row {int(chosen['row'])} in the queue",
+            key="q_my_open",
+            type="primary",
+            on_click=_open,
+            args=(int(chosen["row_idx"]),),
+        )
     else:
         st.caption("Select a row (or narrow the list to one) to open it in the queue.")
 

@@ -41,9 +41,11 @@ st.caption(
     "items + duplicate rows."
 )
 per_reviewer = (
-    current.groupby("reviewer")["verdict"].value_counts().unstack(fill_value=0)
+    current.groupby("reviewer")["verdict"]
+    .value_counts()
+    .unstack(fill_value=0)
     .reindex(columns=list(review.VERDICTS), fill_value=0)
-)  # fmt: skip
+)
 per_reviewer["items"] = per_reviewer.sum(axis=1)
 per_reviewer["duplicate rows"] = (rows_per_item - 1).groupby(current["reviewer"]).sum()
 carried = pd.Series(False, index=current.index)
@@ -73,8 +75,18 @@ if conflicts.empty:
     st.text("No item has conflicting verdicts.")
 else:
     base = {"item_key", "correct_by", "wrong_by", "reviewed_at"}
-    fixed = ["question", "golden answer", "response", "Domain", "rows", "correct by", "wrong by", "last marked",
-             "row_idx", "item_key"]  # fmt: skip
+    fixed = [
+        "question",
+        "golden answer",
+        "response",
+        "Domain",
+        "rows",
+        "correct by",
+        "wrong by",
+        "last marked",
+        "row_idx",
+        "item_key",
+    ]
     reviewers = [c for c in conflicts.columns if c not in base]
     positions = [where.get(key, []) for key in conflicts["item_key"]]
     first = frame.iloc[[p[0] for p in positions]]

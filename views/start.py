@@ -18,14 +18,22 @@ TRIAGE_SCOPE = "overlap_only"  #: the queue step 2 opens: the rows the metrics d
 #: The template's columns: the four the scorers need, then the optional ones.
 TEMPLATE_COLUMNS = ("question", "answer", "response", "Domain", "model", "language")
 TEMPLATE_ROWS = (
-    ("Which river is called the Dakshin Ganga?", "Godavari", "The Godavari is often called the Dakshin Ganga.",
-     "Geography", "my-model", "English"),
+    (
+        "Which river is called the Dakshin Ganga?",
+        "Godavari",
+        "The Godavari is often called the Dakshin Ganga.",
+        "Geography",
+        "my-model",
+        "English",
+    ),
     ("Who wrote Gitanjali?", "Rabindranath Tagore", "It was written by Tagore.", "Literature", "my-model", "English"),
     ("भारत की राजधानी क्या है?", "नई दिल्ली", "भारत की राजधानी नई दिल्ली है।", "Geography", "my-model", "Hindi"),
-)  # fmt: skip
-FORMATS = ("CSV, TSV, JSON lines, a JSON array of objects or Parquet; the text formats may be gzipped; "
-           "UTF-8 (with or without a BOM) or UTF-16 with a BOM. Logs of Inspect AI, lm-evaluation-harness and "
-           "promptfoo are read as they are.")  # fmt: skip
+)
+FORMATS = (
+    "CSV, TSV, JSON lines, a JSON array of objects or Parquet; the text formats may be gzipped; "
+    "UTF-8 (with or without a BOM) or UTF-16 with a BOM. Logs of Inspect AI, lm-evaluation-harness and "
+    "promptfoo are read as they are."
+)
 
 
 def template_csv() -> bytes:
@@ -46,9 +54,11 @@ st.title("Start here")
 st.write("Check a model's answers against golden answers in three steps. Each step has its page in the sidebar.")
 run = run_choice.selected_run()
 if run is not None and store.is_sample(run):
-    st.info("You are looking at the bundled sample run: a small set loaded on first start so every page has "
-            "something to show. Upload your own file (step 1) to review your model; the sample can be archived "
-            "on its Upload page.")  # fmt: skip
+    st.info(
+        "You are looking at the bundled sample run: a small set loaded on first start so every page has "
+        "something to show. Upload your own file (step 1) to review your model; the sample can be archived "
+        "on its Upload page."
+    )
 if run is not None:
     st.text(f"Run open now: {store.run_label(run)}")  # dataset text: never Markdown
 run_param = {"run": str(run.id)} if run is not None else {}
@@ -67,15 +77,23 @@ with st.container(border=True, key="start_upload"):
     )
     st.caption(f"Formats read: {FORMATS}")  # our own words, no dataset text
     c1, c2 = st.columns(2)
-    c1.download_button("Download a template CSV", data=template_csv, file_name="responses_template.csv",
-                       mime="text/csv", key="start_template", icon=":material/download:")  # fmt: skip
+    c1.download_button(
+        "Download a template CSV",
+        data=template_csv,
+        file_name="responses_template.csv",
+        mime="text/csv",
+        key="start_template",
+        icon=":material/download:",
+    )
     if c2.button("Upload a file", key="start_go_upload", type="primary", icon=":material/upload_file:"):
         _go(UPLOAD_PAGE, **run_param)
 
 with st.container(border=True, key="start_review"):
     st.subheader("2. Review the rows the metrics disagree on")
-    st.write("Exact substring and word overlap disagree on some rows (overlap passes, exact fails): a person "
-             "settles each one in the Review queue, one row at a time, with keyboard shortcuts.")  # fmt: skip
+    st.write(
+        "Exact substring and word overlap disagree on some rows (overlap passes, exact fails): a person "
+        "settles each one in the Review queue, one row at a time, with keyboard shortcuts."
+    )
     st.caption(job_sentence(TRIAGE_SCOPE))  # which of the two jobs, triage or the estimate, this queue serves
     if run is None:
         st.text("No run yet: upload a file first (step 1).")
@@ -87,9 +105,12 @@ with st.container(border=True, key="start_review"):
 
 with st.container(border=True, key="start_export"):
     st.subheader("3. Export the adjudicated verdicts")
-    st.write("Every row with its final verdict (a reviewer's, an adjudicator's where reviewers disagreed, else "
-             "the automatic rule), as CSV, JSON lines or Parquet. An export uploads back and restores every "
-             "verdict.")  # fmt: skip
-    if st.button("Export verdicts", key="start_go_export", type="primary", icon=":material/download:",
-                 disabled=run is None):  # fmt: skip
+    st.write(
+        "Every row with its final verdict (a reviewer's, an adjudicator's where reviewers disagreed, else "
+        "the automatic rule), as CSV, JSON lines or Parquet. An export uploads back and restores every "
+        "verdict."
+    )
+    if st.button(
+        "Export verdicts", key="start_go_export", type="primary", icon=":material/download:", disabled=run is None
+    ):
         _go(EXPORT_PAGE, **run_param)

@@ -28,15 +28,20 @@ st.write(
 )
 
 engine = state.engine()
-choose = st.toggle("Choose which field is which, even when the names match (another metadata field as the domain, "
-                   "say)", key="map_always")  # fmt: skip
+choose = st.toggle(
+    "Choose which field is which, even when the names match (another metadata field as the domain, say)",
+    key="map_always",
+)
 files = st.file_uploader("Responses files", type=UPLOAD_TYPES, accept_multiple_files=True, key="uploads")
 #: What the mapping form asks for: (canonical name, label, required).
-MAPPED = (("answer", "Golden answer", True), ("response", "Response", True), ("question", "Question", False),
-          ("Domain", "Domain", False))  # fmt: skip
+MAPPED = (
+    ("answer", "Golden answer", True),
+    ("response", "Response", True),
+    ("question", "Question", False),
+    ("Domain", "Domain", False),
+)
 #: How the mapping step names what a file lacks (the loader's message quotes the command line's flag).
-WANTED = {"answer": "the golden answer", "response": "the response", "question": "the question",
-          "Domain": "the domain"}  # fmt: skip
+WANTED = {"answer": "the golden answer", "response": "the response", "question": "the question", "Domain": "the domain"}
 FIELDS_SHOWN = 12  #: the file's field names the mapping step lists; the form's boxes hold every one
 
 
@@ -48,15 +53,26 @@ def mapping_step(name: str, exc: MissingColumns) -> str:
     fields = ", ".join(repr(f) for f in exc.fields[:FIELDS_SHOWN]) or "none"
     if len(exc.fields) > FIELDS_SHOWN:
         fields += f" and {len(exc.fields) - FIELDS_SHOWN} more"
-    return (f"{name}: pick below which field holds {wanted} (none is named {named}; the file's fields: "
-            f'{fields}), then press "Save with this mapping".')
+    return (
+        f"{name}: pick below which field holds {wanted} (none is named {named}; the file's fields: "
+        f'{fields}), then press "Save with this mapping".'
+    )
 
 
 def save(upload, columns: dict[str, str] | None = None) -> dict:
     """The outcome of one upload: a companion file is noted, any other saved (:func:`_save`)."""
     if upload.name in companions:
-        return {"messages": [("info", f"{upload.name}: read as the lm-evaluation-harness results beside the "
-                                      "samples file (the model's name), not as a run.")], "run_id": None, "ask": None}
+        return {
+            "messages": [
+                (
+                    "info",
+                    f"{upload.name}: read as the lm-evaluation-harness results beside the "
+                    "samples file (the model's name), not as a run.",
+                )
+            ],
+            "run_id": None,
+            "ask": None,
+        }
     return _save(upload, columns)
 
 
@@ -67,8 +83,11 @@ def _save(upload, columns: dict[str, str] | None = None) -> dict:
             examples = field_examples(upload.getvalue(), upload.name, companions)
         except InputError as exc:
             return {"messages": [("error", f"{upload.name}: {exc}")], "run_id": None, "ask": None}
-        return {"messages": [("info", f"{upload.name}: choose which field is which, then save.")], "run_id": None,
-                "ask": {"fields": list(examples), "examples": examples}}  # fmt: skip
+        return {
+            "messages": [("info", f"{upload.name}: choose which field is which, then save.")],
+            "run_id": None,
+            "ask": {"fields": list(examples), "examples": examples},
+        }
     messages: list[tuple[str, str]] = []
     shown = md_escape(upload.name)  # a file name is untrusted text; labels render Markdown
     asked = None
@@ -109,19 +128,30 @@ def outcome_messages(name: str, outcome: ingest.UploadOutcome) -> list[tuple[str
     run_id, rows = outcome.run.id, outcome.run.n_rows
     messages = []
     if outcome.remembered:
-        messages.append(("info", f"{name}: read with the column mapping remembered for these fields "
-                                 f"({mapping_text(outcome.remembered)})."))  # fmt: skip
+        messages.append(
+            (
+                "info",
+                f"{name}: read with the column mapping remembered for these fields "
+                f"({mapping_text(outcome.remembered)}).",
+            )
+        )
     if outcome.opened == "created":
         messages.append(("success", f"{name}: saved as run #{run_id} ({rows:,} rows)."))
     elif outcome.opened == "restored":  # the same bytes again: the team wants it back
-        messages.append(("info", f"{name}: identical to the archived run #{run_id}, which is restored "
-                                 "from the archive and opened."))  # fmt: skip
+        messages.append(
+            ("info", f"{name}: identical to the archived run #{run_id}, which is restored from the archive and opened.")
+        )
     else:
         messages.append(("info", f"{name}: identical to run #{run_id}, which is opened instead."))
     if outcome.restored or outcome.decisions or outcome.skips:
         skips = f", {outcome.skips} skip(s)" if outcome.skips else ""
-        messages.append(("info", f"{name}: restored {outcome.restored} human verdict(s){skips} and "
-                                 f"{outcome.decisions} adjudication(s) from the file."))  # fmt: skip
+        messages.append(
+            (
+                "info",
+                f"{name}: restored {outcome.restored} human verdict(s){skips} and "
+                f"{outcome.decisions} adjudication(s) from the file.",
+            )
+        )
     if outcome.unordered:  # an export without its review seed: say why the estimate leaves them out
         messages.append(("warning", f"{name}: {unordered_note(outcome.unordered)}"))
     messages.extend(("warning", f"{name}: {w}") for w in outcome.warnings)
@@ -146,8 +176,9 @@ def ask_mapping(upload, asked: dict) -> dict | None:
             options = fields if required else [None, *fields]
             default = guess.get(canon)
             index = options.index(default) if default in options else (None if required else 0)
-            chosen[canon] = st.selectbox(title, options, index=index, format_func=label,
-                                         key=f"map_{upload.file_id}_{canon}")  # fmt: skip
+            chosen[canon] = st.selectbox(
+                title, options, index=index, format_func=label, key=f"map_{upload.file_id}_{canon}"
+            )
         if not st.form_submit_button("Save with this mapping", type="primary"):
             return None
     mapping = {canon: field for canon, field in chosen.items() if field is not None}
@@ -159,8 +190,11 @@ def ask_mapping(upload, asked: dict) -> dict | None:
 
 
 # lm-evaluation-harness's results_*.json, uploaded beside a samples file, names its model.
-companions = {u.name: u.getvalue() for u in files or [] if "results" in u.name and u.name.endswith(".json")
-              and is_results_companion(u.getvalue(), u.name)}  # fmt: skip
+companions = {
+    u.name: u.getvalue()
+    for u in files or []
+    if "results" in u.name and u.name.endswith(".json") and is_results_companion(u.getvalue(), u.name)
+}
 if len(companions) == len(files or []):
     companions = {}  # a results file alone is refused as what it is
 # Each upload is processed once (by its file id); reruns only show the stored outcome.
@@ -193,8 +227,12 @@ run = run_choice.selected_run()
 if run is not None:
     st.subheader(f"Run #{run.id}")
     if store.is_sample(run):
-        st.caption(md_escape(f"A bundled sample ({store.SAMPLE_PATH.parent.name}/{run.filename}), loaded on first "
-                             "start: archive it below once your own runs are in."))  # fmt: skip
+        st.caption(
+            md_escape(
+                f"A bundled sample ({store.SAMPLE_PATH.parent.name}/{run.filename}), loaded on first "
+                "start: archive it below once your own runs are in."
+            )
+        )
     with st.form("run_meta"):
         name = st.text_input("Name", value=run.name)
         model = st.text_input("Model", value=run.model)

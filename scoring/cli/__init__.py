@@ -45,4 +45,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif rest:
         parser.parse_args(args_in)  # the usual message and exit 2 for what is not understood
     return COMMANDS[args.command][2](args)
-

@@ -38,12 +38,18 @@ def add_common_flags(parser: argparse.ArgumentParser) -> None:
 def add_input_flags(parser: argparse.ArgumentParser, responses: bool = True) -> None:
     """``--responses`` (unless the command takes files itself) and ``--columns``."""
     if responses:
-        parser.add_argument("--responses", required=True,
-                            help="responses file: CSV, TSV, JSONL, JSON or Parquet (gzip too), with answer and "
-                                 "response fields (or name them with --columns)")  # fmt: skip
-    parser.add_argument("--columns", metavar="MAP",
-                        help="which field is which when the names differ, e.g. answer=target,response=output,"
-                             "Domain=category (question, answer, response, Domain)")  # fmt: skip
+        parser.add_argument(
+            "--responses",
+            required=True,
+            help="responses file: CSV, TSV, JSONL, JSON or Parquet (gzip too), with answer and "
+            "response fields (or name them with --columns)",
+        )
+    parser.add_argument(
+        "--columns",
+        metavar="MAP",
+        help="which field is which when the names differ, e.g. answer=target,response=output,"
+        "Domain=category (question, answer, response, Domain)",
+    )
 
 
 def load_for_cli(path: str, columns: str | None = None, named: bool = False) -> LoadedRun:
@@ -117,5 +123,3 @@ def register(name: str, help_text: str, configure: Callable[[argparse.ArgumentPa
         return func
 
     return wrap
-
-

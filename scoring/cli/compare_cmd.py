@@ -47,22 +47,31 @@ SHOWN_UNMATCHED = 10
 
 def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "files", nargs="*", metavar="FILE",
+        "files",
+        nargs="*",
+        metavar="FILE",
         help="responses files (CSV, TSV, JSONL, JSON, Parquet), given together (compared in this order, before "
-             "any --run)",
-    )  # fmt: skip
+        "any --run)",
+    )
     add_input_flags(parser, responses=False)
-    parser.add_argument("--run", action="append", type=int, default=[], metavar="ID",
-                        help="a stored run by database id, after the files (repeat: --run 3 --run 5); "
-                             "brings its judge labels and adjudicated final verdicts")  # fmt: skip
+    parser.add_argument(
+        "--run",
+        action="append",
+        type=int,
+        default=[],
+        metavar="ID",
+        help="a stored run by database id, after the files (repeat: --run 3 --run 5); "
+        "brings its judge labels and adjudicated final verdicts",
+    )
     key = parser.add_mutually_exclusive_group()
     key.add_argument("--on", help="comma-separated columns to match rows on (default: question,answer)")
     key.add_argument("--id", metavar="COLUMN", help="match rows on this id column (every run must have it)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--out", help="write one row per matched question with every run's verdicts (CSV)")
     parser.add_argument("--unmatched", metavar="FILE", help="write every unmatched row with its reason (CSV)")
-    parser.add_argument("--db", help="database URL for --run (default: REVIEW_DB_URL, .streamlit/secrets.toml, "
-                                     "data/review.db)")  # fmt: skip
+    parser.add_argument(
+        "--db", help="database URL for --run (default: REVIEW_DB_URL, .streamlit/secrets.toml, data/review.db)"
+    )
 
 
 def _key(args: argparse.Namespace) -> tuple[tuple[str, ...], bool]:
@@ -103,8 +112,13 @@ def report(runs: list[Run], match: MatchResult, comparisons: list[PairedComparis
         "matched": match.n_matched,
         "advice": match.advice(),
         "runs": [
-            {"label": r.label, "rows": r.n_rows, "sources": list(r.sources), "unmatched": counts[r.label],
-             **({"judge": r.judge} if r.judge else {})}  # whose judge labels a stored run brings
+            {
+                "label": r.label,
+                "rows": r.n_rows,
+                "sources": list(r.sources),
+                "unmatched": counts[r.label],
+                **({"judge": r.judge} if r.judge else {}),
+            }  # whose judge labels a stored run brings
             for r in runs
         ],
         "shared": [
@@ -142,8 +156,9 @@ def _accuracy_lines(runs: list[Run], table: pl.DataFrame) -> list[str]:
             continue
         dwidth = max(len("domain"), *(len(r.domain) for r in rows))
         lines += ["", SOURCE_TITLES[source]]
-        lines.append(f"{'domain':<{dwidth}}  {'run':<{width}} {'n':>7} {'correct':>8} {'unknown':>8}  "
-                     f"{'accuracy':>13}  95% CI")  # fmt: skip
+        lines.append(
+            f"{'domain':<{dwidth}}  {'run':<{width}} {'n':>7} {'correct':>8} {'unknown':>8}  {'accuracy':>13}  95% CI"
+        )
         for r in sorted(rows, key=lambda r: (r.domain == "combined", r.domain)):
             lines.append(
                 f"{r.domain:<{dwidth}}  {r.run:<{width}} {r.n:>7} {r.correct:>8} {r.unknown:>8}  "
@@ -153,21 +168,28 @@ def _accuracy_lines(runs: list[Run], table: pl.DataFrame) -> list[str]:
 
 
 def _paired_lines(match: MatchResult, comparisons: list[PairedComparison], several: bool) -> list[str]:
-    lines = [f"Paired comparison on the {match.n_matched} matched questions (difference = accuracy A - B)",
-             f"  interval: {INTERVAL_METHOD}", f"  test: {TEST_METHOD}"]  # fmt: skip
+    lines = [
+        f"Paired comparison on the {match.n_matched} matched questions (difference = accuracy A - B)",
+        f"  interval: {INTERVAL_METHOD}",
+        f"  test: {TEST_METHOD}",
+    ]
     if several:
         lines.append(f"  adjustment: {ADJUSTMENT_METHOD} (p Holm)")
     if not comparisons:
         return [*lines, "  no source is shared by two runs"]
     width = max(len("run A"), *(len(c.run_a) for c in comparisons), *(len(c.run_b) for c in comparisons))
-    head = (f"{'source':<12} {'run A':<{width}} {'run B':<{width}} {'n':>7} {'b':>6} {'c':>6} {'acc A':>7} "
-            f"{'acc B':>7} {'diff':>7}  {'95% CI':<18} {'p':>8}")  # fmt: skip
+    head = (
+        f"{'source':<12} {'run A':<{width}} {'run B':<{width}} {'n':>7} {'b':>6} {'c':>6} {'acc A':>7} "
+        f"{'acc B':>7} {'diff':>7}  {'95% CI':<18} {'p':>8}"
+    )
     lines += ["", head + (f" {'p Holm':>8}" if several else "")]
     for c in comparisons:
         diff = "—" if c.difference is None else f"{c.difference * 100:+.1f}%"
-        line = (f"{c.source:<12} {c.run_a:<{width}} {c.run_b:<{width}} {c.n:>7} {c.b:>6} {c.c:>6} "
-                f"{percent(c.accuracy_a):>7} {percent(c.accuracy_b):>7} {diff:>7}  "
-                f"{f'[{c.ci_low * 100:+.1f}%, {c.ci_high * 100:+.1f}%]':<18} {_p(c.p_value):>8}")  # fmt: skip
+        line = (
+            f"{c.source:<12} {c.run_a:<{width}} {c.run_b:<{width}} {c.n:>7} {c.b:>6} {c.c:>6} "
+            f"{percent(c.accuracy_a):>7} {percent(c.accuracy_b):>7} {diff:>7}  "
+            f"{f'[{c.ci_low * 100:+.1f}%, {c.ci_high * 100:+.1f}%]':<18} {_p(c.p_value):>8}"
+        )
         lines.append(line + (f" {_p(c.p_holm):>8}" if several else ""))
     left_out = [c for c in comparisons if c.excluded]
     for c in left_out:

@@ -33,11 +33,17 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="database URL (default: REVIEW_DB_URL, .streamlit/secrets.toml, data/review.db)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
-        "--half-width", type=float, default=DEFAULT_HALF_WIDTH, metavar="H",
+        "--half-width",
+        type=float,
+        default=DEFAULT_HALF_WIDTH,
+        metavar="H",
         help="plan the reviews for a 95%% interval of +-H (a share: 0.02 is +-2 points; default 0.02)",
-    )  # fmt: skip
-    parser.add_argument("--judge-model", metavar="M",
-                        help="use model M's stored judge labels for the judge-assisted estimate (default: the run's)")
+    )
+    parser.add_argument(
+        "--judge-model",
+        metavar="M",
+        help="use model M's stored judge labels for the judge-assisted estimate (default: the run's)",
+    )
 
 
 def _check_half_width(value: float) -> float:
@@ -62,8 +68,13 @@ def report(run: StoredRun, figures: RunEstimate, judged: JudgeFigures | None = N
     return out
 
 
-def judged_figures(engine, run: StoredRun, figures: RunEstimate, model: str | None,  # noqa: ANN001
-                   half_width: float) -> JudgeFigures | None:  # fmt: skip
+def judged_figures(
+    engine,
+    run: StoredRun,
+    figures: RunEstimate,
+    model: str | None,  # noqa: ANN001
+    half_width: float,
+) -> JudgeFigures | None:
     """The judge-assisted figures from the run's judge labels (its chosen configuration, else the
     latest of any), or model ``model``'s stored ones."""
     sample = figures.sample
@@ -83,9 +94,11 @@ HUMAN_ONLY_NOTE = "  (the judge does not narrow it)"
 def _judged_lines(figures: RunEstimate, judged: JudgeFigures) -> list[str]:
     table = judged.comparison(figures.accuracy.table())
     width = max(len("domain"), *(len(s) for s in table["scope"]))
-    lines = [f"Judge-assisted estimate (judge labels: {judged.model}; corrected by the reviewed random sample)",
-             f"{'domain':<{width}} {'rows':>8} {'judged':>8} {'reviewed':>8}  {'human-only (95%)':<24} "
-             f"{'judge-assisted (95%)':<24} effective reviews"]  # fmt: skip
+    lines = [
+        f"Judge-assisted estimate (judge labels: {judged.model}; corrected by the reviewed random sample)",
+        f"{'domain':<{width}} {'rows':>8} {'judged':>8} {'reviewed':>8}  {'human-only (95%)':<24} "
+        f"{'judge-assisted (95%)':<24} effective reviews",
+    ]
     for r in table.to_dicts():
         human = f"{percent(r['human_estimate'])} [{percent(r['human_ci_low'])}, {percent(r['human_ci_high'])}]"
         ppi = f"{percent(r['judge_estimate'])} [{percent(r['judge_ci_low'])}, {percent(r['judge_ci_high'])}]"
@@ -93,17 +106,22 @@ def _judged_lines(figures: RunEstimate, judged: JudgeFigures) -> list[str]:
             words = withheld_text(r["scope"], r["needed"])
             human, ppi = percent(r["human_estimate"]), f"{percent(r['judge_estimate'])} ({words})"
         note = "" if r["uses_judge"] else HUMAN_ONLY_NOTE
-        lines.append(f"{r['scope']:<{width}} {r['rows']:>8} {r['judged']:>8} {r['reviewed']:>8}  {human:<24} "
-                     f"{ppi:<24} {r['effective_reviews']:,.0f}{note}")  # fmt: skip
+        lines.append(
+            f"{r['scope']:<{width}} {r['rows']:>8} {r['judged']:>8} {r['reviewed']:>8}  {human:<24} "
+            f"{ppi:<24} {r['effective_reviews']:,.0f}{note}"
+        )
     combined = judged.estimate.combined.as_dict()
     human = figures.accuracy.combined
-    lines.append(judge_sentence(combined, {"estimate": human.estimate, "ci_low": human.ci_low,
-                                           "ci_high": human.ci_high}))  # fmt: skip
+    lines.append(
+        judge_sentence(combined, {"estimate": human.estimate, "ci_low": human.ci_low, "ci_high": human.ci_high})
+    )
     lines.append(f"method: {judged.method}")
     plan = judged.plan
     points = f"+-{plan.plan.half_width * 100:g} points"
-    lines.append(f"Plan with the judge for {points}: {plan.plan.planned:,} rows planned, {plan.plan.remaining:,} "
-                 f"remaining (without its labels {plan.human_planned:,})")  # fmt: skip
+    lines.append(
+        f"Plan with the judge for {points}: {plan.plan.planned:,} rows planned, {plan.plan.remaining:,} "
+        f"remaining (without its labels {plan.human_planned:,})"
+    )
     lines.append(f"method: {plan.plan.method}")
     return lines
 
@@ -122,38 +140,53 @@ def _comparison_lines(figures: RunEstimate) -> list[str]:
     head += (f" {'judge':>7}" if judge else "") + f"  {'adjudicated':<15}  estimated true accuracy (95%)"
     lines = ["Accuracy: raw metrics, adjudicated (pending rows as a range), estimated from the reviewed rows", head]
     for r in table.to_dicts():
-        adjudicated = percent(r["adjudicated_low"]) if r["adjudicated_low"] == r["adjudicated_high"] else (
-            f"{percent(r['adjudicated_low'])}–{percent(r['adjudicated_high'])}")  # fmt: skip
-        estimated = f"{percent(r['estimate'])} [{percent(r['ci_low'])}, {percent(r['ci_high'])}]" if r["shown"] else (
-            f"{percent(r['estimate'])} ({withheld_text(r['scope'], r['needed'])})")  # fmt: skip
+        adjudicated = (
+            percent(r["adjudicated_low"])
+            if r["adjudicated_low"] == r["adjudicated_high"]
+            else (f"{percent(r['adjudicated_low'])}–{percent(r['adjudicated_high'])}")
+        )
+        estimated = (
+            f"{percent(r['estimate'])} [{percent(r['ci_low'])}, {percent(r['ci_high'])}]"
+            if r["shown"]
+            else (f"{percent(r['estimate'])} ({withheld_text(r['scope'], r['needed'])})")
+        )
         lines.append(
             f"{r['scope']:<{width}} {r['rows']:>8} {r['reviewed']:>8} {percent(r['raw_exact']):>7} "
-            f"{percent(r['raw_overlap']):>7}" + (f" {percent(r['raw_judge']):>7}" if judge else "")
+            f"{percent(r['raw_overlap']):>7}"
+            + (f" {percent(r['raw_judge']):>7}" if judge else "")
             + f"  {adjudicated:<15}  {estimated}"
-        )  # fmt: skip
+        )
     acc = figures.accuracy
     lines.append(f"method: {acc.method}")
     lines.append(f"random sample: {SAMPLE_RULE}")
     drawn = figures.random_sample
     if drawn["missing"]:
-        lines.append(f"missing from the random sample (skipped, in conflict or waiting): {drawn['missing']:,} rows, "
-                     f"+{100 * drawn['missing_width']:.1f} points of interval width")  # fmt: skip
+        lines.append(
+            f"missing from the random sample (skipped, in conflict or waiting): {drawn['missing']:,} rows, "
+            f"+{100 * drawn['missing_width']:.1f} points of interval width"
+        )
     if drawn["by_hand"]:
         shown = ", ".join(str(r) for r in drawn["by_hand_rows"][:20]) + (", ..." if drawn["by_hand"] > 20 else "")
         lines.append(f"reviewed by hand, not in the estimate: {drawn['by_hand']:,} (rows {shown})")
     if acc.fell_back:
-        lines.append("fell back to their bucket's pooled rate (fewer than 2 reviewed rows): "
-                     + ", ".join(f"{b}/{d}" for b, d in acc.fell_back))  # fmt: skip
+        lines.append(
+            "fell back to their bucket's pooled rate (fewer than 2 reviewed rows): "
+            + ", ".join(f"{b}/{d}" for b, d in acc.fell_back)
+        )
     if acc.unreviewed:
-        lines.append("no reviewed row in their bucket (counted 0.5, interval spans them 0–100%): "
-                     + ", ".join(f"{b}/{d}" for b, d in acc.unreviewed))  # fmt: skip
+        lines.append(
+            "no reviewed row in their bucket (counted 0.5, interval spans them 0–100%): "
+            + ", ".join(f"{b}/{d}" for b, d in acc.unreviewed)
+        )
     return lines
 
 
 def _metric_lines(metrics: list[MetricQuality]) -> list[str]:
-    lines = ["Metrics against the reviewers (estimated for the whole run from the reviewed rows)",
-             f"{'metric':<8} {'rows':>8} {'reviewed':>8} {'raw':>7}  {'precision':<24} {'recall':<24} "
-             f"{'specificity':<24} {'Rogan-Gladen corrected':<24}"]  # fmt: skip
+    lines = [
+        "Metrics against the reviewers (estimated for the whole run from the reviewed rows)",
+        f"{'metric':<8} {'rows':>8} {'reviewed':>8} {'raw':>7}  {'precision':<24} {'recall':<24} "
+        f"{'specificity':<24} {'Rogan-Gladen corrected':<24}",
+    ]
     for m in metrics:
         lines.append(
             f"{m.metric:<8} {m.rows:>8} {m.reviewed:>8} {percent(m.raw_accuracy):>7}  {_ratio(m.precision):<24} "
@@ -168,16 +201,21 @@ def _plan_lines(figures: RunEstimate) -> list[str]:
     plan = figures.plan
     points = f"+-{plan.half_width * 100:g} points"
     expected = f"expected +-{plan.expected_half_width * 100:.2f} points when done"
-    lines = [f"Review plan for {points}: {plan.planned:,} rows planned, {plan.reviewed:,} reviewed, "
-             f"{plan.remaining:,} remaining ({expected})"]  # fmt: skip
+    lines = [
+        f"Review plan for {points}: {plan.planned:,} rows planned, {plan.reviewed:,} reviewed, "
+        f"{plan.remaining:,} remaining ({expected})"
+    ]
     rows = plan.strata.to_dicts()
     width = max(len("domain"), *(len(r["Domain"]) for r in rows)) if rows else len("domain")
-    lines.append(f"{'bucket':<13} {'domain':<{width}} {'size':>8} {'reviewed':>8} {'planned':>8} {'remaining':>9}  "
-                 "assumed rate")  # fmt: skip
+    lines.append(
+        f"{'bucket':<13} {'domain':<{width}} {'size':>8} {'reviewed':>8} {'planned':>8} {'remaining':>9}  assumed rate"
+    )
     for r in rows:
         rate = "0.5 (prior)" if r["prior"] else percent(r["rate"])
-        lines.append(f"{r['bucket']:<13} {r['Domain']:<{width}} {r['size']:>8} {r['reviewed']:>8} {r['planned']:>8} "
-                     f"{r['remaining']:>9}  {rate}")  # fmt: skip
+        lines.append(
+            f"{r['bucket']:<13} {r['Domain']:<{width}} {r['size']:>8} {r['reviewed']:>8} {r['planned']:>8} "
+            f"{r['remaining']:>9}  {rate}"
+        )
     lines.append(f"method: {plan.method}")
     return lines
 

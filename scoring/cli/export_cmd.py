@@ -15,23 +15,26 @@ from scoring.verdict_export import export_file
 def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", required=True, type=int, help="id of the run to export")
     parser.add_argument(
-        "--out", required=True,
+        "--out",
+        required=True,
         help="output file; the manifest goes to OUT.manifest.json (and, for Parquet, into the file's metadata)",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--format", choices=("csv", "jsonl", "parquet"), default="csv", help="file format (default csv)"
     )
     parser.add_argument("--bom", action="store_true", help="start the CSV with a UTF-8 BOM (for Excel)")
     parser.add_argument("--db", help="database URL (default: REVIEW_DB_URL, .streamlit/secrets.toml, data/review.db)")
     parser.add_argument(
-        "--judge", action="store_true",
+        "--judge",
+        action="store_true",
         help="add each row's judge label (judge_label): the run's chosen judge configuration, "
         "else the latest label of each row until one is chosen",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--judge-settles", action="store_true",
+        "--judge-settles",
+        action="store_true",
         help="let a CORRECT/INCORRECT judge label settle overlap_only rows without a human verdict (implies --judge)",
-    )  # fmt: skip
+    )
 
 
 @register("export", "adjudicated verdicts of a run as CSV, JSONL or Parquet, with a manifest", _configure)
@@ -43,8 +46,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     def body() -> None:
         engine = open_database(args.db)
         # One rule for every reader: the run's chosen configuration, else the latest label of each row.
-        written = export_file(engine, args.run, args.format, judge=args.judge, judge_settles=args.judge_settles,
-                              bom=args.bom)  # fmt: skip
+        written = export_file(
+            engine, args.run, args.format, judge=args.judge, judge_settles=args.judge_settles, bom=args.bom
+        )
         data, info = written.data, written.manifest
         judge_config = info.get("judge_configuration")  # named only when the file carries the labels
         out = Path(args.out)
@@ -60,4 +64,3 @@ def cmd_export(args: argparse.Namespace) -> int:
             print(f"Judge: {judge_config}.")
 
     return guarded(body)
-

@@ -166,4 +166,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted; verdicts received so far are saved, re-run to continue.", file=sys.stderr)
         return 130
-

@@ -18,13 +18,16 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     db = argparse.ArgumentParser(add_help=False)
     db.add_argument("--db", help="database URL (default: REVIEW_DB_URL, .streamlit/secrets.toml, data/review.db)")
     actions = parser.add_subparsers(dest="action", required=True)
-    listing = actions.add_parser("list", parents=[db], help="the runs, newest first (archived ones with --all or "
-                                 "--archived)")  # fmt: skip
+    listing = actions.add_parser(
+        "list", parents=[db], help="the runs, newest first (archived ones with --all or --archived)"
+    )
     which = listing.add_mutually_exclusive_group()
     which.add_argument("--all", action="store_true", help="listed and archived runs")
     which.add_argument("--archived", action="store_true", help="archived runs only")
-    for name, text in (("archive", "take a run out of the run list (its verdicts stay)"),
-                       ("restore", "put an archived run back in the run list")):  # fmt: skip
+    for name, text in (
+        ("archive", "take a run out of the run list (its verdicts stay)"),
+        ("restore", "put an archived run back in the run list"),
+    ):
         actions.add_parser(name, parents=[db], help=text, description=text).add_argument(
             "id", type=int, help="the run's id"
         )
@@ -53,8 +56,10 @@ def cmd_runs(args: argparse.Namespace) -> int:
                 print(_line(info, archived))
         elif args.action == "archive":
             info = archive_run(engine, args.id)
-            print(f"archived run {info.id} ({_shown(info.name)}); its verdicts stay. "
-                  f"Restore: python -m scoring runs restore {info.id}")  # fmt: skip
+            print(
+                f"archived run {info.id} ({_shown(info.name)}); its verdicts stay. "
+                f"Restore: python -m scoring runs restore {info.id}"
+            )
         else:
             info = restore_run(engine, args.id)
             print(f"restored run {info.id} ({_shown(info.name)}) to the run list")

@@ -1,7 +1,6 @@
 """``python -m scoring.exact_substring``, ``python -m scoring.word_overlap`` and
 ``python -m scoring score``: the spec's deterministic scorers as command lines."""
 
-
 import argparse
 import json
 from collections.abc import Sequence
@@ -129,13 +128,10 @@ def cmd_score(args: argparse.Namespace) -> int:
         if args.normalize:
             flips = report["flipped_by_normalize"]
             print(
-                f"verdicts flipped by normalisation: exact {flips['exact_substring']}, "
-                f"overlap {flips['word_overlap']}"
+                f"verdicts flipped by normalisation: exact {flips['exact_substring']}, overlap {flips['word_overlap']}"
             )
 
     return guarded(body)
 
 
 register("score", "both metrics, agreement buckets and McNemar's test", add_common_flags)(cmd_score)
-
-

@@ -46,16 +46,20 @@ def _fixed(value: float | None) -> str:
 
 
 def _scope_line(row: dict, width: int) -> str:
-    return (f"{row['scope']:<{width}} {row['reviewed']:>8} {row['judged']:>6} {percent(row['agreement']):>9} "
-            f"[{percent(row['agreement_low'])}, {percent(row['agreement_high'])}]  {_fixed(row['kappa']):>6} "
-            f"[{_fixed(row['kappa_low'])}, {_fixed(row['kappa_high'])}]  {row['unparsed']:>8} {row['not_judged']:>10}")
+    return (
+        f"{row['scope']:<{width}} {row['reviewed']:>8} {row['judged']:>6} {percent(row['agreement']):>9} "
+        f"[{percent(row['agreement_low'])}, {percent(row['agreement_high'])}]  {_fixed(row['kappa']):>6} "
+        f"[{_fixed(row['kappa_low'])}, {_fixed(row['kappa_high'])}]  {row['unparsed']:>8} {row['not_judged']:>10}"
+    )
 
 
 def _table(frame: pl.DataFrame, title: str) -> list[str]:
     rows = frame.to_dicts()
     width = max(len(title), *(len(r["scope"]) for r in rows))
-    head = (f"{title:<{width}} {'reviewed':>8} {'judged':>6} {'agreement':>9} {'(95%)':<16} {'kappa':>6} "
-            f"{'(95%)':<16} {'unparsed':>8} {'not judged':>10}")  # fmt: skip
+    head = (
+        f"{title:<{width}} {'reviewed':>8} {'judged':>6} {'agreement':>9} {'(95%)':<16} {'kappa':>6} "
+        f"{'(95%)':<16} {'unparsed':>8} {'not judged':>10}"
+    )
     return [head, *(_scope_line(r, width) for r in rows)]
 
 
@@ -80,15 +84,22 @@ def report(data: TrustData) -> dict:
 
 
 def _text(info: dict, overall: Trust) -> str:
-    lines = [f"The estimate uses: {info['judge_in_use']}",
-             f"On the estimate's random sample: {info['reviewed']} reviewed rows "
-             f"({info['by_hand_left_out']} reviewed by hand left out)", "",
-             "Confusion matrix (reviewers by judge)"]  # fmt: skip
+    lines = [
+        f"The estimate uses: {info['judge_in_use']}",
+        f"On the estimate's random sample: {info['reviewed']} reviewed rows "
+        f"({info['by_hand_left_out']} reviewed by hand left out)",
+        "",
+        "Confusion matrix (reviewers by judge)",
+    ]
     conf = pl.DataFrame(info["confusion"])
     lines += [f"{'human':<8} " + " ".join(f"{c:>17}" for c in conf.columns[1:])]
     lines += [f"{r[0]:<8} " + " ".join(f"{v:>17}" for v in r[1:]) for r in conf.iter_rows()]
-    lines += ["", *_table(pl.DataFrame(info["per_bucket"]), "bucket"), "", *_table(pl.DataFrame(info["per_domain"]),
-              "domain")]  # fmt: skip
+    lines += [
+        "",
+        *_table(pl.DataFrame(info["per_bucket"]), "bucket"),
+        "",
+        *_table(pl.DataFrame(info["per_domain"]), "domain"),
+    ]
     lines += [f"kappa: {KAPPA_METHOD}; agreement: {AGREEMENT_METHOD}"]
     if overall.judged == 0:
         lines.append("No reviewed row of the sample has a judge verdict.")
@@ -100,14 +111,17 @@ def _text(info: dict, overall: Trust) -> str:
     for p in info["pairs"]:
         diff = "—" if p["difference"] is None else f"{p['difference'] * 100:+.1f} points"
         holm = "" if p["p_holm"] is None else f", Holm p = {p['p_holm']:.4f}"
-        lines.append(f"{p['config_a']} - {p['config_b']}: n = {p['n']}, only A agrees {p['only_a']}, only B "
-                     f"{p['only_b']}, difference {diff} [{p['ci_low'] * 100:+.1f}, {p['ci_high'] * 100:+.1f}], "
-                     f"McNemar p = {p['p_value']:.4f}{holm}")  # fmt: skip
+        lines.append(
+            f"{p['config_a']} - {p['config_b']}: n = {p['n']}, only A agrees {p['only_a']}, only B "
+            f"{p['only_b']}, difference {diff} [{p['ci_low'] * 100:+.1f}, {p['ci_high'] * 100:+.1f}], "
+            f"McNemar p = {p['p_value']:.4f}{holm}"
+        )
     return "\n".join(lines)
 
 
-@register("judge-trust", "the judge against the reviewers on the estimate's random sample, per configuration",
-          _configure)  # fmt: skip
+@register(
+    "judge-trust", "the judge against the reviewers on the estimate's random sample, per configuration", _configure
+)
 def cmd_judge_trust(args: argparse.Namespace) -> int:
     """``python -m scoring judge-trust --run ID``; see the module docstring."""
 

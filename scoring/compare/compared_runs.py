@@ -26,8 +26,11 @@ from scoring.core.verdict_rules import judge_correct
 SOURCES: tuple[str, ...] = (EXACT, OVERLAP, JUDGE, ADJUDICATED)
 #: The input column each source is read from.
 SOURCE_COLUMNS: dict[str, str] = {
-    EXACT: "exact_correct", OVERLAP: "overlap_correct", JUDGE: "judge_label", ADJUDICATED: "final_verdict",
-}  # fmt: skip
+    EXACT: "exact_correct",
+    OVERLAP: "overlap_correct",
+    JUDGE: "judge_label",
+    ADJUDICATED: "final_verdict",
+}
 SOURCE_TITLES: dict[str, str] = {source: TITLES[source] for source in SOURCES}
 VERDICT_PREFIX = "verdict:"
 REQUIRED_COLUMNS = ("question", "answer", "Domain", "response", "exact_correct", "overlap_correct")
@@ -64,9 +67,13 @@ def _verdicts(table: pl.DataFrame) -> list[pl.Expr]:
     if "final_verdict" in table.columns:
         final = pl.col("final_verdict").cast(pl.String).str.strip_chars().str.to_lowercase()
         exprs.append(
-            pl.when(final == "correct").then(True).when(final == "wrong").then(False)
-            .otherwise(None).alias(verdict_column(ADJUDICATED))
-        )  # fmt: skip
+            pl.when(final == "correct")
+            .then(True)
+            .when(final == "wrong")
+            .then(False)
+            .otherwise(None)
+            .alias(verdict_column(ADJUDICATED))
+        )
     return exprs
 
 
@@ -164,9 +171,18 @@ def _accuracy(run: str, source: str, domain: str, n: int, correct: int, unknown:
     low = wilson_interval(correct, n)[0]
     high = wilson_interval(correct + unknown, n)[1]
     return SourceAccuracy(
-        run, source, domain, n, correct, n - correct - unknown, unknown,
-        correct / n if n else 0.0, (correct + unknown) / n if n else 0.0, low, high,
-    )  # fmt: skip
+        run,
+        source,
+        domain,
+        n,
+        correct,
+        n - correct - unknown,
+        unknown,
+        correct / n if n else 0.0,
+        (correct + unknown) / n if n else 0.0,
+        low,
+        high,
+    )
 
 
 def run_accuracy(run: Run, source: str) -> list[SourceAccuracy]:
@@ -185,10 +201,18 @@ def run_accuracy(run: Run, source: str) -> list[SourceAccuracy]:
 
 
 ACCURACY_SCHEMA = {
-    "run": pl.String, "source": pl.String, "domain": pl.String, "n": pl.Int64, "correct": pl.Int64,
-    "wrong": pl.Int64, "unknown": pl.Int64, "accuracy_low": pl.Float64, "accuracy_high": pl.Float64,
-    "ci_low": pl.Float64, "ci_high": pl.Float64,
-}  # fmt: skip
+    "run": pl.String,
+    "source": pl.String,
+    "domain": pl.String,
+    "n": pl.Int64,
+    "correct": pl.Int64,
+    "wrong": pl.Int64,
+    "unknown": pl.Int64,
+    "accuracy_low": pl.Float64,
+    "accuracy_high": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+}
 
 
 def accuracy_table(runs: Sequence[Run], sources: Sequence[str] = SOURCES) -> pl.DataFrame:

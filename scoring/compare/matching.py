@@ -178,8 +178,12 @@ def _detail(labels: Sequence[str]) -> pl.Expr:
     parts = []
     for j, label in enumerate(labels):
         n, other = pl.col(f"_n{j}"), pl.col("_run") != j
-        parts.append(pl.when(other & (n == 0)).then(pl.lit(f"not in {label}"))
-                     .when(other & (n > 1)).then(pl.lit(f"duplicated in {label}")))  # fmt: skip
+        parts.append(
+            pl.when(other & (n == 0))
+            .then(pl.lit(f"not in {label}"))
+            .when(other & (n > 1))
+            .then(pl.lit(f"duplicated in {label}"))
+        )
     return pl.concat_str(parts, separator="; ", ignore_nulls=True)
 
 
@@ -191,20 +195,30 @@ def _unmatched(counted: pl.DataFrame, runs: Sequence[Run], key: Sequence[str]) -
     rows = counted.filter(pl.col("_empty") | ~everywhere).with_columns(_own=own)
     label = pl.col("_run").replace_strict(list(range(len(runs))), labels, return_dtype=pl.String)
     rows = rows.select(
-        label.alias("run"), pl.col("_run").cast(pl.Int64).alias("run_index"), "_row",
-        pl.when(pl.col("_empty")).then(pl.lit(EMPTY_KEY)).when(pl.col("_own") > 1).then(pl.lit(DUPLICATE))
-        .otherwise(pl.lit(NOT_EVERYWHERE)).alias("reason"),
-        pl.when(pl.col("_empty")).then(pl.lit("every key cell is blank"))
-        .when(pl.col("_own") > 1).then(pl.format("{} rows of {} have this key", pl.col("_own"), label))
-        .otherwise(_detail(labels)).alias("detail"),
-    )  # fmt: skip
+        label.alias("run"),
+        pl.col("_run").cast(pl.Int64).alias("run_index"),
+        "_row",
+        pl.when(pl.col("_empty"))
+        .then(pl.lit(EMPTY_KEY))
+        .when(pl.col("_own") > 1)
+        .then(pl.lit(DUPLICATE))
+        .otherwise(pl.lit(NOT_EVERYWHERE))
+        .alias("reason"),
+        pl.when(pl.col("_empty"))
+        .then(pl.lit("every key cell is blank"))
+        .when(pl.col("_own") > 1)
+        .then(pl.format("{} rows of {} have this key", pl.col("_own"), label))
+        .otherwise(_detail(labels))
+        .alias("detail"),
+    )
     shown = list(dict.fromkeys(["question", "answer", "Domain", "response", *key]))
     parts = []
     for i, run in enumerate(runs):
         mine = rows.filter(pl.col("run_index") == i)
         cells = run.table.select(pl.col(c).cast(pl.String) for c in shown)[mine["_row"]]
-        parts.append(pl.concat([mine.drop("_row"), cells], how="horizontal")
-                     .insert_column(2, (mine["_row"] + 1).alias(ROW)))  # fmt: skip
+        parts.append(
+            pl.concat([mine.drop("_row"), cells], how="horizontal").insert_column(2, (mine["_row"] + 1).alias(ROW))
+        )
     return pl.concat(parts)
 
 
@@ -248,10 +262,16 @@ def match_runs(runs: Sequence[Run], key: Sequence[str] = TEXT_KEY, by_id: bool |
     )
     shared = {(i, j): int(both[f"{i},{j}"]) for i, j in pairs}
     return MatchResult(
-        labels=labels, key=key, by_id=by_id, matched=wide, unmatched=_unmatched(counted, runs, key),
-        run_sources=tuple(r.sources for r in runs), run_rows=tuple(r.n_rows for r in runs), shared=shared,
+        labels=labels,
+        key=key,
+        by_id=by_id,
+        matched=wide,
+        unmatched=_unmatched(counted, runs, key),
+        run_sources=tuple(r.sources for r in runs),
+        run_rows=tuple(r.n_rows for r in runs),
+        shared=shared,
         id_column=shared_id_column([r.table.columns for r in runs]),
-    )  # fmt: skip
+    )
 
 
 def readable_matched(match: MatchResult) -> pl.DataFrame:

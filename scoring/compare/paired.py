@@ -75,18 +75,35 @@ def _pair(rows: pl.DataFrame, match: MatchResult, i: int, j: int, source: str, z
     a, b = pl.col(run_column(source, i)), pl.col(run_column(source, j))
     known = a.is_not_null() & b.is_not_null()
     counts = rows.select(
-        used=known.sum(), both_right=(known & a & b).sum(), b=(known & a & ~b).sum(),
-        c=(known & ~a & b).sum(), both_wrong=(known & ~a & ~b).sum(),
-    ).row(0, named=True)  # fmt: skip
+        used=known.sum(),
+        both_right=(known & a & b).sum(),
+        b=(known & a & ~b).sum(),
+        c=(known & ~a & b).sum(),
+        both_wrong=(known & ~a & ~b).sum(),
+    ).row(0, named=True)
     n, r11, r10, r01, r00 = (int(counts[k] or 0) for k in ("used", "both_right", "b", "c", "both_wrong"))
     low, high = newcombe_paired_interval(r11, r10, r01, r00, z)
     return PairedComparison(
-        run_a=match.labels[i], run_b=match.labels[j], index_a=i, index_b=j, source=source, n=n,
-        excluded=rows.height - n, both_right=r11, b=r10, c=r01, both_wrong=r00,
-        accuracy_a=(r11 + r10) / n if n else None, accuracy_b=(r11 + r01) / n if n else None,
-        difference=(r10 - r01) / n if n else None, ci_low=low, ci_high=high, p_value=mcnemar_exact(r10, r01),
-        p_holm=None, rows_used=ALL_MATCHED if source in ALWAYS_KNOWN else DECIDED_IN_BOTH,
-    )  # fmt: skip
+        run_a=match.labels[i],
+        run_b=match.labels[j],
+        index_a=i,
+        index_b=j,
+        source=source,
+        n=n,
+        excluded=rows.height - n,
+        both_right=r11,
+        b=r10,
+        c=r01,
+        both_wrong=r00,
+        accuracy_a=(r11 + r10) / n if n else None,
+        accuracy_b=(r11 + r01) / n if n else None,
+        difference=(r10 - r01) / n if n else None,
+        ci_low=low,
+        ci_high=high,
+        p_value=mcnemar_exact(r10, r01),
+        p_holm=None,
+        rows_used=ALL_MATCHED if source in ALWAYS_KNOWN else DECIDED_IN_BOTH,
+    )
 
 
 def paired_comparisons(
@@ -120,12 +137,29 @@ def paired_comparisons(
 
 
 PAIRED_SCHEMA = {
-    "run_a": pl.String, "run_b": pl.String, "index_a": pl.Int64, "index_b": pl.Int64, "source": pl.String,
-    "n": pl.Int64, "excluded": pl.Int64, "both_right": pl.Int64, "b": pl.Int64, "c": pl.Int64,
-    "both_wrong": pl.Int64, "accuracy_a": pl.Float64, "accuracy_b": pl.Float64, "difference": pl.Float64,
-    "ci_low": pl.Float64, "ci_high": pl.Float64, "p_value": pl.Float64, "p_holm": pl.Float64,
-    "rows_used": pl.String, "interval_method": pl.String, "test_method": pl.String, "adjustment": pl.String,
-}  # fmt: skip
+    "run_a": pl.String,
+    "run_b": pl.String,
+    "index_a": pl.Int64,
+    "index_b": pl.Int64,
+    "source": pl.String,
+    "n": pl.Int64,
+    "excluded": pl.Int64,
+    "both_right": pl.Int64,
+    "b": pl.Int64,
+    "c": pl.Int64,
+    "both_wrong": pl.Int64,
+    "accuracy_a": pl.Float64,
+    "accuracy_b": pl.Float64,
+    "difference": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+    "p_value": pl.Float64,
+    "p_holm": pl.Float64,
+    "rows_used": pl.String,
+    "interval_method": pl.String,
+    "test_method": pl.String,
+    "adjustment": pl.String,
+}
 
 
 def paired_table(comparisons: Sequence[PairedComparison]) -> pl.DataFrame:
@@ -152,10 +186,16 @@ def discordant_rows(
     Rows unknown in either run are not discordant.
     """
     rows = _rows(match, domains)
-    wanted = [s for s in (sources if sources is not None else SOURCES)
-              if s in match.run_sources[a] and s in match.run_sources[b]]  # fmt: skip
-    fields = [f for f in (ROW, "question", "answer", "response", "item_key")
-              if run_column(f, a) in rows.columns and run_column(f, b) in rows.columns]  # fmt: skip
+    wanted = [
+        s
+        for s in (sources if sources is not None else SOURCES)
+        if s in match.run_sources[a] and s in match.run_sources[b]
+    ]
+    fields = [
+        f
+        for f in (ROW, "question", "answer", "response", "item_key")
+        if run_column(f, a) in rows.columns and run_column(f, b) in rows.columns
+    ]
     base = list(dict.fromkeys((*match.key, "question")))
     parts = []
     for source in wanted:
@@ -164,10 +204,11 @@ def discordant_rows(
             pl.lit(source).alias("source"),
             pl.when(va).then(pl.lit(match.labels[a])).otherwise(pl.lit(match.labels[b])).alias("right"),
             pl.when(va).then(pl.lit(match.labels[b])).otherwise(pl.lit(match.labels[a])).alias("wrong"),
-            "Domain", *base,
+            "Domain",
+            *base,
             *(pl.col(run_column(f, a)).alias(f"{f}_a") for f in fields),
             *(pl.col(run_column(f, b)).alias(f"{f}_b") for f in fields),
-        )  # fmt: skip
+        )
         parts.append(part)
     if parts:
         return pl.concat(parts)

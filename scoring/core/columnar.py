@@ -228,9 +228,7 @@ class ColumnScores:
     bucket: np.ndarray
 
 
-def score_columns(
-    answers: Sequence[str], responses: Sequence[str | None], normalize: bool = False
-) -> ColumnScores:
+def score_columns(answers: Sequence[str], responses: Sequence[str | None], normalize: bool = False) -> ColumnScores:
     """:func:`score_polars` for two plain sequences (tests and small callers)."""
     frame = pl.DataFrame(
         {"answer": list(answers), "response": list(responses)}, schema={"answer": pl.String, "response": pl.String}

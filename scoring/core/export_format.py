@@ -28,9 +28,19 @@ from scoring.core.errors import InputError
 from scoring.core.export_order import SEED_COLUMN, SKIPS_COLUMN, check_order
 
 EXPORT_COLUMNS = [
-    "exact_correct", "overlap_correct", "matching_words", "total_golden_words", "bucket",
-    "human_verdict", "reviewers", "reason", "note", "final_verdict", "final_source", "reviewed_at",
-]  # fmt: skip
+    "exact_correct",
+    "overlap_correct",
+    "matching_words",
+    "total_golden_words",
+    "bucket",
+    "human_verdict",
+    "reviewers",
+    "reason",
+    "note",
+    "final_verdict",
+    "final_source",
+    "reviewed_at",
+]
 #: Every reviewer's current verdict on the row: a JSON list of objects with :data:`VERDICT_FIELDS`
 #: (JSON text in CSV, empty when nobody reviewed the row; a JSON array in JSONL). Not part of
 #: :data:`EXPORT_COLUMNS`, which tell an export from an input file, so older exports still count.
@@ -105,9 +115,13 @@ def verdict_lists(current: pd.DataFrame, keys: pd.Series, served: Collection[str
         cur = current.sort_values(["item_key", "reviewer"], kind="stable")
         times = pd.to_datetime(cur["reviewed_at"], utc=True).dt.strftime(PRECISE_TIME_FORMAT)
         for key, reviewer, verdict, reason, note, when in zip(
-            cur["item_key"], cur["reviewer"], cur["verdict"], cur["reason"].fillna(""), cur["note"].fillna(""),
+            cur["item_key"],
+            cur["reviewer"],
+            cur["verdict"],
+            cur["reason"].fillna(""),
+            cur["note"].fillna(""),
             times.where(times.notna(), ""),
-        ):  # fmt: skip
+        ):
             values = (str(reviewer), str(verdict), str(reason), str(note), str(when))
             entry = dict(zip(VERDICT_FIELDS, values))
             if served is not None:
@@ -198,16 +212,20 @@ def table_csv_bytes(table: pl.DataFrame, bom: bool = False) -> bytes:
     """
     table = table.rename({name: _neutralise_name(name) for name in table.columns})
     text = [
-        pl.when(pl.col(n)).then(pl.lit("True")).otherwise(pl.lit("False")).alias(n) if dtype == pl.Boolean
+        pl.when(pl.col(n)).then(pl.lit("True")).otherwise(pl.lit("False")).alias(n)
+        if dtype == pl.Boolean
         else pl.col(n).cast(pl.String).fill_null("").alias(n)
         for n, dtype in table.schema.items()
-    ]  # fmt: skip
+    ]
     cells = [
-        pl.when(pl.col(name) == "").then(None)
-        .when(_formula_like(pl.col(name))).then(pl.lit("'") + pl.col(name))
-        .otherwise(pl.col(name)).alias(name)
+        pl.when(pl.col(name) == "")
+        .then(None)
+        .when(_formula_like(pl.col(name)))
+        .then(pl.lit("'") + pl.col(name))
+        .otherwise(pl.col(name))
+        .alias(name)
         for name in table.columns
-    ]  # fmt: skip
+    ]
     buffer = io.BytesIO()
     if bom:
         buffer.write(codecs.BOM_UTF8)
@@ -331,8 +349,9 @@ def _parse_verdicts_cell(cell: object, pos: int) -> list[_Mark]:
     return marks
 
 
-def _summary_marks(verdict_cell: object, names_cell: object, reason: object, note: object, when: object,
-                   pos: int) -> Sequence[_Mark]:  # fmt: skip
+def _summary_marks(
+    verdict_cell: object, names_cell: object, reason: object, note: object, when: object, pos: int
+) -> Sequence[_Mark]:
     """The verdicts of an export without :data:`VERDICTS_COLUMN`, read from its summary columns.
 
     A ``conflict`` row names its reviewers but not who said what, so it yields nothing.
@@ -370,7 +389,7 @@ def exported_marks(exported: pd.DataFrame) -> list[Sequence[_Mark]]:
             zip(*(exported[c].tolist() for c in ("human_verdict", "reviewers", "reason", "note", "reviewed_at"))),
             start=1,
         )
-    ]  # fmt: skip
+    ]
 
 
 def _check_exported(exported: pd.DataFrame) -> None:

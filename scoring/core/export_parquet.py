@@ -22,9 +22,11 @@ import polars as pl
 
 MANIFEST_KEY = "answer_review.manifest"
 _TYPED = {
-    "exact_correct": pl.Boolean, "overlap_correct": pl.Boolean,
-    "matching_words": pl.Int64, "total_golden_words": pl.Int64,
-}  # fmt: skip
+    "exact_correct": pl.Boolean,
+    "overlap_correct": pl.Boolean,
+    "matching_words": pl.Int64,
+    "total_golden_words": pl.Int64,
+}
 
 
 def table_parquet_bytes(table: pl.DataFrame, manifest: Mapping[str, object] | None = None) -> bytes:

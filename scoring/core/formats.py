@@ -30,8 +30,17 @@ GZIP_MAGIC = b"\x1f\x8b"
 PARQUET_MAGIC = b"PAR1"
 ZIP_MAGIC = b"PK\x03\x04"
 #: Extensions that name a format (after a ``.gz`` is taken off).
-EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
-              ".json": "json", ".parquet": "parquet", ".pq": "parquet", ".eval": "zip"}  # fmt: skip
+EXTENSIONS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "json",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".eval": "zip",
+}
 #: What the Upload page's file picker accepts.
 UPLOAD_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "json", "parquet", "pq", "eval", "gz"]
 #: Largest decompressed size read from a gzip file when ``UPLOAD_MAX_UNPACKED_MB`` is not set (a
@@ -123,9 +132,11 @@ def _first_line(so_far: memoryview, piece: bytes) -> bytes:
 
 
 def _long_line(number: int) -> str:
-    return (f"Line {number} is longer than {MAX_LINE >> 20} MiB (no line break in {MAX_LINE >> 20} MiB from its "
-            "start): a responses file holds one row per line, and a JSON array on one line should be written as "
-            "JSON lines.")  # fmt: skip
+    return (
+        f"Line {number} is longer than {MAX_LINE >> 20} MiB (no line break in {MAX_LINE >> 20} MiB from its "
+        "start): a responses file holds one row per line, and a JSON array on one line should be written as "
+        "JSON lines."
+    )
 
 
 def check_line_lengths(body: bytes) -> None:
@@ -157,8 +168,10 @@ def sniff(body: bytes, filename: str | None) -> str:
         found = _json_kind(body) if start in (b"{", b"[") else "text"
     expected = {"csv": "text", "tsv": "text"}.get(named or "", named)
     if expected and expected != found and {expected, found} != {"json", "jsonl"}:
-        raise InputError(f"{filename!r} is named as {named.upper()} but its content is {_describe(found)}; "
-                         f"rename it or save it as {named.upper()}.")  # fmt: skip
+        raise InputError(
+            f"{filename!r} is named as {named.upper()} but its content is {_describe(found)}; "
+            f"rename it or save it as {named.upper()}."
+        )
     return found
 
 
@@ -177,8 +190,13 @@ def _json_kind(body: bytes) -> str:
 
 
 def _describe(kind: str) -> str:
-    return {"parquet": "Parquet", "zip": "a zip archive", "jsonl": "JSON lines", "json": "JSON",
-            "text": "text (CSV or TSV)"}[kind]  # fmt: skip
+    return {
+        "parquet": "Parquet",
+        "zip": "a zip archive",
+        "jsonl": "JSON lines",
+        "json": "JSON",
+        "text": "text (CSV or TSV)",
+    }[kind]
 
 
 class _Raw(str):
@@ -202,8 +220,11 @@ def _compact_shallow(value: object) -> str:
     if isinstance(value, _Number):
         return str(value)
     if isinstance(value, dict):
-        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _compact_shallow(v)
-                              for k, v in value.items()) + "}"  # fmt: skip
+        return (
+            "{"
+            + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _compact_shallow(v) for k, v in value.items())
+            + "}"
+        )
     if isinstance(value, list):
         return "[" + ",".join(_compact_shallow(v) for v in value) + "]"
     return json.dumps(value, ensure_ascii=False)
@@ -256,8 +277,9 @@ def _first_wins(pairs: list[tuple[str, object]]) -> dict:
 
 
 def _loads(text: str) -> object:
-    return json.loads(text, parse_int=_Number, parse_float=_Number, parse_constant=_Number,
-                      object_pairs_hook=_first_wins)  # fmt: skip
+    return json.loads(
+        text, parse_int=_Number, parse_float=_Number, parse_constant=_Number, object_pairs_hook=_first_wins
+    )
 
 
 def records_table(records: list[dict], where: str = "row") -> pl.DataFrame:
@@ -269,11 +291,14 @@ def records_table(records: list[dict], where: str = "row") -> pl.DataFrame:
     try:
         return pl.DataFrame({f: pl.Series(f, v, dtype=pl.String) for f, v in columns.items()})
     except UnicodeEncodeError:  # a lone surrogate escape such as \ud800: no character at all
-        field, number, found = next((f, i, m) for f, v in columns.items() for i, text in enumerate(v, start=1)
-                                    if (m := _SURROGATE.search(text)))  # fmt: skip
-        raise InputError(f"{where.capitalize()} {number}, field {field!r}: a lone surrogate escape (\\u"
-                         f"{ord(found.group()):04x}) that is no character; the file was written from broken UTF-16 "
-                         "text.") from None  # fmt: skip
+        field, number, found = next(
+            (f, i, m) for f, v in columns.items() for i, text in enumerate(v, start=1) if (m := _SURROGATE.search(text))
+        )
+        raise InputError(
+            f"{where.capitalize()} {number}, field {field!r}: a lone surrogate escape (\\u"
+            f"{ord(found.group()):04x}) that is no character; the file was written from broken UTF-16 "
+            "text."
+        ) from None
 
 
 def read_jsonl(text: str, bound: Limits | None = None) -> pl.DataFrame:
@@ -289,8 +314,10 @@ def read_jsonl(text: str, bound: Limits | None = None) -> pl.DataFrame:
         except RecursionError:
             raise InputError(f"Line {number} is nested too deeply to read.") from None
         except ValueError as exc:
-            raise InputError(f"Line {number} is not valid JSON: {getattr(exc, 'msg', str(exc)).removesuffix(' at')} "
-                             f"(column {getattr(exc, 'colno', '?')}).") from None  # fmt: skip
+            raise InputError(
+                f"Line {number} is not valid JSON: {getattr(exc, 'msg', str(exc)).removesuffix(' at')} "
+                f"(column {getattr(exc, 'colno', '?')})."
+            ) from None
         if not isinstance(value, dict):
             raise InputError(f"Line {number} is a JSON {_kind(value)}, not an object with fields (one row per line).")
         if bound is not None:
@@ -324,11 +351,13 @@ def read_jsonl_fast(body: bytes, bound: Limits | None = None) -> pl.DataFrame | 
         return None
     if bound is not None and len(fields) > bound.columns:
         raise bound.too_many_columns(len(fields), " by line 1")
-    options = pa_json.ParseOptions(explicit_schema=pa.schema([(f, pa.string()) for f in fields]),
-                                   unexpected_field_behavior="error")  # fmt: skip
+    options = pa_json.ParseOptions(
+        explicit_schema=pa.schema([(f, pa.string()) for f in fields]), unexpected_field_behavior="error"
+    )
     try:
-        table = pa_json.read_json(io.BytesIO(body), read_options=pa_json.ReadOptions(block_size=_JSON_BLOCK),
-                                  parse_options=options)  # fmt: skip
+        table = pa_json.read_json(
+            io.BytesIO(body), read_options=pa_json.ReadOptions(block_size=_JSON_BLOCK), parse_options=options
+        )
     except pa.ArrowException:
         return None
     frame = pl.from_arrow(table)
@@ -375,8 +404,10 @@ def read_json(text: str, bound: Limits | None = None) -> pl.DataFrame:
     except ValueError as exc:
         raise InputError(f"The file is not valid JSON: {exc}.") from None
     if isinstance(value, dict):
-        raise InputError("The JSON file is one object, not a list of rows: expected an array of objects or "
-                         "JSON lines (or a log of Inspect AI or promptfoo).")  # fmt: skip
+        raise InputError(
+            "The JSON file is one object, not a list of rows: expected an array of objects or "
+            "JSON lines (or a log of Inspect AI or promptfoo)."
+        )
     if not isinstance(value, list) or not value:
         raise InputError("The JSON file holds no rows: expected an array of objects.")
     fields: set[str] = set()
@@ -447,4 +478,3 @@ def _plain(value: object) -> object:
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
-

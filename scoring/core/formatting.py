@@ -67,9 +67,14 @@ def decimal(x: float | None, digits: int = 3) -> str:
 
 
 #: Where each phase of a long job starts on its progress bar (the rest of the bar is its own).
-PHASES = {"reading": (0.0, "Reading the file"), "scoring": (0.15, "Scoring"), "saving": (0.4, "Saving"),
-          "loading": (0.0, "Loading the rows"), "verdicts": (0.3, "Joining the verdicts"),
-          "writing": (0.6, "Writing")}  # fmt: skip
+PHASES = {
+    "reading": (0.0, "Reading the file"),
+    "scoring": (0.15, "Scoring"),
+    "saving": (0.4, "Saving"),
+    "loading": (0.0, "Loading the rows"),
+    "verdicts": (0.3, "Joining the verdicts"),
+    "writing": (0.6, "Writing"),
+}
 PHASE_ORDER = {"upload": ("reading", "scoring", "saving"), "export": ("loading", "verdicts", "writing")}
 
 

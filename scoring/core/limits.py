@@ -46,18 +46,24 @@ class Limits:
     unpacked_bytes: int = DEFAULT_UNPACKED_MB << 20
 
     def too_many_rows(self) -> InputError:
-        return InputError(f"The file has more than {self.rows:,} rows, the most a file may have ({ROWS_SETTING}). "
-                          "Split it into smaller files, or raise the limit if the machine has the memory.")  # fmt: skip
+        return InputError(
+            f"The file has more than {self.rows:,} rows, the most a file may have ({ROWS_SETTING}). "
+            "Split it into smaller files, or raise the limit if the machine has the memory."
+        )
 
     def too_many_columns(self, found: int, where: str = "") -> InputError:
         """``found``: the columns counted when the limit was passed; ``where``: " by line 7"."""
-        return InputError(f"The file has more than {self.columns:,} columns, the most a file may have "
-                          f"({COLUMNS_SETTING}): {found:,} found{where}. Keep the columns the review needs "
-                          "(question, answer, response, Domain and a few ids), or raise the limit.")  # fmt: skip
+        return InputError(
+            f"The file has more than {self.columns:,} columns, the most a file may have "
+            f"({COLUMNS_SETTING}): {found:,} found{where}. Keep the columns the review needs "
+            "(question, answer, response, Domain and a few ids), or raise the limit."
+        )
 
     def too_large_unpacked(self, what: str = "The gzip file") -> InputError:
-        return InputError(f"{what} unpacks to more than {_size(self.unpacked_bytes)}, the most a file may unpack to "
-                          f"({UNPACKED_SETTING}). Split it first, or raise the limit.")  # fmt: skip
+        return InputError(
+            f"{what} unpacks to more than {_size(self.unpacked_bytes)}, the most a file may unpack to "
+            f"({UNPACKED_SETTING}). Split it first, or raise the limit."
+        )
 
     def check_rows(self, rows: int) -> None:
         if rows > self.rows:
@@ -92,8 +98,11 @@ def current(unpacked_default: int | None = None) -> Limits:
         unpacked_bytes = int(float(unpacked) * (1 << 20)) if unpacked is not None else default_bytes
     except (TypeError, ValueError, OverflowError):  # not a number, or infinite
         unpacked_bytes = default_bytes
-    return Limits(_positive(ROWS_SETTING, DEFAULT_ROWS), _positive(COLUMNS_SETTING, DEFAULT_COLUMNS),
-                  unpacked_bytes if unpacked_bytes > 0 else default_bytes)  # fmt: skip
+    return Limits(
+        _positive(ROWS_SETTING, DEFAULT_ROWS),
+        _positive(COLUMNS_SETTING, DEFAULT_COLUMNS),
+        unpacked_bytes if unpacked_bytes > 0 else default_bytes,
+    )
 
 
 class RowCount:

@@ -109,8 +109,9 @@ def check_columns(mapping: Mapping[str, str]) -> dict[str, str]:
     for target, source in mapping.items():
         canon = CANONICAL.get(str(target).strip().lower())
         if canon is None:
-            raise InputError(f"Column mapping: {target!r} is not a field to map; map question, answer, response "
-                             "or Domain.")  # fmt: skip
+            raise InputError(
+                f"Column mapping: {target!r} is not a field to map; map question, answer, response or Domain."
+            )
         if canon in out:
             raise InputError(f"Column mapping: {canon!r} is mapped twice.")
         if source in out.values():
@@ -206,8 +207,7 @@ def decode(data: bytes) -> str:
     nul = text.find("\x00")
     if nul >= 0:
         raise InputError(
-            f"The file contains a NUL character at character {nul}: it is binary data, "
-            "not a CSV or TSV table."
+            f"The file contains a NUL character at character {nul}: it is binary data, not a CSV or TSV table."
         )
     return text
 
@@ -227,9 +227,7 @@ def _canonical_names(columns: list[str]) -> dict[str, str]:
         key = str(col).strip().lower()
         target = CANONICAL.get(key, str(col).strip())
         if target in seen:
-            raise InputError(
-                f"Columns {seen[target]!r} and {col!r} both mean {target!r}; keep only one."
-            )
+            raise InputError(f"Columns {seen[target]!r} and {col!r} both mean {target!r}; keep only one.")
         seen[target] = str(col)
         renamed[col] = target
     return renamed
@@ -246,8 +244,9 @@ def _blank(column: str) -> pl.Expr:
     return pl.col(column).str.contains(patterns()["blank"])
 
 
-def _finish(table: pl.DataFrame, columns: Mapping[str, str] | None = None, fmt: str = "csv",
-            model: str | None = None) -> LoadedRun:  # fmt: skip
+def _finish(
+    table: pl.DataFrame, columns: Mapping[str, str] | None = None, fmt: str = "csv", model: str | None = None
+) -> LoadedRun:
     """Canonical names and order, every cell text, the warnings; refusals name the columns."""
     raw = table
     if columns:
@@ -262,7 +261,10 @@ def _finish(table: pl.DataFrame, columns: Mapping[str, str] | None = None, fmt: 
         plural = "columns" if len(missing) > 1 else "column"
         raise MissingColumns(
             f"Missing required {plural} {names}. Columns found: {found}. Say which field is which (on the Upload "
-            f"page, or --columns {missing[0]}=FIELD on the command line).", missing, _examples(raw))  # fmt: skip
+            f"page, or --columns {missing[0]}=FIELD on the command line).",
+            missing,
+            _examples(raw),
+        )
     if table.height == 0:
         raise InputError(f"The file has a header ({found}) but no data rows.")
     table = table.with_columns(pl.all().cast(pl.String))
@@ -280,9 +282,16 @@ def _finish(table: pl.DataFrame, columns: Mapping[str, str] | None = None, fmt: 
     extra = [c for c in table.columns if c not in CANONICAL.values()]
     table = table.select("question", "answer", "Domain", "response", *extra)
     counts = table.select(empty=(pl.col("answer") == "").sum(), blank=_blank("response").sum()).row(0)
-    run = LoadedRun(table=table, extra_columns=extra, empty_golden=int(counts[0]), blank_responses=int(counts[1]),
-                    format=fmt, columns=check_columns(columns or {}), model=model,
-                    source_fields=[str(c) for c in raw.columns])  # fmt: skip
+    run = LoadedRun(
+        table=table,
+        extra_columns=extra,
+        empty_golden=int(counts[0]),
+        blank_responses=int(counts[1]),
+        format=fmt,
+        columns=check_columns(columns or {}),
+        model=model,
+        source_fields=[str(c) for c in raw.columns],
+    )
     if run.empty_golden:
         warnings.append(
             f"{run.empty_golden} row(s) have an empty golden answer; they score correct under "
@@ -290,8 +299,7 @@ def _finish(table: pl.DataFrame, columns: Mapping[str, str] | None = None, fmt: 
         )
     if run.blank_responses:
         warnings.append(
-            f"{run.blank_responses} row(s) have a blank response; they score incorrect and are "
-            "counted apart as blank."
+            f"{run.blank_responses} row(s) have a blank response; they score incorrect and are counted apart as blank."
         )
     run.warnings = warnings
     return run
@@ -312,8 +320,12 @@ def is_results_companion(data: bytes, filename: str | None) -> bool:
     return "results" in name and name.endswith(".json") and b'"results"' in data[: 1 << 20]
 
 
-def load_bytes(data: bytes, filename: str | None = None, columns: Mapping[str, str] | None = None,
-               companions: Mapping[str, bytes] | None = None) -> LoadedRun:  # fmt: skip
+def load_bytes(
+    data: bytes,
+    filename: str | None = None,
+    columns: Mapping[str, str] | None = None,
+    companions: Mapping[str, bytes] | None = None,
+) -> LoadedRun:
     """Parse an uploaded or on-disk responses file: CSV, TSV, JSON lines, a JSON array or Parquet,
     any of them gzipped, the format found from the content (:func:`scoring.core.formats.sniff`),
     or a harness's log (Inspect AI, lm-evaluation-harness, promptfoo: :mod:`scoring.core.harness`;
@@ -324,15 +336,17 @@ def load_bytes(data: bytes, filename: str | None = None, columns: Mapping[str, s
     return _finish(table, columns, fmt, model)
 
 
-def field_examples(data: bytes, filename: str | None = None,
-                   companions: Mapping[str, bytes] | None = None) -> dict[str, list[str]]:  # fmt: skip
+def field_examples(
+    data: bytes, filename: str | None = None, companions: Mapping[str, bytes] | None = None
+) -> dict[str, list[str]]:
     """The file's own fields with a few values of each (a mapping's select boxes, when the user
     chooses the fields themselves although the names matched: another metadata field as the domain)."""
     return _examples(read_table(data, filename, companions)[0])
 
 
-def read_table(data: bytes, filename: str | None = None,
-               companions: Mapping[str, bytes] | None = None) -> tuple[pl.DataFrame, str, str | None]:  # fmt: skip
+def read_table(
+    data: bytes, filename: str | None = None, companions: Mapping[str, bytes] | None = None
+) -> tuple[pl.DataFrame, str, str | None]:
     """(the file's table as read, its format, the model a harness's log names): see :func:`load_bytes`.
 
     The readers name a line nested too deeply themselves; a RecursionError from anywhere else (a
@@ -341,12 +355,14 @@ def read_table(data: bytes, filename: str | None = None,
     try:
         return _read_table(data, filename, companions)
     except RecursionError:
-        raise InputError("The file is nested too deeply to read (JSON or Parquet values hundreds of levels "
-                         "deep).") from None  # fmt: skip
+        raise InputError(
+            "The file is nested too deeply to read (JSON or Parquet values hundreds of levels deep)."
+        ) from None
 
 
-def _read_table(data: bytes, filename: str | None,
-                companions: Mapping[str, bytes] | None) -> tuple[pl.DataFrame, str, str | None]:  # fmt: skip
+def _read_table(
+    data: bytes, filename: str | None, companions: Mapping[str, bytes] | None
+) -> tuple[pl.DataFrame, str, str | None]:
     if not data:
         raise InputError("The file is empty: expected a header row and at least one data row.")
     bound = limits.current(formats.MAX_INFLATED)  # rows, columns, unpacked bytes (see scoring.core.limits)
@@ -366,8 +382,9 @@ def _read_table(data: bytes, filename: str | None,
     return table, fmt, model
 
 
-def _parsed(body: bytes, data: bytes, filename: str | None, companions: Mapping[str, bytes] | None,
-            bound: limits.Limits) -> tuple[pl.DataFrame, str, str | None]:  # fmt: skip
+def _parsed(
+    body: bytes, data: bytes, filename: str | None, companions: Mapping[str, bytes] | None, bound: limits.Limits
+) -> tuple[pl.DataFrame, str, str | None]:
     """The table of ``body`` (``data`` with any UTF-8 BOM) by the reader its content calls for."""
     harness = harness_kind(body, filename)
     if harness is not None:
@@ -378,8 +395,7 @@ def _parsed(body: bytes, data: bytes, filename: str | None, companions: Mapping[
     if kind == "parquet":
         return read_parquet(body, bound), "parquet", None
     if kind == "zip":
-        raise InputError("The file is a zip archive (binary data), not a responses table or an Inspect AI .eval "
-                         "log.")  # fmt: skip
+        raise InputError("The file is a zip archive (binary data), not a responses table or an Inspect AI .eval log.")
     if kind == "jsonl":
         fast = read_jsonl_fast(body, bound)  # None unless every value is a string (pyarrow checks the UTF-8 too)
         return (read_jsonl(decode(data), bound) if fast is None else fast), kind, None

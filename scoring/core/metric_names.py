@@ -15,8 +15,15 @@ METRIC_COLUMNS: dict[str, str] = {EXACT: "exact_correct", OVERLAP: "overlap_corr
 SPEC_NAMES: dict[str, str] = {EXACT: "exact_substring", OVERLAP: "word_overlap"}
 #: Each source's title where a sentence or a table names it.
 TITLES: dict[str, str] = {
-    EXACT: "Exact substring", OVERLAP: "Word overlap", JUDGE: "LLM judge", ADJUDICATED: "Adjudicated (final verdict)",
-}  # fmt: skip
+    EXACT: "Exact substring",
+    OVERLAP: "Word overlap",
+    JUDGE: "LLM judge",
+    ADJUDICATED: "Adjudicated (final verdict)",
+}
 #: The shorter titles of a chart's legend and a figure's label (the judge as "Judge").
-SHORT_TITLES: dict[str, str] = {EXACT: TITLES[EXACT], OVERLAP: TITLES[OVERLAP], JUDGE: "Judge",
-                                ADJUDICATED: "Adjudicated"}  # fmt: skip
+SHORT_TITLES: dict[str, str] = {
+    EXACT: TITLES[EXACT],
+    OVERLAP: TITLES[OVERLAP],
+    JUDGE: "Judge",
+    ADJUDICATED: "Adjudicated",
+}

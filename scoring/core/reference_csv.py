@@ -39,8 +39,7 @@ def parse(text: str, sep: str) -> pd.DataFrame:
             )
     except pd.errors.ParserWarning:
         raise InputError(
-            "The file is not a well-formed table: the first data row (line 2) has more cells than "
-            "the header."
+            "The file is not a well-formed table: the first data row (line 2) has more cells than the header."
         ) from None
     except pd.errors.EmptyDataError:
         raise InputError("The file is empty: expected a header row and at least one data row.") from None

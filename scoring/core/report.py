@@ -118,8 +118,7 @@ def format_accuracy(rows: list[AccuracyRow]) -> str:
         if r.domain == COMBINED:
             lines.append("-" * len(lines[0]))
         lines.append(
-            f"{r.domain:<24} {r.n:>7} {r.correct:>8} {r.blank:>6} {r.accuracy:>8.1%}  "
-            f"[{r.ci_low:.1%}, {r.ci_high:.1%}]"
+            f"{r.domain:<24} {r.n:>7} {r.correct:>8} {r.blank:>6} {r.accuracy:>8.1%}  [{r.ci_low:.1%}, {r.ci_high:.1%}]"
         )
     return "\n".join(lines)
 

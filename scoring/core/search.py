@@ -132,9 +132,10 @@ def search_rows(frame: pd.DataFrame | SearchIndex, query: str, columns: Sequence
         return np.arange(len(index), dtype=np.int64)
     number, only_number = parse_row_number(query)
     by_number = (
-        np.flatnonzero(index.row_numbers == number).astype(np.int64) if number is not None
+        np.flatnonzero(index.row_numbers == number).astype(np.int64)
+        if number is not None
         else np.empty(0, dtype=np.int64)
-    )  # fmt: skip
+    )
     if only_number:
         return by_number
     needle = fold(query).replace(_SEP, "")

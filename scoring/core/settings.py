@@ -75,55 +75,154 @@ def toml_value(value: object) -> str:
 _DB, _LIMITS = "scoring.store.engine", "scoring.core.limits"
 _IDENTITY, _JUDGE = "scoring.review.roles", "scoring.judge.judge_settings"
 _ALL = [
-    Setting("REVIEW_DB_URL", None, "URL", "The database, as a SQLAlchemy URL; PostgreSQL needs its driver installed.",
-            _DB, unset="the SQLite file data/review.db",
-            example='"postgresql+psycopg://reviewer@localhost/review"'),
-    Setting("REVIEW_DB_LOCK_WAIT_MS", 30_000, "whole number",
-            "How long a writer waits for SQLite's write lock, in milliseconds.", _DB, secrets=False),
-    Setting("REVIEW_CACHE_MB", 1024, "number",
-            "Memory the dashboard may use to keep runs open (rows, verdicts, search indexes), in MiB; least "
-            "recently used runs are dropped first.", "ui.state"),
-    Setting("UPLOAD_MAX_ROWS", 2_000_000, "whole number", "The most rows a file (upload or command) may have.",
-            _LIMITS),
+    Setting(
+        "REVIEW_DB_URL",
+        None,
+        "URL",
+        "The database, as a SQLAlchemy URL; PostgreSQL needs its driver installed.",
+        _DB,
+        unset="the SQLite file data/review.db",
+        example='"postgresql+psycopg://reviewer@localhost/review"',
+    ),
+    Setting(
+        "REVIEW_DB_LOCK_WAIT_MS",
+        30_000,
+        "whole number",
+        "How long a writer waits for SQLite's write lock, in milliseconds.",
+        _DB,
+        secrets=False,
+    ),
+    Setting(
+        "REVIEW_CACHE_MB",
+        1024,
+        "number",
+        "Memory the dashboard may use to keep runs open (rows, verdicts, search indexes), in MiB; least "
+        "recently used runs are dropped first.",
+        "ui.state",
+    ),
+    Setting(
+        "UPLOAD_MAX_ROWS", 2_000_000, "whole number", "The most rows a file (upload or command) may have.", _LIMITS
+    ),
     Setting("UPLOAD_MAX_COLUMNS", 1_000, "whole number", "The most columns a file may have.", _LIMITS),
-    Setting("UPLOAD_MAX_UNPACKED_MB", 2048, "number",
-            "The most a file may unpack to (gzip, Parquet, .eval zips), in MiB.", _LIMITS),
-    Setting("REVIEW_TRUSTED_HEADER", None, "text",
-            "The request header in which a reverse proxy names the reviewer (only safe behind a proxy that "
-            "strips it from clients' requests).",
-            _IDENTITY, unset="unset (with [auth], the signed-in account; else a name typed in the sidebar)",
-            example='"X-Forwarded-Email"'),
-    Setting("REVIEW_ADJUDICATORS", None, "list", "Who may adjudicate conflicts (comma-separated, or a TOML list).",
-            _IDENTITY, unset="unset (everyone may)", example='["lead@example.org"]'),
-    Setting("REVIEW_REVIEWERS", None, "list", "Who may mark at all; adjudicators always may.",
-            _IDENTITY, unset="unset (everyone may)", example='["asha@example.org", "bina@example.org"]'),
-    Setting("REVIEW_ADJUDICATE_OWN", True, "yes/no",
-            "May an adjudicator decide a row they marked themselves (the card warns them)? Any value but true, "
-            "yes, on or 1 forbids it.", _IDENTITY),
-    Setting("REVIEW_BLIND_AUDIT", True, "yes/no",
-            "Review the random sample blind (without the metrics' verdicts, their highlighting or the judge's "
-            "label)? Only false, no, off or 0 turns it off.", _IDENTITY),
-    Setting("OPENAI_BASE_URL", None, "URL", "The judge's OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LM Studio).",
-            _JUDGE, unset="unset (no judge runs)", example='"http://localhost:8000/v1"'),
-    Setting("OPENAI_API_KEY", None, "text", "The judge endpoint's API key (never shown or stored).", _JUDGE,
-            unset="unset (no key sent)", example='"sk-..."'),
-    Setting("JUDGE_MODEL", None, "text", "The judge's model name.", _JUDGE, unset="unset (no judge runs)",
-            example='"my-judge-model"'),
+    Setting(
+        "UPLOAD_MAX_UNPACKED_MB",
+        2048,
+        "number",
+        "The most a file may unpack to (gzip, Parquet, .eval zips), in MiB.",
+        _LIMITS,
+    ),
+    Setting(
+        "REVIEW_TRUSTED_HEADER",
+        None,
+        "text",
+        "The request header in which a reverse proxy names the reviewer (only safe behind a proxy that "
+        "strips it from clients' requests).",
+        _IDENTITY,
+        unset="unset (with [auth], the signed-in account; else a name typed in the sidebar)",
+        example='"X-Forwarded-Email"',
+    ),
+    Setting(
+        "REVIEW_ADJUDICATORS",
+        None,
+        "list",
+        "Who may adjudicate conflicts (comma-separated, or a TOML list).",
+        _IDENTITY,
+        unset="unset (everyone may)",
+        example='["lead@example.org"]',
+    ),
+    Setting(
+        "REVIEW_REVIEWERS",
+        None,
+        "list",
+        "Who may mark at all; adjudicators always may.",
+        _IDENTITY,
+        unset="unset (everyone may)",
+        example='["asha@example.org", "bina@example.org"]',
+    ),
+    Setting(
+        "REVIEW_ADJUDICATE_OWN",
+        True,
+        "yes/no",
+        "May an adjudicator decide a row they marked themselves (the card warns them)? Any value but true, "
+        "yes, on or 1 forbids it.",
+        _IDENTITY,
+    ),
+    Setting(
+        "REVIEW_BLIND_AUDIT",
+        True,
+        "yes/no",
+        "Review the random sample blind (without the metrics' verdicts, their highlighting or the judge's "
+        "label)? Only false, no, off or 0 turns it off.",
+        _IDENTITY,
+    ),
+    Setting(
+        "OPENAI_BASE_URL",
+        None,
+        "URL",
+        "The judge's OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LM Studio).",
+        _JUDGE,
+        unset="unset (no judge runs)",
+        example='"http://localhost:8000/v1"',
+    ),
+    Setting(
+        "OPENAI_API_KEY",
+        None,
+        "text",
+        "The judge endpoint's API key (never shown or stored).",
+        _JUDGE,
+        unset="unset (no key sent)",
+        example='"sk-..."',
+    ),
+    Setting(
+        "JUDGE_MODEL",
+        None,
+        "text",
+        "The judge's model name.",
+        _JUDGE,
+        unset="unset (no judge runs)",
+        example='"my-judge-model"',
+    ),
     Setting("JUDGE_TEMPERATURE", 0.0, "number", "The judge's sampling temperature.", _JUDGE),
     Setting("JUDGE_SEED", 0, "whole number", "The judge's sampling seed.", _JUDGE),
     Setting("JUDGE_MAX_TOKENS", 512, "whole number", "The most tokens a judge reply may have.", _JUDGE),
     Setting("JUDGE_TIMEOUT", 60.0, "number", "Seconds a judge request may take.", _JUDGE),
     Setting("JUDGE_CONCURRENCY", 8, "whole number", "Judge requests at once.", _JUDGE),
     Setting("JUDGE_MAX_RETRIES", 2, "whole number", "Retries of a failed judge request.", _JUDGE),
-    Setting("JUDGE_STRUCTURED", True, "yes/no",
-            "Ask the judge for JSON-schema output (plain text where the server refuses it).", _JUDGE),
-    Setting("JUDGE_PRICE_IN_PER_M", None, "number", "Price per million input tokens, for a judge run's cost line.",
-            _JUDGE, unset="unset (no cost shown)", example="0.15"),
-    Setting("JUDGE_PRICE_OUT_PER_M", None, "number", "Price per million output tokens, for a judge run's cost line.",
-            _JUDGE, unset="unset (no cost shown)", example="0.60"),
-    Setting("SCORING_CACHE_DIR", None, "folder", "The folder the metrics' Unicode tables are cached in.",
-            "scoring.core.unicode_tables", unset="$XDG_CACHE_HOME/answer-review, else answer-review in the temp folder",
-            example='"/var/cache/answer-review"', secrets=False),
+    Setting(
+        "JUDGE_STRUCTURED",
+        True,
+        "yes/no",
+        "Ask the judge for JSON-schema output (plain text where the server refuses it).",
+        _JUDGE,
+    ),
+    Setting(
+        "JUDGE_PRICE_IN_PER_M",
+        None,
+        "number",
+        "Price per million input tokens, for a judge run's cost line.",
+        _JUDGE,
+        unset="unset (no cost shown)",
+        example="0.15",
+    ),
+    Setting(
+        "JUDGE_PRICE_OUT_PER_M",
+        None,
+        "number",
+        "Price per million output tokens, for a judge run's cost line.",
+        _JUDGE,
+        unset="unset (no cost shown)",
+        example="0.60",
+    ),
+    Setting(
+        "SCORING_CACHE_DIR",
+        None,
+        "folder",
+        "The folder the metrics' Unicode tables are cached in.",
+        "scoring.core.unicode_tables",
+        unset="$XDG_CACHE_HOME/answer-review, else answer-review in the temp folder",
+        example='"/var/cache/answer-review"',
+        secrets=False,
+    ),
 ]
 #: Every setting by name, in the order ``.streamlit/secrets.toml.example`` shows them.
 SETTINGS: dict[str, Setting] = {s.name: s for s in _ALL}
@@ -143,8 +242,9 @@ def read_secrets(root: Path = PROJECT_ROOT) -> dict:
         return tomllib.load(fh)
 
 
-def lookup(name: str, secrets: Mapping | None = None, environ: Mapping[str, str] | None = None,
-           root: Path | None = None) -> object:  # fmt: skip
+def lookup(
+    name: str, secrets: Mapping | None = None, environ: Mapping[str, str] | None = None, root: Path | None = None
+) -> object:
     """The value of the registered setting ``name`` as given, or None when it is not given: the
     environment variable when set and not empty, else the top-level secrets key as TOML typed it
     (a list, a bool, a number; an empty string counts as unset), unless the setting is read from

@@ -31,9 +31,7 @@ CACHE_ENV = "SCORING_CACHE_DIR"  #: a setting read from the environment only (sc
 
 def cache_path() -> Path:
     """``$SCORING_CACHE_DIR``, else ``$XDG_CACHE_HOME/answer-review``, else the temp folder."""
-    base = lookup(CACHE_ENV) or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or tempfile.gettempdir(), "answer-review"
-    )
+    base = lookup(CACHE_ENV) or os.path.join(os.environ.get("XDG_CACHE_HOME") or tempfile.gettempdir(), "answer-review")
     version = f"py{sys.version_info.major}.{sys.version_info.minor}-unicode{unicodedata.unidata_version}"
     return Path(str(base)) / f"unicode-tables-{version}-v{FORMAT}.json"
 

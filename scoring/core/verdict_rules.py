@@ -31,9 +31,11 @@ AUTO_RULE: dict[str, str] = {
     "overlap_only": PENDING,
 }
 #: The rule in words, said wherever "auto" or "the automatic rule" appears.
-AUTO_RULE_TEXT = ("The automatic rule (final source \"auto\"), for rows no reviewer has settled: both metrics pass "
-                  "or only exact substring passes: correct; both fail: wrong; only word overlap passes: pending "
-                  "(a person decides).")  # fmt: skip
+AUTO_RULE_TEXT = (
+    'The automatic rule (final source "auto"), for rows no reviewer has settled: both metrics pass '
+    "or only exact substring passes: correct; both fail: wrong; only word overlap passes: pending "
+    "(a person decides)."
+)
 JUDGE_LABELS: dict[str, str] = {"CORRECT": "correct", "INCORRECT": "wrong"}
 #: Judge labels read as verdicts when comparing runs or estimating (as scoring.judge.comparisons
 #: reads them: NOT_ATTEMPTED is a wrong answer); UNPARSED, ERROR and no label are unknown.
@@ -84,8 +86,6 @@ def check_verdict(verdict: str | None) -> str:
     if text not in VERDICTS:
         raise ValueError(f"Unknown verdict {verdict!r}: expected one of {', '.join(VERDICTS)}.")
     return text
-
-
 
 
 def _polars_text(values: object) -> pl.Series:
@@ -218,9 +218,7 @@ def final_verdicts(
         out["judge_label"] = labels.to_numpy(dtype=object)
         if judge_settles:
             settled = labels.str.strip().str.upper().map(JUDGE_LABELS).to_numpy(dtype=object)
-            settle = (
-                ~is_human & ~is_conflict & (out["bucket"].to_numpy() == "overlap_only") & pd.notna(settled)
-            )
+            settle = ~is_human & ~is_conflict & (out["bucket"].to_numpy() == "overlap_only") & pd.notna(settled)
             final = np.where(settle, settled, final)
             source = np.where(settle, "judge", source)
     if decisions is not None:
@@ -270,9 +268,16 @@ def _adjudicated_row(domain: str, n: int, correct: int, pending: int) -> Adjudic
     low = wilson_interval(correct, n)[0]
     high = wilson_interval(correct + pending, n)[1]
     return AdjudicatedRow(
-        domain, n, correct, n - correct - pending, pending,
-        correct / n if n else 0.0, (correct + pending) / n if n else 0.0, low, high,
-    )  # fmt: skip
+        domain,
+        n,
+        correct,
+        n - correct - pending,
+        pending,
+        correct / n if n else 0.0,
+        (correct + pending) / n if n else 0.0,
+        low,
+        high,
+    )
 
 
 def adjudicated_accuracy(final: pd.DataFrame) -> list[AdjudicatedRow]:
@@ -388,5 +393,3 @@ def metric_precision(
         confirmed = int((passed & human).sum())
         out[col] = (confirmed, reviewed, confirmed / reviewed if reviewed else None)
     return out
-
-

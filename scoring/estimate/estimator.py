@@ -126,8 +126,19 @@ class AccuracyEstimate:
     def table(self) -> pl.DataFrame:
         """One row per domain and combined: scope, rows, reviewed, correct, estimate, ci_low,
         ci_high, half_width, unknown_weight."""
-        cols = ("scope", "rows", "reviewed", "correct", "estimate", "ci_low", "ci_high", "half_width", "unknown_weight",
-                "shown", "needed")  # fmt: skip
+        cols = (
+            "scope",
+            "rows",
+            "reviewed",
+            "correct",
+            "estimate",
+            "ci_low",
+            "ci_high",
+            "half_width",
+            "unknown_weight",
+            "shown",
+            "needed",
+        )
         return pl.DataFrame([{c: r.as_dict()[c] for c in cols} for r in self.rows])
 
     def as_dict(self) -> dict:
@@ -141,8 +152,9 @@ class AccuracyEstimate:
         }
 
 
-def _interval(strata: Strata, k: np.ndarray, target: np.ndarray | None, z: float,
-              w: Weights | None = None) -> tuple[float, float, float, float]:  # fmt: skip
+def _interval(
+    strata: Strata, k: np.ndarray, target: np.ndarray | None, z: float, w: Weights | None = None
+) -> tuple[float, float, float, float]:
     """(estimate of the known part, its standard error, low, high) for cell counts ``k``: the
     Wilson score interval of the estimate on the effective sample size ``p'(1-p')/se²``, ``p'``
     the same weighted sum of the cells' shrunk shares (so ten of ten correct is worth about ten
@@ -154,8 +166,9 @@ def _interval(strata: Strata, k: np.ndarray, target: np.ndarray | None, z: float
     return wilson_interval(strata, k, w, known, var, z)
 
 
-def wilson_interval(strata: Strata, k: np.ndarray, w: Weights, known: float, var: float,
-                    z: float = Z95) -> tuple[float, float, float, float]:  # fmt: skip
+def wilson_interval(
+    strata: Strata, k: np.ndarray, w: Weights, known: float, var: float, z: float = Z95
+) -> tuple[float, float, float, float]:
     """(known, standard error, low, high): the Wilson interval of ``known`` (the estimate of the
     reviewed part, weight ``1 - w.unknown``) with variance ``var``, on the effective sample size
     ``p'(1-p')/var`` at the weighted shrunk share ``p'``; the unknown weight is added to the top.
@@ -172,8 +185,14 @@ def wilson_interval(strata: Strata, k: np.ndarray, w: Weights, known: float, var
     return known, se, max(0.0, min(low, known)), min(1.0, max(high, known) + w.unknown)
 
 
-def share_estimate(strata: Strata, k: np.ndarray, target: np.ndarray | None = None, scope: str = COMBINED,
-                   z: float = Z95, withhold: bool = False) -> Estimate:  # fmt: skip
+def share_estimate(
+    strata: Strata,
+    k: np.ndarray,
+    target: np.ndarray | None = None,
+    scope: str = COMBINED,
+    z: float = Z95,
+    withhold: bool = False,
+) -> Estimate:
     """The stratified estimate of a yes/no quantity whose per-cell reviewed counts are ``k``
     (correct rows, or rows a rule gets right), over the cells ``target`` selects. Missing rows
     of the random sample widen the interval to the union of the intervals with all of them
@@ -192,11 +211,20 @@ def share_estimate(strata: Strata, k: np.ndarray, target: np.ndarray | None = No
         low = min(low, _interval(strata.imputed(False), k, target, z)[2])
         high = max(high, _interval(strata.imputed(True), k + miss, target, z)[3])
     return Estimate(
-        scope=scope, estimate=min(1.0, known + PRIOR * w.unknown), ci_low=min(low, high), ci_high=high,
-        rows=w.rows, reviewed=int(strata.reviewed[inside].sum()), correct=int(k[inside].sum()),
-        standard_error=se, unknown_weight=w.unknown, missing=missing, missing_width=(high - low) - width,
-        needed=needed, shown=needed == 0,
-    )  # fmt: skip
+        scope=scope,
+        estimate=min(1.0, known + PRIOR * w.unknown),
+        ci_low=min(low, high),
+        ci_high=high,
+        rows=w.rows,
+        reviewed=int(strata.reviewed[inside].sum()),
+        correct=int(k[inside].sum()),
+        standard_error=se,
+        unknown_weight=w.unknown,
+        missing=missing,
+        missing_width=(high - low) - width,
+        needed=needed,
+        shown=needed == 0,
+    )
 
 
 def small_sample_z(strata: Strata, k: np.ndarray, w: Weights, z: float = Z95) -> float:
@@ -222,8 +250,12 @@ def t_quantile(df: float, z: float = Z95) -> float:
     if not np.isfinite(df) or df <= 0:
         return z
     df = max(df, 3.0)
-    return float(z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-                 + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))  # fmt: skip
+    return float(
+        z
+        + (z**3 + z) / (4 * df)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+    )
 
 
 def withheld(strata: Strata, target: np.ndarray | None, w: Weights | None = None) -> int:
@@ -290,5 +322,6 @@ def estimate_accuracy(sample: pl.DataFrame | Strata, z: float = Z95) -> Accuracy
     strata = sample if isinstance(sample, Strata) else build_strata(check_sample(sample))
     domains = strata.cells["Domain"].to_numpy()
     per_domain = [share_estimate(strata, strata.correct, domains == d, d, z, withhold=True) for d in strata.domains]
-    return AccuracyEstimate(share_estimate(strata, strata.correct, None, COMBINED, z, withhold=True), per_domain,
-                            _strata_table(strata))  # fmt: skip
+    return AccuracyEstimate(
+        share_estimate(strata, strata.correct, None, COMBINED, z, withhold=True), per_domain, _strata_table(strata)
+    )

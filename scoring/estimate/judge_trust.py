@@ -57,9 +57,21 @@ KAPPA_DRAWS = 20_000  #: posterior draws per interval: quantile error about 0.00
 OUTCOMES = ("correct", "wrong", "unparsed", "not judged")
 UNPARSED = "UNPARSED"
 TRUST_COLUMNS = (
-    "scope", "reviewed", "judged", "agree", "agreement", "agreement_low", "agreement_high", "kappa", "kappa_low",
-    "kappa_high", "judge_correct_human_wrong", "judge_wrong_human_correct", "unparsed", "not_judged",
-)  # fmt: skip
+    "scope",
+    "reviewed",
+    "judged",
+    "agree",
+    "agreement",
+    "agreement_low",
+    "agreement_high",
+    "kappa",
+    "kappa_low",
+    "kappa_high",
+    "judge_correct_human_wrong",
+    "judge_wrong_human_correct",
+    "unparsed",
+    "not_judged",
+)
 DISAGREEMENT_COLUMNS = ("row", "item_key", "bucket", "Domain", "human", "judge_label")
 
 
@@ -184,10 +196,21 @@ class Trust:
         low_a, high_a = self.agreement_ci or (None, None)
         t = self.table
         values = (
-            self.scope, self.reviewed, self.judged, t[0][0] + t[1][1], self.agreement, low_a, high_a, self.kappa,
-            low_k, high_k, t[1][0], t[0][1], self.counts[0][2] + self.counts[1][2],
+            self.scope,
+            self.reviewed,
+            self.judged,
+            t[0][0] + t[1][1],
+            self.agreement,
+            low_a,
+            high_a,
+            self.kappa,
+            low_k,
+            high_k,
+            t[1][0],
+            t[0][1],
+            self.counts[0][2] + self.counts[1][2],
             self.counts[0][3] + self.counts[1][3],
-        )  # fmt: skip
+        )
         return dict(zip(TRUST_COLUMNS, values))
 
 
@@ -200,10 +223,13 @@ def trust(rows: pl.DataFrame, scope: str = COMBINED) -> Trust:
     judged = sum(map(sum, table))
     agree = table[0][0] + table[1][1]
     return Trust(
-        scope=scope, counts=(tuple(counts[0]), tuple(counts[1])), kappa=cohen_kappa(table) if judged else None,
-        kappa_ci=kappa_interval(table), agreement=raw_agreement(table),
+        scope=scope,
+        counts=(tuple(counts[0]), tuple(counts[1])),
+        kappa=cohen_kappa(table) if judged else None,
+        kappa_ci=kappa_interval(table),
+        agreement=raw_agreement(table),
         agreement_ci=wilson_interval(agree, judged) if judged else None,
-    )  # fmt: skip
+    )
 
 
 def trust_by(rows: pl.DataFrame, by: str | None) -> list[Trust]:
@@ -222,8 +248,15 @@ def trust_frame(items: Sequence[Trust]) -> pl.DataFrame:
     return pl.DataFrame([t.row() for t in items], schema=schema)
 
 
-_INT_COLUMNS = {"reviewed", "judged", "agree", "judge_correct_human_wrong", "judge_wrong_human_correct", "unparsed",
-                "not_judged"}  # fmt: skip
+_INT_COLUMNS = {
+    "reviewed",
+    "judged",
+    "agree",
+    "judge_correct_human_wrong",
+    "judge_wrong_human_correct",
+    "unparsed",
+    "not_judged",
+}
 
 
 def confusion_frame(item: Trust) -> pl.DataFrame:
@@ -231,11 +264,13 @@ def confusion_frame(item: Trust) -> pl.DataFrame:
     return pl.DataFrame(
         {
             "human": ["correct", "wrong", "total"],
-            **{f"judge {o}": [item.counts[0][i], item.counts[1][i], item.counts[0][i] + item.counts[1][i]]
-               for i, o in enumerate(OUTCOMES)},
+            **{
+                f"judge {o}": [item.counts[0][i], item.counts[1][i], item.counts[0][i] + item.counts[1][i]]
+                for i, o in enumerate(OUTCOMES)
+            },
             "total": [sum(item.counts[0]), sum(item.counts[1]), item.reviewed],
         }
-    )  # fmt: skip
+    )
 
 
 def disagreements(rows: pl.DataFrame) -> pl.DataFrame:
@@ -244,9 +279,13 @@ def disagreements(rows: pl.DataFrame) -> pl.DataFrame:
     verdict = pl.col("judge")
     differ = rows.filter(verdict.is_in(["correct", "wrong"]) & ((verdict == "correct") != pl.col("human")))
     return differ.sort("row_idx").select(
-        row=pl.col("row_idx") + 1, item_key="item_key", bucket="bucket", Domain="Domain",
-        human=pl.when(pl.col("human")).then(pl.lit("correct")).otherwise(pl.lit("wrong")), judge_label="judge_label",
-    )  # fmt: skip
+        row=pl.col("row_idx") + 1,
+        item_key="item_key",
+        bucket="bucket",
+        Domain="Domain",
+        human=pl.when(pl.col("human")).then(pl.lit("correct")).otherwise(pl.lit("wrong")),
+        judge_label="judge_label",
+    )
 
 
 # --------------------------------------------------------------------------- several configurations
@@ -296,12 +335,24 @@ def compare_configs(rows: Mapping[str, pl.DataFrame], z: float = Z95) -> list[Co
         only_b = sum(agrees[b][k] and not agrees[a][k] for k in common)
         n = len(common)
         low, high = newcombe_paired_interval(both, only_a, only_b, n - both - only_a - only_b, z)
-        pairs.append(ConfigPair(
-            config_a=a, config_b=b, n=n, both=both, only_a=only_a, only_b=only_b, neither=n - both - only_a - only_b,
-            agreement_a=(both + only_a) / n if n else None, agreement_b=(both + only_b) / n if n else None,
-            difference=(only_a - only_b) / n if n else None, ci_low=low, ci_high=high,
-            p_value=mcnemar_exact(only_a, only_b), p_holm=None,
-        ))  # fmt: skip
+        pairs.append(
+            ConfigPair(
+                config_a=a,
+                config_b=b,
+                n=n,
+                both=both,
+                only_a=only_a,
+                only_b=only_b,
+                neither=n - both - only_a - only_b,
+                agreement_a=(both + only_a) / n if n else None,
+                agreement_b=(both + only_b) / n if n else None,
+                difference=(only_a - only_b) / n if n else None,
+                ci_low=low,
+                ci_high=high,
+                p_value=mcnemar_exact(only_a, only_b),
+                p_holm=None,
+            )
+        )
     if len(rows) > 2 and pairs:
         adjusted = holm_adjust([p.p_value for p in pairs])
         pairs = [ConfigPair(**{**p.as_dict(), "p_holm": q}) for p, q in zip(pairs, adjusted)]

@@ -22,9 +22,22 @@ from scoring.estimate.ppi_plan import JudgePlan, plan_arrays
 #: rows change the estimate little, and the human-only planner stays the one a user knows.
 PLANS_FROM = 0.5
 #: Columns of :meth:`JudgeFigures.comparison`.
-JUDGED_COLUMNS = ("scope", "rows", "reviewed", "judged", "human_estimate", "human_ci_low", "human_ci_high",
-                  "judge_estimate", "judge_ci_low", "judge_ci_high", "effective_reviews", "uses_judge", "shown",
-                  "needed")  # fmt: skip
+JUDGED_COLUMNS = (
+    "scope",
+    "rows",
+    "reviewed",
+    "judged",
+    "human_estimate",
+    "human_ci_low",
+    "human_ci_high",
+    "judge_estimate",
+    "judge_ci_low",
+    "judge_ci_high",
+    "effective_reviews",
+    "uses_judge",
+    "shown",
+    "needed",
+)
 
 
 @dataclass(frozen=True)
@@ -46,19 +59,32 @@ class JudgeFigures:
         """Per domain and combined (:data:`JUDGED_COLUMNS`): the human-only estimate (``human``:
         :meth:`scoring.estimate.AccuracyEstimate.table`) beside the judge-assisted one."""
         judged = self.estimate.table().select(
-            "scope", "rows", "judged", pl.col("reviewed"), judge_estimate="estimate", judge_ci_low="ci_low",
-            judge_ci_high="ci_high", effective_reviews="effective_reviews", uses_judge="uses_judge",
-            shown="shown")  # fmt: skip
-        ours = human.select("scope", "needed", human_estimate="estimate", human_ci_low="ci_low",
-                            human_ci_high="ci_high")  # fmt: skip
+            "scope",
+            "rows",
+            "judged",
+            pl.col("reviewed"),
+            judge_estimate="estimate",
+            judge_ci_low="ci_low",
+            judge_ci_high="ci_high",
+            effective_reviews="effective_reviews",
+            uses_judge="uses_judge",
+            shown="shown",
+        )
+        ours = human.select(
+            "scope", "needed", human_estimate="estimate", human_ci_low="ci_low", human_ci_high="ci_high"
+        )
         return judged.join(ours, on="scope", how="left", maintain_order="left").select(JUDGED_COLUMNS)
 
     def as_dict(self) -> dict:
         return {"model": self.model, **self.estimate.as_dict(), "plan": self.plan.as_dict(), "plans": self.plans}
 
 
-def judge_figures(sample: pl.DataFrame | JudgeInputs | None, half_width: float = DEFAULT_HALF_WIDTH,
-                  model: str | None = None, z: float = Z95) -> JudgeFigures | None:  # fmt: skip
+def judge_figures(
+    sample: pl.DataFrame | JudgeInputs | None,
+    half_width: float = DEFAULT_HALF_WIDTH,
+    model: str | None = None,
+    z: float = Z95,
+) -> JudgeFigures | None:
     """The judge-assisted estimate and plan of a sample (:func:`scoring.estimate.reviewed_sample`,
     or its :func:`scoring.estimate.ppi.judge_inputs` when the caller keeps them for several
     half-widths), None when the judge labelled none of its rows."""
@@ -71,7 +97,8 @@ def judge_figures(sample: pl.DataFrame | JudgeInputs | None, half_width: float =
 
 def with_labels(sample: pl.DataFrame, labels: Mapping[str, str]) -> pl.DataFrame:
     """``sample`` with its ``judge_correct`` read from ``labels`` (item key -> judge label) instead."""
-    found = pl.DataFrame({"item_key": list(labels), "_label": list(labels.values())},
-                         schema={"item_key": pl.String, "_label": pl.String})  # fmt: skip
+    found = pl.DataFrame(
+        {"item_key": list(labels), "_label": list(labels.values())}, schema={"item_key": pl.String, "_label": pl.String}
+    )
     joined = sample.join(found, on="item_key", how="left", maintain_order="left")
     return joined.with_columns(judge_correct=judge_correct(pl.col("_label"))).drop("_label")

@@ -121,8 +121,9 @@ class _Linear:
     mass: float  # the denominator's estimated share of the covered rows
 
 
-def ratio_variances(strata: Strata, num: np.ndarray, den: np.ndarray, value: float, bottom: float,
-                    fixed: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+def ratio_variances(
+    strata: Strata, num: np.ndarray, den: np.ndarray, value: float, bottom: float, fixed: np.ndarray | None = None
+) -> np.ndarray:
     """Per cell, the variance of the mean of ``u = den (x - R)/bottom`` (``num = den x``, both
     0/1) over its reviewed rows: ``(E[u²] - E[u]²)/(n - 1)`` times ``1 - n/N``, with the share of
     ``den`` and the share of ``x`` within it each shrunk toward the bucket's (:func:`.strata.shrunk_shares`). A
@@ -147,8 +148,9 @@ def _centres(strata: Strata, num: np.ndarray, den: np.ndarray, fixed: np.ndarray
     return pooled if fixed is None else np.where(fixed, shrunk_shares(strata, k, n), pooled)
 
 
-def _ratio(strata: Strata, w: Weights, num: np.ndarray, den: np.ndarray, z: float,
-           fixed: np.ndarray | None = None) -> _Linear | None:  # fmt: skip
+def _ratio(
+    strata: Strata, w: Weights, num: np.ndarray, den: np.ndarray, z: float, fixed: np.ndarray | None = None
+) -> _Linear | None:
     top = float(np.dot(w.a, shares(strata, cell_sums(strata, num))))
     bottom = float(np.dot(w.a, shares(strata, cell_sums(strata, den))))
     reviewed = int(den[strata.reviewed_rows].sum())
@@ -200,8 +202,9 @@ def _wilson_variance(part: _Linear, z: float) -> float:
     return part.variance
 
 
-def _corrected(strata: Strata, w: Weights, raw: float, se: _Linear, sp: _Linear, z: float,
-               wide: tuple[Ratio, Ratio] | None = None) -> Ratio:  # fmt: skip
+def _corrected(
+    strata: Strata, w: Weights, raw: float, se: _Linear, sp: _Linear, z: float, wide: tuple[Ratio, Ratio] | None = None
+) -> Ratio:
     """Rogan-Gladen with its delta-method interval (see :data:`CORRECTED_METHOD`); with ``wide``
     (Se and Sp widened over unreviewed buckets) the interval spans their corners instead."""
     sens, spec = se.ratio.value, sp.ratio.value
@@ -212,8 +215,13 @@ def _corrected(strata: Strata, w: Weights, raw: float, se: _Linear, sp: _Linear,
         (se_low, se_high), (sp_low, sp_high) = (wide[0].ci_low, wide[0].ci_high), (wide[1].ci_low, wide[1].ci_high)
         low = rogan_gladen(raw, se_high or 0.0, sp_low or 0.0)
         high = rogan_gladen(raw, se_low or 0.0, sp_high or 0.0)
-        return Ratio(value, min(value, 0.0 if low is None else low), max(value, 1.0 if high is None else high),
-                     min(se.ratio.reviewed, sp.ratio.reviewed), None)  # fmt: skip
+        return Ratio(
+            value,
+            min(value, 0.0 if low is None else low),
+            max(value, 1.0 if high is None else high),
+            min(se.ratio.reviewed, sp.ratio.reviewed),
+            None,
+        )
     youden = sens + spec - 1
     r = (raw + spec - 1) / youden  # unclipped: the derivatives are taken here
     v_se, v_sp = _wilson_variance(se, z), _wilson_variance(sp, z)
@@ -224,8 +232,13 @@ def _corrected(strata: Strata, w: Weights, raw: float, se: _Linear, sp: _Linear,
         rho = float(np.clip((both - lin_se - lin_sp) / 2 / np.sqrt(lin_se * lin_sp), -1, 1))
     var = (r * r * v_se + (1 - r) ** 2 * v_sp - 2 * r * (1 - r) * rho * np.sqrt(v_se * v_sp)) / youden**2
     half = z * float(np.sqrt(max(0.0, var)))
-    return Ratio(value, min(1.0, max(0.0, r - half)), min(1.0, max(0.0, r + half)),
-                 min(se.ratio.reviewed, sp.ratio.reviewed), None)  # fmt: skip
+    return Ratio(
+        value,
+        min(1.0, max(0.0, r - half)),
+        min(1.0, max(0.0, r + half)),
+        min(se.ratio.reviewed, sp.ratio.reviewed),
+        None,
+    )
 
 
 def _as_stratified(strata: Strata, corrected: Ratio) -> Ratio:
@@ -274,10 +287,17 @@ def _quality(metric: str, sample: pl.DataFrame, z: float) -> MetricQuality:
     mr, tr = m[reviewed] > 0, t[reviewed] > 0
     table = [[int((mr & tr).sum()), int((mr & ~tr).sum())], [int((~mr & tr).sum()), int((~mr & ~tr).sum())]]
     return MetricQuality(
-        metric=metric, rows=rows.height, reviewed=int(reviewed.sum()), raw_accuracy=raw,
-        precision=_widen(precision, u_pass, u_pass), recall=wide[0], specificity=wide[1], corrected=corrected,
-        coverage=1.0 - w.unknown, agreement=table,
-    )  # fmt: skip
+        metric=metric,
+        rows=rows.height,
+        reviewed=int(reviewed.sum()),
+        raw_accuracy=raw,
+        precision=_widen(precision, u_pass, u_pass),
+        recall=wide[0],
+        specificity=wide[1],
+        corrected=corrected,
+        coverage=1.0 - w.unknown,
+        agreement=table,
+    )
 
 
 def metric_quality(sample: pl.DataFrame, z: float = Z95) -> list[MetricQuality]:
@@ -294,16 +314,28 @@ def metric_quality(sample: pl.DataFrame, z: float = Z95) -> list[MetricQuality]:
     figures = [_quality(name, sample, z) for name in names]
     if "missing" not in sample.columns or not sample["missing"].fill_null(False).any():
         return figures
-    return [_union(q, [_quality(q.metric, _imputed(sample, METRICS[q.metric], a, b), z)
-                       for a in (False, True) for b in (False, True)]) for q in figures]  # fmt: skip
+    return [
+        _union(
+            q,
+            [
+                _quality(q.metric, _imputed(sample, METRICS[q.metric], a, b), z)
+                for a in (False, True)
+                for b in (False, True)
+            ],
+        )
+        for q in figures
+    ]
 
 
 def _imputed(sample: pl.DataFrame, column: str, if_pass: bool, if_fail: bool) -> pl.DataFrame:
     """``sample`` with its missing rows reviewed: right (``if_pass``) where the metric passes."""
     miss = pl.col("missing").fill_null(False)
     truth = pl.when(pl.col(column).fill_null(False)).then(pl.lit(if_pass)).otherwise(pl.lit(if_fail))
-    return sample.with_columns(truth=pl.when(miss).then(truth).otherwise(pl.col("truth")),
-                               reviewed=pl.col("reviewed") | miss, missing=pl.lit(False))  # fmt: skip
+    return sample.with_columns(
+        truth=pl.when(miss).then(truth).otherwise(pl.col("truth")),
+        reviewed=pl.col("reviewed") | miss,
+        missing=pl.lit(False),
+    )
 
 
 def _union(base: MetricQuality, corners: list[MetricQuality]) -> MetricQuality:
@@ -319,5 +351,10 @@ def _union(base: MetricQuality, corners: list[MetricQuality]) -> MetricQuality:
         high = max((v for v in highs if v is not None), default=None)
         return Ratio(r.value, low, high, r.reviewed, r.effective_n)
 
-    return replace(base, precision=widen("precision"), recall=widen("recall"), specificity=widen("specificity"),
-                   corrected=widen("corrected"))  # fmt: skip
+    return replace(
+        base,
+        precision=widen("precision"),
+        recall=widen("recall"),
+        specificity=widen("specificity"),
+        corrected=widen("corrected"),
+    )

@@ -122,8 +122,15 @@ def stratified_variance(size: np.ndarray, per_row: np.ndarray, n: np.ndarray) ->
     return float(np.sum(w * w * per_row * fpc / np.maximum(n - 1, 1)))
 
 
-def allocate(size: np.ndarray, share: np.ndarray, spread: np.ndarray, low: np.ndarray, half_width: float,
-             z: float = Z95, variance: Callable[[np.ndarray], float] | None = None) -> np.ndarray:  # fmt: skip
+def allocate(
+    size: np.ndarray,
+    share: np.ndarray,
+    spread: np.ndarray,
+    low: np.ndarray,
+    half_width: float,
+    z: float = Z95,
+    variance: Callable[[np.ndarray], float] | None = None,
+) -> np.ndarray:
     """Rows per cell (integers, ``low <= n <= size``): Neyman's ``lambda W S`` with ``S`` =
     ``spread``, ``lambda`` the smallest (by bisection) whose :func:`expected_variance` (or
     ``variance`` of the rows per cell, when given) reaches ``(half_width/z)²``."""
@@ -157,9 +164,14 @@ def smallest_scale(too_wide: Callable[[float], bool]) -> float:
     return hi
 
 
-def plan_review(sample: pl.DataFrame | Strata, half_width: float = DEFAULT_HALF_WIDTH, z: float = Z95,
-                plan_z: float = PLAN_Z, factor: np.ndarray | None = None,
-                factor_from: int = 0) -> ReviewPlan:  # fmt: skip
+def plan_review(
+    sample: pl.DataFrame | Strata,
+    half_width: float = DEFAULT_HALF_WIDTH,
+    z: float = Z95,
+    plan_z: float = PLAN_Z,
+    factor: np.ndarray | None = None,
+    factor_from: int = 0,
+) -> ReviewPlan:
     """The plan for an interval of +-``half_width`` over the whole run (see the module).
     ``factor``: per cell, what the judge's labels leave of its variance once it has ``factor_from``
     reviewed rows (:mod:`.ppi_plan`); 1 without. Rows of the random sample still missing a verdict
@@ -183,8 +195,9 @@ def plan_review(sample: pl.DataFrame | Strata, half_width: float = DEFAULT_HALF_
         prior=pl.Series(prior),
         observed=pl.Series(share),
     )
-    return ReviewPlan(half_width, int(planned.sum()), int(reviewed.sum()), int((planned - reviewed).sum()),
-                      expected, table)  # fmt: skip
+    return ReviewPlan(
+        half_width, int(planned.sum()), int(reviewed.sum()), int((planned - reviewed).sum()), expected, table
+    )
 
 
 def next_rows(

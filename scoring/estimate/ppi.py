@@ -87,8 +87,9 @@ def power_tuned_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndar
     return float(np.clip(cov / ((1 + len(y) / len(u)) * var), 0.0, 1.0)) if var > 0 else 0.0
 
 
-def ppi_mean_ci(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, lam: float | None = None,
-                z: float = Z95) -> tuple[float, float, float, float]:  # fmt: skip
+def ppi_mean_ci(
+    y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, lam: float | None = None, z: float = Z95
+) -> tuple[float, float, float, float]:
     """(estimate, low, high, lambda) of one mean from n labelled rows (``y``, ``yhat``) and N rows
     with the prediction only, rows independent (``ppi_py.ppi_mean_ci``; ``lam`` None = PPI++)."""
     y, yhat, u = (np.asarray(a, dtype=float) for a in (y, yhat, yhat_unlabelled))
@@ -176,8 +177,19 @@ class JudgeAssisted:
     def table(self) -> pl.DataFrame:
         """One row per domain and combined: scope, rows, reviewed, judged, estimate, ci_low, ci_high,
         half_width, effective_reviews, uses_judge, shown."""
-        cols = ("scope", "rows", "reviewed", "judged", "estimate", "ci_low", "ci_high", "half_width",
-                "effective_reviews", "uses_judge", "shown")  # fmt: skip
+        cols = (
+            "scope",
+            "rows",
+            "reviewed",
+            "judged",
+            "estimate",
+            "ci_low",
+            "ci_high",
+            "half_width",
+            "effective_reviews",
+            "uses_judge",
+            "shown",
+        )
         return pl.DataFrame([{c: r.as_dict()[c] for c in cols} for r in self.rows])
 
     def as_dict(self) -> dict:
@@ -231,8 +243,13 @@ def quadratic(fit: Fit, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return fit.g * (a * a * fit.a_moment - 2 * a * b * fit.b_moment + b * b * fit.c_moment)
 
 
-def fit_judge(strata: Strata, right: np.ndarray, x: np.ndarray, population_mean: np.ndarray,
-              min_reviewed: int = JUDGE_MIN_REVIEWED) -> Fit:  # fmt: skip
+def fit_judge(
+    strata: Strata,
+    right: np.ndarray,
+    x: np.ndarray,
+    population_mean: np.ndarray,
+    min_reviewed: int = JUDGE_MIN_REVIEWED,
+) -> Fit:
     """The fit on strata whose ``reviewed_rows`` hold the sample (``right``: per row, reviewed and
     correct): moments per cell, then one lambda per bucket for the whole run's variance, over the
     strata with ``min_reviewed`` reviewed rows (the planner reads the judge on thinner ones too)."""
@@ -296,8 +313,9 @@ def judged_interval(fit: Fit, target: np.ndarray | None, z: float = Z95) -> tupl
     return known, se, low, high, float(np.sqrt(max(human, 0.0)))
 
 
-def judge_assisted_arrays(strata: Strata, truth: np.ndarray, judge: np.ndarray, missing: np.ndarray | None = None,
-                          z: float = Z95) -> JudgeAssisted:  # fmt: skip
+def judge_assisted_arrays(
+    strata: Strata, truth: np.ndarray, judge: np.ndarray, missing: np.ndarray | None = None, z: float = Z95
+) -> JudgeAssisted:
     """The estimate from per-row arrays aligned with ``strata``'s rows (bucket x domain, its
     ``reviewed_rows`` the random sample's settled rows): ``truth`` (1/0 on reviewed rows, any value
     elsewhere), ``judge`` (1/0, NaN = not labelled), ``missing`` (bool: in the random sample,
@@ -326,14 +344,26 @@ def judge_assisted_arrays(strata: Strata, truth: np.ndarray, judge: np.ndarray, 
         uses = se < human_se * (1 - 1e-9)
         estimate = min(1.0, max(0.0, known + PRIOR * h.unknown_weight))
         return JudgedEstimate(
-            scope=h.scope, estimate=estimate, ci_low=min(low, estimate), ci_high=max(high, estimate), rows=h.rows,
-            reviewed=h.reviewed, missing=h.missing, judged=count, standard_error=se,
-            human_standard_error=h.standard_error, effective_reviews=worth_reviews(h.reviewed, human_se, se),
-            unknown_weight=h.unknown_weight, uses_judge=uses, shown=h.shown, needed=h.needed,
-        )  # fmt: skip
+            scope=h.scope,
+            estimate=estimate,
+            ci_low=min(low, estimate),
+            ci_high=max(high, estimate),
+            rows=h.rows,
+            reviewed=h.reviewed,
+            missing=h.missing,
+            judged=count,
+            standard_error=se,
+            human_standard_error=h.standard_error,
+            effective_reviews=worth_reviews(h.reviewed, human_se, se),
+            unknown_weight=h.unknown_weight,
+            uses_judge=uses,
+            shown=h.shown,
+            needed=h.needed,
+        )
 
-    per_domain = [scope(h, cell_domain == h.scope, int(labelled_cells[cell_domain == h.scope].sum()))
-                  for h in human.domains]  # fmt: skip
+    per_domain = [
+        scope(h, cell_domain == h.scope, int(labelled_cells[cell_domain == h.scope].sum())) for h in human.domains
+    ]
     table = human.strata.with_columns(
         judged=pl.Series(labelled_cells, dtype=pl.Int64),
         judge_share=pl.Series(population_mean),
@@ -347,10 +377,16 @@ def sample_arrays(sample: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndar
     """(truth, judge, missing) of a sample as arrays: truth 1/0 (NaN unknown), judge 1/0 (NaN not
     labelled), missing (False everywhere when the sample has no ``missing`` column)."""
     truth = sample["truth"].cast(pl.Float64).to_numpy()
-    judge = sample["judge_correct"].cast(pl.Float64).to_numpy() if "judge_correct" in sample.columns else np.full(
-        len(sample), np.nan)  # fmt: skip
-    missing = sample["missing"].fill_null(False).to_numpy() if "missing" in sample.columns else np.zeros(
-        len(sample), dtype=bool)  # fmt: skip
+    judge = (
+        sample["judge_correct"].cast(pl.Float64).to_numpy()
+        if "judge_correct" in sample.columns
+        else np.full(len(sample), np.nan)
+    )
+    missing = (
+        sample["missing"].fill_null(False).to_numpy()
+        if "missing" in sample.columns
+        else np.zeros(len(sample), dtype=bool)
+    )
     return truth, judge, missing.astype(bool)
 
 

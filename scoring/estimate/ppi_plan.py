@@ -63,14 +63,22 @@ def variance_factors(strata: Strata, truth: np.ndarray, judge: np.ndarray, min_r
     return np.clip(np.nan_to_num(ratio, nan=1.0, posinf=1.0), 0.0, 1.0)  # nothing measured: no reduction
 
 
-def plan_arrays(strata: Strata, truth: np.ndarray, judge: np.ndarray, missing: np.ndarray | None,
-                half_width: float = DEFAULT_HALF_WIDTH, z: float = Z95) -> JudgePlan:  # fmt: skip
+def plan_arrays(
+    strata: Strata,
+    truth: np.ndarray,
+    judge: np.ndarray,
+    missing: np.ndarray | None,
+    half_width: float = DEFAULT_HALF_WIDTH,
+    z: float = Z95,
+) -> JudgePlan:
     """The plan from per-row arrays aligned with ``strata``'s rows (as
     :func:`scoring.estimate.ppi.judge_assisted_arrays` takes them)."""
     del missing  # the strata count them; the plan asks for them first either way
     factors = variance_factors(strata, truth, judge)
-    plan = replace(plan_review(strata, half_width, z, factor=factors[strata.bucket], factor_from=JUDGE_MIN_REVIEWED),
-                   method=PPI_PLAN_METHOD)  # fmt: skip
+    plan = replace(
+        plan_review(strata, half_width, z, factor=factors[strata.bucket], factor_from=JUDGE_MIN_REVIEWED),
+        method=PPI_PLAN_METHOD,
+    )
     named = {name: float(factors[b]) for b, name in enumerate(BUCKETS)}
     return JudgePlan(plan, plan_review(strata, half_width, z).planned, named)
 

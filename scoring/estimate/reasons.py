@@ -22,9 +22,18 @@ GOLDEN_WRONG = "golden answer wrong"
 UNKNOWN_LANGUAGE = "unknown"
 REASON_COLUMNS = ("language", "Domain", "reason", "verdict", "count")
 REPORT_COLUMNS = (
-    "question", "answer", "Domain", "flags", "flagged_by", "notes", "run_id", "run", "language", "response",
+    "question",
+    "answer",
+    "Domain",
+    "flags",
+    "flagged_by",
+    "notes",
+    "run_id",
+    "run",
+    "language",
+    "response",
     "final_verdict",
-)  # fmt: skip
+)
 
 
 @dataclass(frozen=True)
@@ -40,8 +49,11 @@ class RunRows:
 
 def _polars(frame: pl.DataFrame | pd.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
     present = [c for c in columns if c in frame.columns]
-    table = frame.select(present) if isinstance(frame, pl.DataFrame) else pl.from_pandas(
-        frame[present].reset_index(drop=True))  # fmt: skip
+    table = (
+        frame.select(present)
+        if isinstance(frame, pl.DataFrame)
+        else pl.from_pandas(frame[present].reset_index(drop=True))
+    )
     return table.with_columns(pl.col(c).cast(pl.String) for c in present if c != "run_id")
 
 
@@ -49,9 +61,10 @@ def _rows(runs: Sequence[RunRows], columns: Sequence[str]) -> pl.DataFrame:
     """Every run's rows stacked, with run_id, run (name) and language."""
     parts = [
         _polars(r.rows, columns).with_columns(
-            run_id=pl.lit(r.run_id, dtype=pl.Int64), run=pl.lit(r.name),
+            run_id=pl.lit(r.run_id, dtype=pl.Int64),
+            run=pl.lit(r.name),
             language=pl.lit(r.language.strip() or UNKNOWN_LANGUAGE),
-        )  # fmt: skip
+        )
         for r in runs
     ]
     if not parts:
@@ -109,9 +122,13 @@ def golden_wrong_report(verdicts: pd.DataFrame | pl.DataFrame, runs: Sequence[Ru
         )
     )
     responses = rows.select("question", "answer", "run_id", "run", "language", "response", "final_verdict").unique(
-        ["question", "answer", "run_id", "response"], maintain_order=True)  # fmt: skip
-    return per_question.join(responses, on=["question", "answer"], how="left").sort(
-        "question", "answer", "run_id").select(*REPORT_COLUMNS)  # fmt: skip
+        ["question", "answer", "run_id", "response"], maintain_order=True
+    )
+    return (
+        per_question.join(responses, on=["question", "answer"], how="left")
+        .sort("question", "answer", "run_id")
+        .select(*REPORT_COLUMNS)
+    )
 
 
 def golden_wrong_csv(report: pl.DataFrame, bom: bool = False) -> bytes:

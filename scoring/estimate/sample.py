@@ -39,9 +39,20 @@ if TYPE_CHECKING:
 
 #: The columns of a sample, in order; ``answer``, ``response``, ``question`` follow when present.
 SAMPLE_COLUMNS = (
-    "row_idx", "item_key", "Domain", "bucket", "exact_correct", "overlap_correct", "judge_correct",
-    "reviewed", "truth", "conflict", "missing", "by_hand", "rank",
-)  # fmt: skip
+    "row_idx",
+    "item_key",
+    "Domain",
+    "bucket",
+    "exact_correct",
+    "overlap_correct",
+    "judge_correct",
+    "reviewed",
+    "truth",
+    "conflict",
+    "missing",
+    "by_hand",
+    "rank",
+)
 #: The rule on the page and in docs/statistics.md.
 SAMPLE_RULE = (
     "Only a random sample counts: per stratum (bucket x domain), the rows of its seeded review order up to the "
@@ -53,8 +64,16 @@ SAMPLE_RULE = (
 #: What a sample must hold to be estimated from (built by :func:`make_sample` or :func:`reviewed_sample`).
 CORE_COLUMNS = ("bucket", "Domain", "reviewed", "truth")
 TEXT_COLUMNS = ("question", "answer", "response")
-_NEEDED = ("item_key", "Domain", "bucket", "exact_correct", "overlap_correct", "human_verdict", "final_verdict",
-           "final_source")  # fmt: skip
+_NEEDED = (
+    "item_key",
+    "Domain",
+    "bucket",
+    "exact_correct",
+    "overlap_correct",
+    "human_verdict",
+    "final_verdict",
+    "final_source",
+)
 
 
 def _as_polars(final: pd.DataFrame | pl.DataFrame, columns: list[str]) -> pl.DataFrame:
@@ -94,7 +113,7 @@ def reviewed_sample(
         reviewed=reviewed.fill_null(False),
         truth=pl.when(reviewed).then(pl.col("final_verdict").cast(pl.String) == "correct").otherwise(None),
         conflict=(human == CONFLICT) & ~reviewed.fill_null(False),
-    ).hstack(table.select(pl.col(c).cast(pl.String) for c in TEXT_COLUMNS if c in extra))  # fmt: skip
+    ).hstack(table.select(pl.col(c).cast(pl.String) for c in TEXT_COLUMNS if c in extra))
     return check_sample(random_prefix(sample, rank, served))
 
 
@@ -113,20 +132,21 @@ def random_prefix(sample: pl.DataFrame, rank: np.ndarray | None, served: np.ndar
     frontier = pl.col("rank").filter(pl.col("served")).max().over(keys)
     inside = (pl.col("rank") <= frontier).fill_null(False)
     return marked.with_columns(
-        reviewed=settled & inside, missing=inside & ~settled, by_hand=settled & ~inside,
-    ).select(*SAMPLE_COLUMNS, *[c for c in marked.columns if c not in SAMPLE_COLUMNS])  # fmt: skip
+        reviewed=settled & inside,
+        missing=inside & ~settled,
+        by_hand=settled & ~inside,
+    ).select(*SAMPLE_COLUMNS, *[c for c in marked.columns if c not in SAMPLE_COLUMNS])
 
 
-def make_sample(
-    bucket: list[str], domain: list[str], truth: list[bool | None], **columns: list
-) -> pl.DataFrame:
+def make_sample(bucket: list[str], domain: list[str], truth: list[bool | None], **columns: list) -> pl.DataFrame:
     """A sample from plain lists (tests, simulations, callers without a database): ``truth`` None
     means not reviewed. Metric columns default to what the bucket implies; other columns of
     :data:`SAMPLE_COLUMNS` (``item_key``, ``judge_correct``...) may be given by name."""
     n = len(bucket)
     table = pl.DataFrame(
-        {"bucket": bucket, "Domain": domain, "truth": truth}, schema={"bucket": pl.String, "Domain": pl.String,
-                                                                      "truth": pl.Boolean})  # fmt: skip
+        {"bucket": bucket, "Domain": domain, "truth": truth},
+        schema={"bucket": pl.String, "Domain": pl.String, "truth": pl.Boolean},
+    )
     table = table.with_columns(
         row_idx=pl.Series(columns.pop("row_idx", range(n)), dtype=pl.Int64),
         item_key=pl.Series(columns.pop("item_key", [f"row-{i}" for i in range(n)]), dtype=pl.String),

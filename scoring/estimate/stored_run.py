@@ -55,8 +55,14 @@ class StoredRun:
         return RunRows(self.info.id, self.info.name, self.info.language, self.final)
 
 
-def stored_final(engine: Engine, run_id: int, ranked: bool = True, scored: pd.DataFrame | None = None,
-                 rank: np.ndarray | None = None, table: VerdictTable | None = None) -> StoredRun:  # fmt: skip
+def stored_final(
+    engine: Engine,
+    run_id: int,
+    ranked: bool = True,
+    scored: pd.DataFrame | None = None,
+    rank: np.ndarray | None = None,
+    table: VerdictTable | None = None,
+) -> StoredRun:
     """Run ``run_id``'s rows and verdicts; :class:`InputError` when there is no such run.
     ``ranked=False`` skips the review ranks and the served rows (only the estimate needs them).
     A caller that keeps the run's rows (``scored``: :func:`scoring.store.load_scored`), their
@@ -73,9 +79,14 @@ def stored_final(engine: Engine, run_id: int, ranked: bool = True, scored: pd.Da
     return StoredRun(info, final, table.current, found.choice, rank, served, found.name)
 
 
-def stored_estimate(engine: Engine, run_id: int, half_width: float = DEFAULT_HALF_WIDTH,
-                    scored: pd.DataFrame | None = None, rank: np.ndarray | None = None,
-                    table: VerdictTable | None = None) -> tuple[StoredRun, RunEstimate]:  # fmt: skip
+def stored_estimate(
+    engine: Engine,
+    run_id: int,
+    half_width: float = DEFAULT_HALF_WIDTH,
+    scored: pd.DataFrame | None = None,
+    rank: np.ndarray | None = None,
+    table: VerdictTable | None = None,
+) -> tuple[StoredRun, RunEstimate]:
     """The run and all its figures (:func:`scoring.estimate.run_estimate`); ``scored``, ``rank``
     and ``table`` as :func:`stored_final` takes them."""
     run = stored_final(engine, run_id, scored=scored, rank=rank, table=table)

@@ -74,8 +74,9 @@ class Strata:
         """The cells as if every missing row had been reviewed ``right`` (or wrong): the two
         ends of what the missing rows can do to a share (per-row arrays are not changed)."""
         miss = self.missing_counts()
-        return replace(self, reviewed=self.reviewed + miss, correct=self.correct + (miss if right else 0.0),
-                       missing=None)  # fmt: skip
+        return replace(
+            self, reviewed=self.reviewed + miss, correct=self.correct + (miss if right else 0.0), missing=None
+        )
 
     @property
     def domains(self) -> list[str]:
@@ -102,13 +103,20 @@ def build_strata(sample: pl.DataFrame) -> Strata:
     order = pl.DataFrame({"bucket": list(BUCKETS), "_b": list(range(len(BUCKETS)))})
     missing = pl.col("missing").fill_null(False) if "missing" in sample.columns else pl.lit(False)
     keyed = sample.select(
-        "bucket", pl.col("Domain").cast(pl.String).fill_null(""), reviewed=pl.col("reviewed").fill_null(False),
-        right=(pl.col("reviewed").fill_null(False) & pl.col("truth").fill_null(False)), missing=missing,
-    )  # fmt: skip
+        "bucket",
+        pl.col("Domain").cast(pl.String).fill_null(""),
+        reviewed=pl.col("reviewed").fill_null(False),
+        right=(pl.col("reviewed").fill_null(False) & pl.col("truth").fill_null(False)),
+        missing=missing,
+    )
     cells = (
         keyed.group_by("bucket", "Domain")
-        .agg(size=pl.len(), reviewed=pl.col("reviewed").sum(), correct=pl.col("right").sum(),
-             missing=pl.col("missing").sum())  # fmt: skip
+        .agg(
+            size=pl.len(),
+            reviewed=pl.col("reviewed").sum(),
+            correct=pl.col("right").sum(),
+            missing=pl.col("missing").sum(),
+        )
         .join(order, on="bucket")
         .sort("_b", "Domain")
     )
@@ -157,8 +165,7 @@ def reviewed_share(strata: Strata) -> np.ndarray:
 def cell_sums(strata: Strata, values: np.ndarray) -> np.ndarray:
     """Per cell, the sum of ``values`` (one per sample row) over its reviewed rows."""
     take = strata.reviewed_rows
-    return np.bincount(strata.row_cell[take], weights=np.asarray(values, dtype=float)[take],
-                       minlength=len(strata.size))  # fmt: skip
+    return np.bincount(strata.row_cell[take], weights=np.asarray(values, dtype=float)[take], minlength=len(strata.size))
 
 
 def shares(strata: Strata, sums: np.ndarray) -> np.ndarray:
@@ -292,8 +299,9 @@ def between_cells(strata: Strata, k: np.ndarray, min_reviewed: int = MIN_REVIEWE
     return out
 
 
-def model_variances(strata: Strata, k: np.ndarray, target: np.ndarray | None = None,
-                    min_reviewed: int = MIN_REVIEWED) -> float:  # fmt: skip
+def model_variances(
+    strata: Strata, k: np.ndarray, target: np.ndarray | None = None, min_reviewed: int = MIN_REVIEWED
+) -> float:
     """What the pooled share cannot know of the fallen-back cells in ``target``: each one's
     unreviewed rows ``U`` differ from the bucket's rate by the spread between cells
     (:func:`between_cells`) and by their own binomial noise, ``(U/N_T)² (tau² + p(1-p)/U)``."""

@@ -23,9 +23,22 @@ from scoring.estimate.strata import build_strata
 
 #: Columns of :meth:`RunEstimate.comparison` (``raw_judge`` only when the run has judge labels).
 COMPARISON_COLUMNS = (
-    "scope", "rows", "reviewed", "raw_exact", "raw_overlap", "raw_judge", "adjudicated_low", "adjudicated_high",
-    "adjudicated_ci_low", "adjudicated_ci_high", "estimate", "ci_low", "ci_high", "shown", "needed",
-)  # fmt: skip
+    "scope",
+    "rows",
+    "reviewed",
+    "raw_exact",
+    "raw_overlap",
+    "raw_judge",
+    "adjudicated_low",
+    "adjudicated_high",
+    "adjudicated_ci_low",
+    "adjudicated_ci_high",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "shown",
+    "needed",
+)
 
 
 @dataclass(frozen=True)
@@ -51,8 +64,9 @@ class RunEstimate:
             schema=["scope", "adjudicated_low", "adjudicated_high", "adjudicated_ci_low", "adjudicated_ci_high"],
             orient="row",
         )
-        estimated = self.accuracy.table().select("scope", "reviewed", "estimate", "ci_low", "ci_high", "shown",
-                                                 "needed")  # fmt: skip
+        estimated = self.accuracy.table().select(
+            "scope", "reviewed", "estimate", "ci_low", "ci_high", "shown", "needed"
+        )
         table = self.raw.join(adjudicated, on="scope", how="left").join(estimated, on="scope", how="left")
         columns = [c for c in COMPARISON_COLUMNS if c != "raw_judge" or self.has_judge]
         return table.select(columns)
@@ -66,10 +80,13 @@ class RunEstimate:
         sample = self.sample
         by_hand = sample.filter(pl.col("by_hand")).sort("row_idx")["row_idx"].to_list()
         return {
-            "rule": SAMPLE_RULE, "in_estimate": int(sample["reviewed"].sum()),
-            "missing": int(sample["missing"].sum()), "missing_width": self.accuracy.combined.missing_width,
-            "by_hand": len(by_hand), "by_hand_rows": [int(i) + 1 for i in by_hand],
-        }  # fmt: skip
+            "rule": SAMPLE_RULE,
+            "in_estimate": int(sample["reviewed"].sum()),
+            "missing": int(sample["missing"].sum()),
+            "missing_width": self.accuracy.combined.missing_width,
+            "by_hand": len(by_hand),
+            "by_hand_rows": [int(i) + 1 for i in by_hand],
+        }
 
     def as_dict(self) -> dict:
         return {
@@ -96,16 +113,20 @@ def raw_accuracy(sample: pl.DataFrame) -> pl.DataFrame:
 
 
 def run_estimate(
-    final: pd.DataFrame | pl.DataFrame, half_width: float = DEFAULT_HALF_WIDTH, z: float = Z95,
-    rank: np.ndarray | None = None, served: np.ndarray | None = None,
-) -> RunEstimate:  # fmt: skip
+    final: pd.DataFrame | pl.DataFrame,
+    half_width: float = DEFAULT_HALF_WIDTH,
+    z: float = Z95,
+    rank: np.ndarray | None = None,
+    served: np.ndarray | None = None,
+) -> RunEstimate:
     """All of a run's figures from its final verdicts (:func:`scoring.review.final_verdicts`'s
     frame, judge labels optional): see :class:`RunEstimate`. ``rank`` and ``served`` (per row)
     apply the random-sample rule (:func:`scoring.estimate.reviewed_sample`)."""
     sample = reviewed_sample(final, rank, served)
     strata = build_strata(sample)
-    adjudicated_input = final.select("Domain", "final_verdict").to_pandas() if isinstance(final, pl.DataFrame) else (
-        final)  # fmt: skip
+    adjudicated_input = (
+        final.select("Domain", "final_verdict").to_pandas() if isinstance(final, pl.DataFrame) else (final)
+    )
     return RunEstimate(
         sample=sample,
         raw=raw_accuracy(sample),

@@ -42,9 +42,20 @@ INDIC_SUFFIXES: dict[str, tuple[str, ...]] = {
 _SUFFIXES = sorted({s for group in INDIC_SUFFIXES.values() for s in group}, key=len, reverse=True)
 MIN_STEM = 2
 WHATIF_COLUMNS = (
-    "rule", "metric", "description", "reviewed", "changed", "fixed", "broken", "pass_share", "pass_low",
-    "pass_high", "agreement", "agreement_low", "agreement_high",
-)  # fmt: skip
+    "rule",
+    "metric",
+    "description",
+    "reviewed",
+    "changed",
+    "fixed",
+    "broken",
+    "pass_share",
+    "pass_low",
+    "pass_high",
+    "agreement",
+    "agreement_low",
+    "agreement_high",
+)
 SPEC = "spec protocol"  #: the baseline row: the metric as the spec defines it
 
 
@@ -61,9 +72,11 @@ def drop_format(text: str) -> str:
 def ascii_digits(text: str) -> str:
     """Native digits (``१९४७``) as ASCII (``1947``)."""
     return "".join(
-        str(unicodedata.digit(ch)) if ch.isdigit() and not ch.isascii() and unicodedata.digit(ch, None) is not None
-        else ch for ch in text
-    )  # fmt: skip
+        str(unicodedata.digit(ch))
+        if ch.isdigit() and not ch.isascii() and unicodedata.digit(ch, None) is not None
+        else ch
+        for ch in text
+    )
 
 
 def strip_suffix(word: str) -> str:
@@ -124,10 +137,15 @@ RULES: tuple[Rule, ...] = (
     Rule("format characters", "zero-width and format characters removed from both sides", _both(drop_format)),
     Rule("native digits", "native digits read as ASCII digits on both sides", _both(ascii_digits)),
     Rule("strip golden answer", "leading and trailing whitespace stripped from the golden answer", _stripped_answer),
-    Rule("--normalize", "all --normalize steps together (NFC, format characters, digits, stripped answer)",
-         _normalized),  # fmt: skip
-    Rule("Indic suffixes", "word overlap with common Hindi/Tamil/Bengali inflectional suffixes stripped",
-         _suffixes, ("overlap",)),  # fmt: skip
+    Rule(
+        "--normalize", "all --normalize steps together (NFC, format characters, digits, stripped answer)", _normalized
+    ),
+    Rule(
+        "Indic suffixes",
+        "word overlap with common Hindi/Tamil/Bengali inflectional suffixes stripped",
+        _suffixes,
+        ("overlap",),
+    ),
 )
 
 
@@ -154,14 +172,32 @@ def what_if(sample: pl.DataFrame, rules: tuple[Rule, ...] = RULES, z: float = Z9
     return pl.DataFrame(out, schema=list(WHATIF_COLUMNS), orient="row")
 
 
-def _row(name: str, metric: str, description: str, strata: Strata, spec: np.ndarray, verdict: np.ndarray,
-         truth: np.ndarray, z: float) -> tuple:  # fmt: skip
+def _row(
+    name: str,
+    metric: str,
+    description: str,
+    strata: Strata,
+    spec: np.ndarray,
+    verdict: np.ndarray,
+    truth: np.ndarray,
+    z: float,
+) -> tuple:
     rev = strata.reviewed_rows
     right, was_right = verdict == truth, spec == truth
     passes, _ = estimate_indicator(strata, verdict, z)
     agrees, _ = estimate_indicator(strata, right, z)
     return (
-        name, metric, description, int(rev.sum()), int((verdict != spec)[rev].sum()),
-        int((right & ~was_right)[rev].sum()), int((~right & was_right)[rev].sum()),
-        passes.estimate, passes.ci_low, passes.ci_high, agrees.estimate, agrees.ci_low, agrees.ci_high,
-    )  # fmt: skip
+        name,
+        metric,
+        description,
+        int(rev.sum()),
+        int((verdict != spec)[rev].sum()),
+        int((right & ~was_right)[rev].sum()),
+        int((~right & was_right)[rev].sum()),
+        passes.estimate,
+        passes.ci_low,
+        passes.ci_high,
+        agrees.estimate,
+        agrees.ci_low,
+        agrees.ci_high,
+    )

@@ -18,7 +18,7 @@ def points(low: float, high: float) -> str:
 
 
 def bracket(estimate: float, low: float, high: float) -> str:
-    """"61.5% [56.2%, 66.2%]"."""
+    """ "61.5% [56.2%, 66.2%]"."""
     return f"{percent(estimate)} [{percent(low)}, {percent(high)}]"
 
 
@@ -29,12 +29,16 @@ def judge_sentence(judged: dict, human: dict) -> str:
     (``estimate``, ``ci_low``, ``ci_high``) of the same rows."""
     h = bracket(human["estimate"], human["ci_low"], human["ci_high"])
     if not judged["uses_judge"]:
-        return (f"The judge's labels do not narrow the interval here, so the figure is the human-only one: {h}. "
-                "They add nothing the metrics' buckets and the reviewed rows do not already say (a judge that "
-                "agrees with the buckets, or too few reviewed rows to check it against).")  # fmt: skip
+        return (
+            f"The judge's labels do not narrow the interval here, so the figure is the human-only one: {h}. "
+            "They add nothing the metrics' buckets and the reviewed rows do not already say (a judge that "
+            "agrees with the buckets, or too few reviewed rows to check it against)."
+        )
     j = bracket(judged["estimate"], judged["ci_low"], judged["ci_high"])
     worth = max(0.0, judged["effective_reviews"] - judged["reviewed"])
-    return (f"With the judge's labels on {judged['judged']:,} of {judged['rows']:,} rows: {j}, "
-            f"{points(judged['ci_low'], judged['ci_high'])} where the reviews alone give {h}, "
-            f"{points(human['ci_low'], human['ci_high'])}. The judge is worth {worth:,.0f} reviews here: the "
-            f"{judged['reviewed']:,} reviewed rows count as {judged['effective_reviews']:,.0f}.")  # fmt: skip
+    return (
+        f"With the judge's labels on {judged['judged']:,} of {judged['rows']:,} rows: {j}, "
+        f"{points(judged['ci_low'], judged['ci_high'])} where the reviews alone give {h}, "
+        f"{points(human['ci_low'], human['ci_high'])}. The judge is worth {worth:,.0f} reviews here: the "
+        f"{judged['reviewed']:,} reviewed rows count as {judged['effective_reviews']:,.0f}."
+    )

@@ -17,6 +17,16 @@ from scoring.ingest.save_run import Progress, SaveResult, save_run
 from scoring.ingest.save_upload import UploadOutcome, save_upload
 
 __all__ = [
-    "LANGUAGES", "Progress", "ReadUpload", "Restored", "SaveResult", "UploadOutcome", "ensure_sample",
-    "guess_model_language", "read_upload", "restore_export", "save_run", "save_upload",
-]  # fmt: skip
+    "LANGUAGES",
+    "Progress",
+    "ReadUpload",
+    "Restored",
+    "SaveResult",
+    "UploadOutcome",
+    "ensure_sample",
+    "guess_model_language",
+    "read_upload",
+    "restore_export",
+    "save_run",
+    "save_upload",
+]

@@ -15,6 +15,12 @@ def ensure_sample(engine: Engine) -> RunInfo | None:
         return None
     loaded = None
     for sample in SAMPLE_SET:
-        loaded = save_run(engine, sample.path.read_bytes(), sample.filename, name=sample.name, model=sample.model,
-                          language=sample.language).run  # fmt: skip
+        loaded = save_run(
+            engine,
+            sample.path.read_bytes(),
+            sample.filename,
+            name=sample.name,
+            model=sample.model,
+            language=sample.language,
+        ).run
     return loaded

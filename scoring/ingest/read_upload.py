@@ -37,9 +37,11 @@ class ReadUpload:
 
 
 def read_upload(
-    data: bytes, filename: str, columns: Mapping[str, str] | None = None,
+    data: bytes,
+    filename: str,
+    columns: Mapping[str, str] | None = None,
     companions: Mapping[str, bytes] | None = None,
-) -> ReadUpload:  # fmt: skip
+) -> ReadUpload:
     """Parse ``data`` (:func:`scoring.core.loader.load_bytes`; ``columns``: the column mapping,
     ``companions``: files uploaded with it). Raises :class:`scoring.core.errors.InputError` for
     bad input (:class:`scoring.core.loader.MissingColumns` when required fields are not found)."""
@@ -52,5 +54,6 @@ def read_upload(
         table = pl.DataFrame({str(c): pl.Series(frame[c].tolist(), dtype=pl.String) for c in frame.columns})
         seed = exported_seed(exported, parquet_manifest(data) if loaded.format == "parquet" else None)
     extra_columns = [c for c in table.columns if c not in ROW_COLUMNS]
-    return ReadUpload(table, extra_columns, exported, seed, loaded.model, loaded.warnings, loaded.source_fields,
-                      loaded.columns)  # fmt: skip
+    return ReadUpload(
+        table, extra_columns, exported, seed, loaded.model, loaded.warnings, loaded.source_fields, loaded.columns
+    )

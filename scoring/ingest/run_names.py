@@ -6,10 +6,32 @@ import re
 from pathlib import Path
 
 LANGUAGES = (
-    "english", "hindi", "tamil", "bengali", "bangla", "telugu", "marathi", "gujarati", "kannada",
-    "malayalam", "odia", "oriya", "punjabi", "assamese", "urdu", "sanskrit", "nepali", "konkani",
-    "maithili", "sindhi", "kashmiri", "manipuri", "bodo", "dogri", "santali",
-)  # fmt: skip
+    "english",
+    "hindi",
+    "tamil",
+    "bengali",
+    "bangla",
+    "telugu",
+    "marathi",
+    "gujarati",
+    "kannada",
+    "malayalam",
+    "odia",
+    "oriya",
+    "punjabi",
+    "assamese",
+    "urdu",
+    "sanskrit",
+    "nepali",
+    "konkani",
+    "maithili",
+    "sindhi",
+    "kashmiri",
+    "manipuri",
+    "bodo",
+    "dogri",
+    "santali",
+)
 
 
 def guess_model_language(filename: str) -> tuple[str, str]:

@@ -101,10 +101,12 @@ def save_run(
         return SaveResult(existing, False, [])
     restored = Restored()
     if upload.exported is not None:
-        restored = restore_export(engine, run_id, rows.select("item_key").to_pandas(), upload.exported,
-                                  in_order=upload.seed is not None)  # fmt: skip
+        restored = restore_export(
+            engine, run_id, rows.select("item_key").to_pandas(), upload.exported, in_order=upload.seed is not None
+        )
     info = runs.get_run(engine, run_id)
     assert info is not None
     unordered = restored.verdicts if upload.exported is not None and upload.seed is None else 0
-    return SaveResult(info, True, upload.warnings, table, restored.verdicts, restored.decisions, unordered,
-                      restored.skips)  # fmt: skip
+    return SaveResult(
+        info, True, upload.warnings, table, restored.verdicts, restored.decisions, unordered, restored.skips
+    )

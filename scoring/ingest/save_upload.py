@@ -69,5 +69,13 @@ def save_upload(
         if archived_at(engine, result.run.id) is not None:
             restore_run(engine, result.run.id)
             opened = "restored"
-    return UploadOutcome(result.run, opened, remembered, result.restored, result.skips, result.decisions,
-                         result.unordered, list(result.warnings))  # fmt: skip
+    return UploadOutcome(
+        result.run,
+        opened,
+        remembered,
+        result.restored,
+        result.skips,
+        result.decisions,
+        result.unordered,
+        list(result.warnings),
+    )

@@ -91,7 +91,6 @@ def _content(completion: Any) -> str:
     return getattr(choices[0].message, "content", None) or ""
 
 
-
 def async_client(settings: JudgeSettings) -> openai.AsyncOpenAI:
     """A fresh asynchronous client for one batch (the caller closes it)."""
     return openai.AsyncOpenAI(**_client_args(settings))

@@ -46,9 +46,7 @@ def attach_judge_labels(
     keys = frame["item_key"].tolist() if "item_key" in frame.columns else [i.key for i in items_from_frame(frame)]
     labels = stored_labels(engine, keys, model=model, prompt_version=prompt_version)
     blank = frame["response"].map(is_blank).tolist()
-    out["judge_label"] = pd.array(
-        [INCORRECT if b else labels.get(k) for k, b in zip(keys, blank)], dtype="string"
-    )
+    out["judge_label"] = pd.array([INCORRECT if b else labels.get(k) for k, b in zip(keys, blank)], dtype="string")
     return out
 
 

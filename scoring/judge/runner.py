@@ -158,10 +158,15 @@ async def _send_all(
                 run.summary.requests += outcome.requests
                 for n, i in enumerate(groups[key]):
                     results[i] = JudgeResult(
-                        rows[i].key, outcome.label, raw=outcome.raw, error_class=outcome.error_class,
-                        shared=n > 0, prompt_tokens=outcome.prompt_tokens if n == 0 else 0,
+                        rows[i].key,
+                        outcome.label,
+                        raw=outcome.raw,
+                        error_class=outcome.error_class,
+                        shared=n > 0,
+                        prompt_tokens=outcome.prompt_tokens if n == 0 else 0,
                         completion_tokens=outcome.completion_tokens if n == 0 else 0,
-                        system_fingerprint=outcome.fingerprint, cache_key=key,
+                        system_fingerprint=outcome.fingerprint,
+                        cache_key=key,
                     )
                 pending.append(_row_for_store(settings, key, rows[groups[key][0]].key, outcome))
         judge_cache.save(engine, pending)  # synchronous on purpose: we may be unwinding

@@ -80,14 +80,18 @@ def adjudicate_own_allowed() -> bool:
 
 def own_warning(verdict: str) -> str:
     """The card's plain warning when the adjudicator is one of the reviewers who disagree."""
-    return (f"You marked this row yourself: {verdict}. Deciding it settles a disagreement you are part of; "
-            "a decision by another adjudicator would be independent.")  # fmt: skip
+    return (
+        f"You marked this row yourself: {verdict}. Deciding it settles a disagreement you are part of; "
+        "a decision by another adjudicator would be independent."
+    )
 
 
 def own_refusal(verdict: str) -> str:
     """One line saying why this adjudicator cannot decide this row (the setting forbids it)."""
-    return (f"You marked this row yourself ({verdict}), and {ADJUDICATE_OWN_SETTING} is off here: "
-            "another adjudicator decides it.")  # fmt: skip
+    return (
+        f"You marked this row yourself ({verdict}), and {ADJUDICATE_OWN_SETTING} is off here: "
+        "another adjudicator decides it."
+    )
 
 
 def record_adjudication(

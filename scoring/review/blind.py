@@ -32,11 +32,15 @@ from scoring.store.audit import AUDIT
 #: What "My verdicts" shows in the bucket column of a blind row (double-blind scope or blind audit).
 HIDDEN = "hidden (blind review)"
 #: The card's one line on why a row is blind (not said when the viewer chose blind review).
-WHY_DOUBLE_BLIND = ("Shown blind: this row is in a double-blind scope of this run, so its metric verdicts, "
-                    "highlighting and judge label are hidden wherever it is shown.")  # fmt: skip
-WHY_BLIND_AUDIT = ("Shown blind: this row is in the random sample that estimates the true accuracy, so the "
-                   "metrics' verdicts, highlighting and judge label are hidden to keep your verdict independent "
-                   "of them.")  # fmt: skip
+WHY_DOUBLE_BLIND = (
+    "Shown blind: this row is in a double-blind scope of this run, so its metric verdicts, "
+    "highlighting and judge label are hidden wherever it is shown."
+)
+WHY_BLIND_AUDIT = (
+    "Shown blind: this row is in the random sample that estimates the true accuracy, so the "
+    "metrics' verdicts, highlighting and judge label are hidden to keep your verdict independent "
+    "of them."
+)
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,10 @@ def _items(scored: pd.DataFrame, specs: Iterable[BlindSpec], seed: int, audit: C
     items: set[str] = set()
     for spec in specs:
         keys = audit if spec.bucket == AUDIT else None
-        rows = (sampled_rows_in_scope(scored, spec.bucket, spec.domain, spec.sample, seed, keys) if spec.sample
-                else rows_in_scope(scored, spec.bucket, spec.domain, keys=keys))  # fmt: skip
+        rows = (
+            sampled_rows_in_scope(scored, spec.bucket, spec.domain, spec.sample, seed, keys)
+            if spec.sample
+            else rows_in_scope(scored, spec.bucket, spec.domain, keys=keys)
+        )
         items.update(str(k) for k in rows["item_key"])
     return items

@@ -33,10 +33,26 @@ from scoring.store.orm_tables import utcnow
 from scoring.store.verdict_log import current_verdicts
 
 __all__ = [
-    "CLAIM_TTL", "DOUBLE_BLIND", "SECOND_OPINION", "SPLIT", "VERDICTS_NEEDED", "WHOLE_RUN", "WINDOW",
-    "BlindSpec", "ClaimRule", "blind_buckets", "blind_scopes", "claim_next", "covers", "is_blind", "live_claims",
-    "release", "reviewers_per_item", "rule_for", "set_blind",
-]  # fmt: skip
+    "CLAIM_TTL",
+    "DOUBLE_BLIND",
+    "SECOND_OPINION",
+    "SPLIT",
+    "VERDICTS_NEEDED",
+    "WHOLE_RUN",
+    "WINDOW",
+    "BlindSpec",
+    "ClaimRule",
+    "blind_buckets",
+    "blind_scopes",
+    "claim_next",
+    "covers",
+    "is_blind",
+    "live_claims",
+    "release",
+    "reviewers_per_item",
+    "rule_for",
+    "set_blind",
+]
 
 VERDICTS_NEEDED = 2
 CLAIM_TTL = timedelta(minutes=10)
@@ -170,8 +186,15 @@ def claim_next(
     return None
 
 
-def _first_open(engine: Engine, run_id: int, name: str, window: list[str], now: datetime, ttl: timedelta,
-                rule: ClaimRule = DOUBLE_BLIND) -> str | None:  # fmt: skip
+def _first_open(
+    engine: Engine,
+    run_id: int,
+    name: str,
+    window: list[str],
+    now: datetime,
+    ttl: timedelta,
+    rule: ClaimRule = DOUBLE_BLIND,
+) -> str | None:
     """Claim the first item of ``window`` open to ``name``: read what the window's items hold
     (verdicts, claims) in two queries, then try the open ones in order (each try re-checks).
 

@@ -50,8 +50,10 @@ def byline(found: Guidelines) -> str:
 def _require_adjudicator(by: str) -> None:
     name = check_reviewer(by)
     if not identity(read_secrets()).may_adjudicate(name):
-        raise GuidelinesRefused(f"{name} is not an adjudicator here ({ADJUDICATORS_SETTING}): "
-                                "only adjudicators write the review guidelines.")  # fmt: skip
+        raise GuidelinesRefused(
+            f"{name} is not an adjudicator here ({ADJUDICATORS_SETTING}): "
+            "only adjudicators write the review guidelines."
+        )
 
 
 def save_guidelines(engine: Engine, run_id: int, text: str, by: str) -> str:
@@ -133,4 +135,3 @@ def manifest_entry(engine: Engine, run_id: int) -> dict[str, str] | None:
     if found is None:
         return None
     return {"text": found.text, "written_by": found.written_by, "written_at": found.written_at.strftime(TIME_FORMAT)}
-

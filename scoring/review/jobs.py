@@ -33,11 +33,17 @@ def job(bucket: str, sample: int | None = None) -> str:
 def job_sentence(bucket: str, sample: int | None = None) -> str:
     """One line saying which job the marks given in this scope serve, and what they count for."""
     if bucket == AUDIT:
-        return (f"{ESTIMATE}: these marks are the random sample the True accuracy page planned; they estimate the "
-                "run's true accuracy. A skipped row widens its interval.")  # fmt: skip
+        return (
+            f"{ESTIMATE}: these marks are the random sample the True accuracy page planned; they estimate the "
+            "run's true accuracy. A skipped row widens its interval."
+        )
     if sample:
-        return (f"{ESTIMATE}: these marks are a random sample of this bucket (its first {sample:,} rows in random "
-                "order); they estimate its true accuracy and count toward the run's.")  # fmt: skip
+        return (
+            f"{ESTIMATE}: these marks are a random sample of this bucket (its first {sample:,} rows in random "
+            "order); they estimate its true accuracy and count toward the run's."
+        )
     does = _SETTLES.get(bucket, "settle this bucket's rows")
-    return (f"{TRIAGE}: these marks {does}. They count toward the true-accuracy estimate for this bucket only; the "
-            "audit sample (True accuracy page) covers every bucket.")  # fmt: skip
+    return (
+        f"{TRIAGE}: these marks {does}. They count toward the true-accuracy estimate for this bucket only; the "
+        "audit sample (True accuracy page) covers every bucket."
+    )

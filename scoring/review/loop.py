@@ -180,15 +180,18 @@ class ReviewLoop:
                 where = f"row {back + 1}" if back is not None else "an item"
                 text = f"Undone: your '{undone.verdict}' on {where} is taken back; it is shown again."
                 if undone.skips_passed:
-                    text += (f" Undo takes back marks only: the {undone.skips_passed} skip(s) you gave after it "
-                             "stay skipped.")  # fmt: skip
+                    text += (
+                        f" Undo takes back marks only: the {undone.skips_passed} skip(s) you gave after it "
+                        "stay skipped."
+                    )
                 return self._say("saved", text)
             if action == "skip":
                 verdict_log.record_skip(engine, target.item_key, self.run_id, reviewer, target.via)
                 text = f"Skipped row {row}: it comes back after the rows you have not seen."
             else:
-                verdict_log.record_mark(engine, target.item_key, self.run_id, reviewer, action, reason, note,
-                                        via=target.via)  # fmt: skip
+                verdict_log.record_mark(
+                    engine, target.item_key, self.run_id, reviewer, action, reason, note, via=target.via
+                )
                 self.via_of[target.item_key] = target.via
                 text = f"Saved: row {row} marked {action}."
         except NotSaved as exc:
@@ -242,8 +245,9 @@ class ReviewLoop:
         if refused:
             self._say("refused", f"{refused} key press(es) " + NO_ROW.format(verb="were"))
         if unsaved:
-            self._say("error", f"{unsaved} later key press(es) were not saved either. Press again once the row is "
-                               "saved.")  # fmt: skip
+            self._say(
+                "error", f"{unsaved} later key press(es) were not saved either. Press again once the row is saved."
+            )
 
     def _details(self, screen: int, details: Callable[[int], tuple[str, str]]) -> tuple[str, str]:
         """The reason and note of ``screen``: read from its fields while it is the screen shown,

@@ -16,8 +16,20 @@ from scoring.review.blind import HIDDEN, BlindRows
 from scoring.review.queue import QueueScope
 from scoring.store.verdict_log import current_verdicts
 
-MY_COLUMNS = ["row", "Domain", "bucket", "verdict", "reason", "note", "reviewed_at", "marked_in_run",
-              "question", "answer", "response", "row_idx"]  # fmt: skip
+MY_COLUMNS = [
+    "row",
+    "Domain",
+    "bucket",
+    "verdict",
+    "reason",
+    "note",
+    "reviewed_at",
+    "marked_in_run",
+    "question",
+    "answer",
+    "response",
+    "row_idx",
+]
 
 
 def scope_rows(scored: pd.DataFrame, scope: QueueScope) -> pd.DataFrame:
@@ -25,8 +37,9 @@ def scope_rows(scored: pd.DataFrame, scope: QueueScope) -> pd.DataFrame:
     return scored.iloc[scope.row_idx]
 
 
-def my_verdicts(scored: pd.DataFrame, scope: QueueScope, engine: Engine, reviewer: str,
-                blind: BlindRows | None = None) -> pd.DataFrame:  # fmt: skip
+def my_verdicts(
+    scored: pd.DataFrame, scope: QueueScope, engine: Engine, reviewer: str, blind: BlindRows | None = None
+) -> pd.DataFrame:
     """Rows of the scope that carry the reviewer's current verdict, newest verdict first.
 
     ``row`` is 1-based; ``marked_in_run`` is the run the verdict was given in when it is another
@@ -71,8 +84,13 @@ def open_scopes(scored: pd.DataFrame, engine: Engine, reviewer: str) -> pd.DataF
     keys = scored["item_key"].to_numpy(dtype=object)
     todo = scored[~np.isin(keys, current["item_key"].to_numpy(dtype=object))] if len(current) else scored
     if todo.empty:
-        return pd.DataFrame({"bucket": pd.Series(dtype=object), "Domain": pd.Series(dtype=object),
-                             "remaining": pd.Series(dtype="int64")})  # fmt: skip
+        return pd.DataFrame(
+            {
+                "bucket": pd.Series(dtype=object),
+                "Domain": pd.Series(dtype=object),
+                "remaining": pd.Series(dtype="int64"),
+            }
+        )
     table = todo.groupby(["bucket", "Domain"], sort=False).size().rename("remaining").reset_index()
     order = {b: i for i, b in enumerate(BUCKETS)}
     table["_b"] = table["bucket"].map(order)

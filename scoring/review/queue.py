@@ -49,9 +49,13 @@ def rows_in_scope(
 
 
 def sampled_rows_in_scope(
-    scored: pd.DataFrame, bucket: str | None, domain: str | Sequence[str] | None, sample: int | None, seed: int,
+    scored: pd.DataFrame,
+    bucket: str | None,
+    domain: str | Sequence[str] | None,
+    sample: int | None,
+    seed: int,
     keys: Collection[str] | None = None,
-) -> pd.DataFrame:  # fmt: skip
+) -> pd.DataFrame:
     """The scope's rows in review order (the run's seeded random permutation, see
     :mod:`scoring.core.order`), or the first ``sample`` of them: a simple random sample of the
     scope, the same rows every time, whatever has been reviewed since."""
@@ -176,9 +180,14 @@ def next_in_queue(scope: QueueScope, engine: Engine, reviewer: str | None) -> in
 
 
 def claim_in_queue(
-    scope: QueueScope, engine: Engine, run_id: int, reviewer: str, rule: ClaimRule = SPLIT,
-    counts: Mapping[str, int] | None = None, keep: Collection[str] | None = None,
-) -> int | None:  # fmt: skip
+    scope: QueueScope,
+    engine: Engine,
+    run_id: int,
+    reviewer: str,
+    rule: ClaimRule = SPLIT,
+    counts: Mapping[str, int] | None = None,
+    keep: Collection[str] | None = None,
+) -> int | None:
     """row_idx of the row claimed for ``reviewer`` next (see :mod:`scoring.review.claim_rules`): the
     first in queue order that ``rule`` wants, without their verdict and held by nobody else,
     their skipped rows last. None when no such row is left (or free) right now.
@@ -261,5 +270,3 @@ def scope_progress(scope: QueueScope, engine: Engine, reviewer: str | None = Non
     events = read_events(engine, None, reviewer=name, actions=("mark", "undo"), columns=STATE_COLUMNS)
     marked = current_marks(events)["item_key"] if not events.empty else ()
     return _progress_table(scope.domains, _done(scope, marked))
-
-

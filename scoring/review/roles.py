@@ -141,8 +141,10 @@ def cannot_mark(config: Identity, name: str, problem: str | None = None) -> str:
     your name" where there is no name to type. ``name``: who the identity names (may be refused);
     ``problem``: the header's problem in ``header`` mode."""
     if name and not config.may_review(name):
-        return (f"{name} is not on the reviewers list ({REVIEWERS_SETTING}), so no mark can be saved under this "
-                "name. Ask whoever runs this dashboard to add you to the list.")  # fmt: skip
+        return (
+            f"{name} is not on the reviewers list ({REVIEWERS_SETTING}), so no mark can be saved under this "
+            "name. Ask whoever runs this dashboard to add you to the list."
+        )
     if config.mode == "header":
         return problem or f"The proxy sent no {config.header} header: marks cannot be saved from this connection."
     if config.mode == "signin":

@@ -88,13 +88,17 @@ class ReviewMode:
 
     def chosen(self, blind: bool | None = None, second_opinion: bool | None = None) -> ReviewMode:
         """This mode with the reviewer's switches as set on the page."""
-        return replace(self, chose_blind=self.chose_blind if blind is None else blind,
-                       second_opinion=self.second_opinion if second_opinion is None else second_opinion)  # fmt: skip
+        return replace(
+            self,
+            chose_blind=self.chose_blind if blind is None else blind,
+            second_opinion=self.second_opinion if second_opinion is None else second_opinion,
+        )
 
     def blind_rows(self, scored: pd.DataFrame, seed: int, audit: Collection[str]) -> BlindRows:
         """The run's rows shown blind in this mode (:func:`~scoring.review.blind.blind_rows`)."""
-        return blind_rows(scored, self.scopes, seed, audit, chose_blind=self.blind, blind_audit=self.blind_audit,
-                          viewing=self.scope)  # fmt: skip
+        return blind_rows(
+            scored, self.scopes, seed, audit, chose_blind=self.blind, blind_audit=self.blind_audit, viewing=self.scope
+        )
 
 
 @dataclass(frozen=True)
@@ -205,8 +209,15 @@ class ReviewSession:
             table = team_progress(scope, counts)
         return ScopeProgress(first, table, counts, mine_done, total, team)
 
-    def next_row(self, engine: Engine, scored: pd.DataFrame, scope: QueueScope, reviewer: str, mode: ReviewMode,
-                 progress: ScopeProgress) -> Turn:  # fmt: skip
+    def next_row(
+        self,
+        engine: Engine,
+        scored: pd.DataFrame,
+        scope: QueueScope,
+        reviewer: str,
+        mode: ReviewMode,
+        progress: ScopeProgress,
+    ) -> Turn:
         """The row to show now, claimed for the reviewer under the mode's rule, or why there is none.
 
         A row opened on purpose is held while on screen, whatever the order; else the same scope
@@ -240,8 +251,15 @@ class ReviewSession:
             return Turn(shown, busy=busy)
         return Turn(Shown.ROW, loop.show(pos, str(scored.iloc[pos]["item_key"])), busy)
 
-    def _claim(self, engine: Engine, scored: pd.DataFrame, scope: QueueScope, reviewer: str, mode: ReviewMode,
-               counts: Mapping[str, int]) -> int | None:  # fmt: skip
+    def _claim(
+        self,
+        engine: Engine,
+        scored: pd.DataFrame,
+        scope: QueueScope,
+        reviewer: str,
+        mode: ReviewMode,
+        counts: Mapping[str, int],
+    ) -> int | None:
         loop = self.loop
         if loop.opened is not None:  # shown on purpose: held while on screen, whatever the order
             hold(engine, self.run_id, reviewer, str(scored.iloc[loop.opened]["item_key"]), mode.rule)
@@ -273,14 +291,27 @@ class ReviewSession:
         """Show ``row_idx`` next, whatever the queue order (a deliberate revisit)."""
         self.loop.open_row(row_idx)
 
-    def act(self, engine: Engine, reviewer: str, action: str, screen: int | None, reason: str = "", note: str = "",
-            row_of: Callable[[str], int | None] = lambda _key: None) -> Feedback:  # fmt: skip
+    def act(
+        self,
+        engine: Engine,
+        reviewer: str,
+        action: str,
+        screen: int | None,
+        reason: str = "",
+        note: str = "",
+        row_of: Callable[[str], int | None] = lambda _key: None,
+    ) -> Feedback:
         """A click: mark (``correct``/``wrong``), ``skip`` or ``undo`` the row of ``screen``."""
         return self.loop.act(engine, reviewer, action, screen, reason, note, row_of=row_of)
 
-    def take_presses(self, raw_presses: Iterable[Mapping], engine: Engine, reviewer: str,
-                     details: Callable[[int], tuple[str, str]] = lambda _screen: ("", ""),
-                     row_of: Callable[[str], int | None] = lambda _key: None) -> None:  # fmt: skip
+    def take_presses(
+        self,
+        raw_presses: Iterable[Mapping],
+        engine: Engine,
+        reviewer: str,
+        details: Callable[[int], tuple[str, str]] = lambda _screen: ("", ""),
+        row_of: Callable[[str], int | None] = lambda _key: None,
+    ) -> None:
         """Key presses, each applied once to the row of the screen it names."""
         self.loop.take_presses(raw_presses, engine, reviewer, details, row_of)
 

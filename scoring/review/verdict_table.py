@@ -33,8 +33,7 @@ from scoring.store.verdict_log import current_verdicts, revision, served_keys
 #: The reviewers' summary columns, in the order the rule adds them.
 HUMAN_COLUMNS = ["human_verdict", "reviewers", "reason", "note"]
 #: Every column the table adds to a run's rows, in the order :func:`final_verdicts` adds them.
-VERDICT_COLUMNS = [*HUMAN_COLUMNS, "reviewed_at", "judge_label", *ADJUDICATION_COLUMNS, "final_verdict",
-                   "final_source"]  # fmt: skip
+VERDICT_COLUMNS = [*HUMAN_COLUMNS, "reviewed_at", "judge_label", *ADJUDICATION_COLUMNS, "final_verdict", "final_source"]
 #: How many builds :func:`verdict_table` keeps (a million-row table holds its rows: keep few).
 KEPT = 2
 
@@ -113,8 +112,9 @@ def build(
     return VerdictTable(info, rows, verdicts, current, decisions, found, engine, judge_settles, scored)
 
 
-def _verdict_columns(keyed: pl.DataFrame, summary: pd.DataFrame, decisions: pd.DataFrame,
-                     labels: Mapping[str, str], settles: bool) -> pl.DataFrame:  # fmt: skip
+def _verdict_columns(
+    keyed: pl.DataFrame, summary: pd.DataFrame, decisions: pd.DataFrame, labels: Mapping[str, str], settles: bool
+) -> pl.DataFrame:
     """:data:`VERDICT_COLUMNS` per row of ``keyed`` (item_key, bucket) under the rule.
 
     The rule is not restated here: every row nobody reviewed has a final verdict that depends only
@@ -127,8 +127,13 @@ def _verdict_columns(keyed: pl.DataFrame, summary: pd.DataFrame, decisions: pd.D
     text = [c for c in VERDICT_COLUMNS if c != "reviewed_at"]
     combos = keyed.filter(~reviewed).select("bucket", "_label").unique(maintain_order=True)
     combos = combos.with_columns(item_key=pl.format("combo:{}", pl.int_range(pl.len())))
-    ruled = final_verdicts(combos.to_pandas(), summary.iloc[:0], dict(zip(combos["item_key"], combos["_label"])),
-                           settles, decisions.iloc[:0])  # fmt: skip
+    ruled = final_verdicts(
+        combos.to_pandas(),
+        summary.iloc[:0],
+        dict(zip(combos["item_key"], combos["_label"])),
+        settles,
+        decisions.iloc[:0],
+    )
     ruled_pl = pl.from_pandas(ruled[["bucket", "_label", *text]].astype(str))
     out = keyed.join(ruled_pl, on=["bucket", "_label"], how="left", maintain_order="left").select(text)
     out = out.with_columns(pl.lit(None, dtype=pl.Datetime("us", "UTC")).alias("reviewed_at"))
@@ -152,8 +157,13 @@ _KEPT: OrderedDict[Hashable, VerdictTable] = OrderedDict()
 _LOCK = threading.Lock()
 
 
-def verdict_table(engine: Engine, run_id: int, judge_settles: bool = False, scored: pd.DataFrame | None = None,
-                  revs: tuple[int, int] | None = None) -> VerdictTable:  # fmt: skip
+def verdict_table(
+    engine: Engine,
+    run_id: int,
+    judge_settles: bool = False,
+    scored: pd.DataFrame | None = None,
+    revs: tuple[int, int] | None = None,
+) -> VerdictTable:
     """Run ``run_id``'s table under the one rule, built once per (database, run, revisions, judge
     switch): the newest :data:`KEPT` builds are kept. ``scored``: the run's rows when the caller
     holds them; ``revs``: :func:`revisions` when the caller just read them."""

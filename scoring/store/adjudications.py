@@ -30,10 +30,19 @@ def record_adjudication(
     Raises :class:`scoring.core.errors.NotSaved` when the database cannot be written. Who may
     adjudicate is the caller's check (:mod:`scoring.review.roles`).
     """
-    return append_event(engine, {
-        "item_key": str(item_key), "run_id": run_id, "reviewer": check_reviewer(adjudicator), "action": ADJUDICATE,
-        "verdict": check_verdict(decision), "reason": "", "note": (note or "").strip(), "created_at": utcnow(),
-    })  # fmt: skip
+    return append_event(
+        engine,
+        {
+            "item_key": str(item_key),
+            "run_id": run_id,
+            "reviewer": check_reviewer(adjudicator),
+            "action": ADJUDICATE,
+            "verdict": check_verdict(decision),
+            "reason": "",
+            "note": (note or "").strip(),
+            "created_at": utcnow(),
+        },
+    )
 
 
 def adjudications(engine: Engine, item_keys: Iterable[str] | None = None) -> pd.DataFrame:
@@ -81,9 +90,15 @@ def restore_adjudications(engine: Engine, run_id: int, keys: Sequence[str], expo
         if key in held or key in rows:
             continue
         rows[key] = {
-            "item_key": key, "run_id": run_id, "reviewer": check_reviewer(names[i]), "action": ADJUDICATE,
-            "verdict": check_verdict(decisions[i]), "reason": "", "note": notes[i].strip(), "created_at": now,
-        }  # fmt: skip
+            "item_key": key,
+            "run_id": run_id,
+            "reviewer": check_reviewer(names[i]),
+            "action": ADJUDICATE,
+            "verdict": check_verdict(decisions[i]),
+            "reason": "",
+            "note": notes[i].strip(),
+            "created_at": now,
+        }
     values = list(rows.values())
     for start in range(0, len(values), RESTORE_CHUNK):
         with writer(engine).begin() as conn:

@@ -153,8 +153,18 @@ def delete_run(engine: Engine, run_id: int) -> DeleteSummary:
         hidden = conn.execute(
             update(Run)
             .where(Run.id == run_id, Run.complete.is_(True), Run.archived_at.is_not(None))
-            .values(complete=False, sha256=mark, uploaded_at=PLACEHOLDER_DATE, name="", model="", language="",
-                    filename="", n_rows=0, extra_columns="[]", column_map=None)  # fmt: skip
+            .values(
+                complete=False,
+                sha256=mark,
+                uploaded_at=PLACEHOLDER_DATE,
+                name="",
+                model="",
+                language="",
+                filename="",
+                n_rows=0,
+                extra_columns="[]",
+                column_map=None,
+            )
         ).rowcount
         if hidden != 1:
             found = conn.execute(select(Run.complete).where(Run.id == run_id)).first()

@@ -30,8 +30,9 @@ def set_audit(engine: Engine, run_id: int, item_keys: Iterable[str], by: str, ha
         raise ValueError(f"A half-width is a share between 0 and 1, not {half_width!r}.")
     keys = list(dict.fromkeys(str(k) for k in item_keys))
     now = utcnow()
-    rows = [{"run_id": run_id, "item_key": k, "created_by": name, "created_at": now, "half_width": half_width}
-            for k in keys]  # fmt: skip
+    rows = [
+        {"run_id": run_id, "item_key": k, "created_by": name, "created_at": now, "half_width": half_width} for k in keys
+    ]
     with writer(engine).begin() as conn:
         conn.execute(delete(AuditRow).where(AuditRow.run_id == run_id))
         for start in range(0, len(rows), RESTORE_CHUNK):

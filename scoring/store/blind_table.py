@@ -15,11 +15,16 @@ from scoring.store.orm_tables import BlindScope, utcnow
 WHOLE_RUN = ""  #: the bucket (and domain) value of a scope covering every bucket (domain)
 
 
-def set_blind_scope(engine: Engine, run_id: int, bucket: str, domain: str, sample: int, by: str,
-                    on: bool = True) -> None:  # fmt: skip
+def set_blind_scope(
+    engine: Engine, run_id: int, bucket: str, domain: str, sample: int, by: str, on: bool = True
+) -> None:
     """Put the scope (bucket, domain, sample) of a run into double-blind review, or out of it."""
-    match = (BlindScope.run_id == run_id, BlindScope.bucket == bucket, BlindScope.domain == domain,
-             BlindScope.sample == sample)  # fmt: skip
+    match = (
+        BlindScope.run_id == run_id,
+        BlindScope.bucket == bucket,
+        BlindScope.domain == domain,
+        BlindScope.sample == sample,
+    )
     with writer(engine).begin() as conn:
         conn.execute(delete(BlindScope).where(*match))
         if on:

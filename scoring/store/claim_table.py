@@ -34,9 +34,11 @@ def _in_force(item_key: str, reviewer: str):
     """SQL: ``reviewer`` has a mark on ``item_key`` that no undo retracted (a verdict in force)."""
     mark, undo = aliased(VerdictEvent), aliased(VerdictEvent)
     return exists().where(
-        mark.item_key == item_key, mark.reviewer == reviewer, mark.action == "mark",
+        mark.item_key == item_key,
+        mark.reviewer == reviewer,
+        mark.action == "mark",
         ~exists().where(undo.undoes == mark.id),
-    )  # fmt: skip
+    )
 
 
 def aware(stamp: datetime) -> datetime:
@@ -58,8 +60,15 @@ def reviewers_per_item(engine: Engine) -> dict[str, int]:
     return dict(Counter(str(key) for key, _ in pairs))
 
 
-def try_claim(engine: Engine, item_key: str, run_id: int, reviewer: str, now: datetime, ttl: timedelta,
-              wants: Callable[[int], bool]) -> bool:  # fmt: skip
+def try_claim(
+    engine: Engine,
+    item_key: str,
+    run_id: int,
+    reviewer: str,
+    now: datetime,
+    ttl: timedelta,
+    wants: Callable[[int], bool],
+) -> bool:
     """Take ``item_key`` for ``reviewer`` until ``now + ttl``; True when it is theirs to review now.
 
     Decided in one transaction on fresh data, never on what the caller read before: the item's
@@ -80,8 +89,17 @@ def try_claim(engine: Engine, item_key: str, run_id: int, reviewer: str, now: da
         raise not_saved_error(exc) from exc
 
 
-def _take(engine: Engine, item_key: str, run_id: int, reviewer: str, now: datetime, ttl: timedelta, judges,
-          free: dict, wants: Callable[[int], bool]) -> bool:  # fmt: skip
+def _take(
+    engine: Engine,
+    item_key: str,
+    run_id: int,
+    reviewer: str,
+    now: datetime,
+    ttl: timedelta,
+    judges,
+    free: dict,
+    wants: Callable[[int], bool],
+) -> bool:
     with action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
         conn.execute(_upsert(engine.dialect.name)(Claim).values(**free).on_conflict_do_nothing())
         holder, expires = conn.execute(
@@ -93,8 +111,11 @@ def _take(engine: Engine, item_key: str, run_id: int, reviewer: str, now: dateti
         unwanted = not wants(conn.execute(judges).scalar_one())
         if unwanted or conn.execute(select(_in_force(item_key, reviewer))).scalar():
             return False
-        conn.execute(update(Claim).where(Claim.item_key == item_key)
-                     .values(run_id=run_id, reviewer=reviewer, expires_at=now + ttl))  # fmt: skip
+        conn.execute(
+            update(Claim)
+            .where(Claim.item_key == item_key)
+            .values(run_id=run_id, reviewer=reviewer, expires_at=now + ttl)
+        )
     return True
 
 
@@ -122,8 +143,11 @@ def release_claims(engine: Engine, reviewer: str, item_keys: Collection[str], no
         return
     try:
         with action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
-            conn.execute(update(Claim).where(Claim.reviewer == reviewer, Claim.item_key.in_(sorted(keys)))
-                         .values(reviewer="", expires_at=now - timedelta(seconds=1)))  # fmt: skip
+            conn.execute(
+                update(Claim)
+                .where(Claim.reviewer == reviewer, Claim.item_key.in_(sorted(keys)))
+                .values(reviewer="", expires_at=now - timedelta(seconds=1))
+            )
     except (DBAPIError, NotSaved):
         pass
 

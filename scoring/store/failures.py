@@ -28,35 +28,84 @@ class Failure:
 
 #: (text found in the driver's message, what it means, whether waiting may help)
 _KNOWN = (
-    ("file is not a database", "The database file is not a SQLite database (damaged, or another file given as "
-     "REVIEW_DB_URL). Nothing was written. Point REVIEW_DB_URL at the right file, or move this one aside to "
-     "start a new database.", False),
-    ("database disk image is malformed", "The database file is damaged (cut short, or overwritten: for example "
-     "copied while it was being written). Nothing was written. Restore it from a backup, or move it aside to start "
-     "a new database; sqlite3's .recover command may save what is still readable.", False),
-    ("unable to open database file", "The SQLite database file cannot be opened: its folder is missing or not "
-     "writable. Nothing was written. Create the folder (or fix its permissions) and try again.", False),
-    ("readonly database", "The SQLite database file is read-only for this user. Nothing was written. Make it "
-     "writable (or run as its owner) and try again.", False),
-    ("database or disk is full", "The disk holding the database is full. This change was not saved; earlier "
-     "ones are. Free some space and try again.", False),
-    ("disk i/o error", "The disk holding the database failed to read or write (full, or failing). This change "
-     "was not saved; earlier ones are. Check the disk and try again.", False),
-    ("database is locked", "The database stayed locked by another writer beyond the wait. This change was not "
-     "saved; try again in a moment.", True),
-    ("password authentication failed", "PostgreSQL refused the password in REVIEW_DB_URL. Nothing was written. "
-     "Fix the password and try again.", False),
-    ("does not exist", "PostgreSQL has no such database or role (see REVIEW_DB_URL). Nothing was written. "
-     "Create it or fix the URL and try again.", False),
-    ("connection refused", "The PostgreSQL server refuses connections (stopped, or the wrong host or port). "
-     "Nothing was written; try again once it is running.", True),
-    ("could not translate host name", "The PostgreSQL host in REVIEW_DB_URL is unknown. Nothing was written. "
-     "Fix the host and try again.", False),
-    ("server closed the connection", "The PostgreSQL server closed the connection (restarted or gone). This change "
-     "was not saved; try again once it is back.", True),
-    ("timeout expired", "The PostgreSQL server did not answer in time. This change was not saved; try again once "
-     "it is reachable.", True),
-)  # fmt: skip
+    (
+        "file is not a database",
+        "The database file is not a SQLite database (damaged, or another file given as "
+        "REVIEW_DB_URL). Nothing was written. Point REVIEW_DB_URL at the right file, or move this one aside to "
+        "start a new database.",
+        False,
+    ),
+    (
+        "database disk image is malformed",
+        "The database file is damaged (cut short, or overwritten: for example "
+        "copied while it was being written). Nothing was written. Restore it from a backup, or move it aside to start "
+        "a new database; sqlite3's .recover command may save what is still readable.",
+        False,
+    ),
+    (
+        "unable to open database file",
+        "The SQLite database file cannot be opened: its folder is missing or not "
+        "writable. Nothing was written. Create the folder (or fix its permissions) and try again.",
+        False,
+    ),
+    (
+        "readonly database",
+        "The SQLite database file is read-only for this user. Nothing was written. Make it "
+        "writable (or run as its owner) and try again.",
+        False,
+    ),
+    (
+        "database or disk is full",
+        "The disk holding the database is full. This change was not saved; earlier "
+        "ones are. Free some space and try again.",
+        False,
+    ),
+    (
+        "disk i/o error",
+        "The disk holding the database failed to read or write (full, or failing). This change "
+        "was not saved; earlier ones are. Check the disk and try again.",
+        False,
+    ),
+    (
+        "database is locked",
+        "The database stayed locked by another writer beyond the wait. This change was not "
+        "saved; try again in a moment.",
+        True,
+    ),
+    (
+        "password authentication failed",
+        "PostgreSQL refused the password in REVIEW_DB_URL. Nothing was written. Fix the password and try again.",
+        False,
+    ),
+    (
+        "does not exist",
+        "PostgreSQL has no such database or role (see REVIEW_DB_URL). Nothing was written. "
+        "Create it or fix the URL and try again.",
+        False,
+    ),
+    (
+        "connection refused",
+        "The PostgreSQL server refuses connections (stopped, or the wrong host or port). "
+        "Nothing was written; try again once it is running.",
+        True,
+    ),
+    (
+        "could not translate host name",
+        "The PostgreSQL host in REVIEW_DB_URL is unknown. Nothing was written. Fix the host and try again.",
+        False,
+    ),
+    (
+        "server closed the connection",
+        "The PostgreSQL server closed the connection (restarted or gone). This change "
+        "was not saved; try again once it is back.",
+        True,
+    ),
+    (
+        "timeout expired",
+        "The PostgreSQL server did not answer in time. This change was not saved; try again once it is reachable.",
+        True,
+    ),
+)
 
 
 def describe(exc: BaseException) -> Failure | None:

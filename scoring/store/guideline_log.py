@@ -39,8 +39,10 @@ def check_text(text: str | None) -> str:
     raises ValueError with a one-line message (nothing is cut silently)."""
     clean = (text or "").replace("\r\n", "\n").replace("\r", "\n").strip()
     if len(clean) > MAX_CHARS:
-        raise ValueError(f"The guidelines are too long: {len(clean):,} characters, at most {MAX_CHARS:,}. "
-                         "Shorten them or link to a longer document.")  # fmt: skip
+        raise ValueError(
+            f"The guidelines are too long: {len(clean):,} characters, at most {MAX_CHARS:,}. "
+            "Shorten them or link to a longer document."
+        )
     return clean
 
 
@@ -61,16 +63,16 @@ def save(engine: Engine, run_id: int, text: str, by: str) -> Guidelines | None:
     """Append a version (committed before returning); an empty text clears the guidelines (None)."""
     name, clean, now = check_reviewer(by), check_text(text), utcnow()
     with writer(engine).begin() as conn:
-        new_id = conn.execute(insert(RunGuidelines).values(run_id=run_id, text=clean, written_by=name,
-                                                           written_at=now)).inserted_primary_key[0]  # fmt: skip
+        new_id = conn.execute(
+            insert(RunGuidelines).values(run_id=run_id, text=clean, written_by=name, written_at=now)
+        ).inserted_primary_key[0]
     return Guidelines(int(new_id), run_id, clean, name, now) if clean else None
 
 
 def latest_elsewhere(engine: Engine, run_id: int) -> tuple[Guidelines, str] | None:
     """The most recently written guidelines in force on another (complete) run, with that run's
     name: what "reuse the last run's guidelines" copies. None when no other run has any."""
-    latest = (select(func.max(RunGuidelines.id)).where(RunGuidelines.run_id != run_id)
-              .group_by(RunGuidelines.run_id))  # fmt: skip
+    latest = select(func.max(RunGuidelines.id)).where(RunGuidelines.run_id != run_id).group_by(RunGuidelines.run_id)
     with engine.connect() as conn:
         row = conn.execute(
             select(RunGuidelines, Run.name.label("run_name"))
@@ -92,8 +94,9 @@ def has_read(engine: Engine, guidelines_id: int, reader: str) -> bool:
     """Whether ``reader`` has been shown this version of the guidelines opened."""
     with engine.connect() as conn:
         found = conn.execute(
-            select(GuidelinesRead.reader)
-            .where(GuidelinesRead.guidelines_id == guidelines_id, GuidelinesRead.reader == reader_key(reader))
+            select(GuidelinesRead.reader).where(
+                GuidelinesRead.guidelines_id == guidelines_id, GuidelinesRead.reader == reader_key(reader)
+            )
         ).first()
     return found is not None
 
@@ -104,8 +107,9 @@ def mark_read(engine: Engine, guidelines_id: int, reader: str, busy_ms: int | No
     wait for the write lock (:func:`scoring.store.engine.writer`)."""
     try:
         with writer(engine, busy_ms).begin() as conn:
-            conn.execute(insert(GuidelinesRead).values(guidelines_id=guidelines_id, reader=reader_key(reader),
-                                                       read_at=utcnow()))  # fmt: skip
+            conn.execute(
+                insert(GuidelinesRead).values(guidelines_id=guidelines_id, reader=reader_key(reader), read_at=utcnow())
+            )
     except IntegrityError:
         return False
     return True

@@ -118,8 +118,11 @@ def set_choice(engine: Engine, run_id: int, config: JudgeConfig | None, by: str)
         if not model or not version:
             raise ValueError("A judge configuration needs a model and a prompt version.")
     with writer(engine).begin() as conn:
-        conn.execute(insert(JudgeChoice).values(run_id=run_id, model=model, prompt_version=version,
-                                                chosen_by=name, chosen_at=utcnow()))  # fmt: skip
+        conn.execute(
+            insert(JudgeChoice).values(
+                run_id=run_id, model=model, prompt_version=version, chosen_by=name, chosen_at=utcnow()
+            )
+        )
 
 
 def revision(engine: Engine) -> int:

@@ -51,9 +51,13 @@ def restore_verdicts(
     have: dict[tuple[str, str], tuple[str, str, str, datetime | None]] = {
         (str(k), str(r)): (str(v), str(re_ or ""), str(n or ""), _as_utc(t))
         for k, r, v, re_, n, t in zip(
-            current["item_key"], current["reviewer"], current["verdict"], current["reason"], current["note"],
+            current["item_key"],
+            current["reviewer"],
+            current["verdict"],
+            current["reason"],
+            current["note"],
             current["reviewed_at"],
-        )  # fmt: skip
+        )
     }
     marks: list[dict] = []
     for key, row in zip(keys, rows):
@@ -67,10 +71,15 @@ def restore_verdicts(
             have[(key, mark.reviewer)] = (mark.verdict, mark.reason, mark.note, mark.reviewed_at)
             marks.append(
                 {
-                    "item_key": key, "run_id": run_id, "reviewer": mark.reviewer, "verdict": mark.verdict,
-                    "reason": mark.reason, "note": mark.note, "reviewed_at": mark.reviewed_at,
+                    "item_key": key,
+                    "run_id": run_id,
+                    "reviewer": mark.reviewer,
+                    "verdict": mark.verdict,
+                    "reason": mark.reason,
+                    "note": mark.note,
+                    "reviewed_at": mark.reviewed_at,
                     **({"via": mark.via} if mark.via and in_order else {}),
-                }  # fmt: skip
+                }
             )
     return review.record_marks(engine, marks)
 
@@ -92,11 +101,16 @@ def restore_skips(
     wanted = [(key, name) for key, names in zip(keys, rows) for name in names]
     if not wanted:
         return 0
-    held = review.read_events(engine, sorted({k for k, _ in wanted}), actions=("mark", "skip"),
-                              columns=["item_key", "reviewer"])  # fmt: skip
+    held = review.read_events(
+        engine, sorted({k for k, _ in wanted}), actions=("mark", "skip"), columns=["item_key", "reviewer"]
+    )
     done = set(zip(held["item_key"].astype(str), held["reviewer"].astype(str)))
     via = review.QUEUE if in_order else review.RESTORED
-    return review.record_skips(engine, [
-        {"item_key": key, "run_id": run_id, "reviewer": name, "via": via}
-        for key, name in dict.fromkeys(wanted) if (key, name) not in done
-    ])  # fmt: skip
+    return review.record_skips(
+        engine,
+        [
+            {"item_key": key, "run_id": run_id, "reviewer": name, "via": via}
+            for key, name in dict.fromkeys(wanted)
+            if (key, name) not in done
+        ],
+    )

@@ -314,8 +314,13 @@ def load_table(engine: Engine, run_id: int) -> pl.DataFrame:
     (an extra named like a stored column keeps the ``extra:`` prefix)."""
     rows = read_rows(engine, run_id).with_row_index("row_idx").with_columns(pl.col("row_idx").cast(pl.Int64))
     taken = {c for c in rows.columns if not c.startswith(EXTRA_PREFIX)}
-    return rows.rename({c: c[len(EXTRA_PREFIX) :] for c in rows.columns if c.startswith(EXTRA_PREFIX)
-                        and c[len(EXTRA_PREFIX) :] not in taken})  # fmt: skip
+    return rows.rename(
+        {
+            c: c[len(EXTRA_PREFIX) :]
+            for c in rows.columns
+            if c.startswith(EXTRA_PREFIX) and c[len(EXTRA_PREFIX) :] not in taken
+        }
+    )
 
 
 def load_scored(engine: Engine, run_id: int) -> pd.DataFrame:

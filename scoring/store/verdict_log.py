@@ -372,7 +372,6 @@ def revision(engine: Engine) -> int:
         return int(conn.execute(select(func.max(VerdictEvent.id))).scalar() or 0)
 
 
-
 def served_keys(engine: Engine, run_id: int, item_keys: Iterable[str] | None = None) -> set[str]:
     """Items of ``run_id`` the queue served: a mark or skip given in this run through the queue
     (or before revision 0008, when nothing else was recorded), undone or not. Marks restored from
@@ -388,9 +387,10 @@ def served_keys(engine: Engine, run_id: int, item_keys: Iterable[str] | None = N
 def _served(run_id: int) -> tuple:
     """The events that say the queue of ``run_id`` served their item (see :func:`served_keys`)."""
     return (
-        VerdictEvent.run_id == run_id, VerdictEvent.action.in_(("mark", "skip")),
+        VerdictEvent.run_id == run_id,
+        VerdictEvent.action.in_(("mark", "skip")),
         or_(VerdictEvent.via.is_(None), VerdictEvent.via == QUEUE),
-    )  # fmt: skip
+    )
 
 
 def served_unmarked(engine: Engine, run_id: int) -> dict[str, list[str]]:

@@ -160,8 +160,13 @@ def generate_inspect(out: Path) -> list[Path]:
         with tempfile.TemporaryDirectory() as log_dir:
             model = get_model("mockllm/model", custom_outputs=reply)
             (log,) = inspect_eval(
-                task, model=model, log_dir=log_dir, log_format=log_format, display="none",
-                epochs=2 if log_format == "eval" else 1, max_samples=1,
+                task,
+                model=model,
+                log_dir=log_dir,
+                log_format=log_format,
+                display="none",
+                epochs=2 if log_format == "eval" else 1,
+                max_samples=1,
             )
             if log.status != "success":
                 raise SystemExit(f"Inspect run ended with status {log.status}: {log.error}")
@@ -175,11 +180,14 @@ def generate_inspect(out: Path) -> list[Path]:
 
 # lm-evaluation-harness ---------------------------------------------------------------------
 LM_EVAL_ROWS = [
-    {"question": "Which Jataka is depicted in the Bharhut medallion of the deer?", "answer": "Ruru Jataka",
-     "category": "Art", "qid": "a1"},
+    {
+        "question": "Which Jataka is depicted in the Bharhut medallion of the deer?",
+        "answer": "Ruru Jataka",
+        "category": "Art",
+        "qid": "a1",
+    },
     {"question": "भारत की सबसे लंबी नदी कौन सी है?", "answer": "गंगा", "category": "Geography", "qid": "g2"},
-    {"question": "In which year did India become independent?", "answer": "1947", "category": "History",
-     "qid": "h3"},
+    {"question": "In which year did India become independent?", "answer": "1947", "category": "History", "qid": "h3"},
     {"question": "Name the temple style of Odisha's deul.", "answer": "Kalinga", "category": "Art", "qid": "a4"},
 ]
 LM_EVAL_RESPONSES = {
@@ -234,11 +242,21 @@ def generate_lm_eval(out: Path) -> list[Path]:
         (task_dir / "indic_qa.yaml").write_text(LM_EVAL_TASK.format(data=data), encoding="utf-8")
         env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
         cmd = [
-            sys.executable, "-m", "lm_eval", "--model", "local-chat-completions",
+            sys.executable,
+            "-m",
+            "lm_eval",
+            "--model",
+            "local-chat-completions",
             "--model_args",
             f"model=stub-indic-1,base_url={stub.base_url}/chat/completions,num_concurrent=1,tokenizer_backend=None",
-            "--tasks", "indic_qa", "--include_path", str(task_dir), "--apply_chat_template",
-            "--log_samples", "--output_path", str(tmp_path / "out"),
+            "--tasks",
+            "indic_qa",
+            "--include_path",
+            str(task_dir),
+            "--apply_chat_template",
+            "--log_samples",
+            "--output_path",
+            str(tmp_path / "out"),
         ]
         run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
         if run.returncode != 0:
@@ -298,7 +316,10 @@ def promptfoo_bin() -> Path:
             (PROMPTFOO_DIR / "package.json").write_text('{"private": true}\n')
         run = subprocess.run(
             ["npm", "install", "--no-audit", "--no-fund", f"promptfoo@{PROMPTFOO_VERSION}"],
-            cwd=PROMPTFOO_DIR, capture_output=True, text=True, timeout=900,
+            cwd=PROMPTFOO_DIR,
+            capture_output=True,
+            text=True,
+            timeout=900,
         )
         if run.returncode != 0 or not binary.exists():
             raise SystemExit(
@@ -315,15 +336,31 @@ def generate_promptfoo(out: Path) -> list[Path]:
         tmp_path = Path(tmp)
         (tmp_path / "promptfooconfig.yaml").write_text(PROMPTFOO_CONFIG, encoding="utf-8")
         env = dict(
-            os.environ, PROMPTFOO_DISABLE_TELEMETRY="1", PROMPTFOO_DISABLE_UPDATE="1",
-            PROMPTFOO_CONFIG_DIR=str(tmp_path / "config"), PROMPTFOO_DISABLE_SHARING="1",
+            os.environ,
+            PROMPTFOO_DISABLE_TELEMETRY="1",
+            PROMPTFOO_DISABLE_UPDATE="1",
+            PROMPTFOO_CONFIG_DIR=str(tmp_path / "config"),
+            PROMPTFOO_DISABLE_SHARING="1",
         )
         for ext in ("json", "jsonl"):
             target = tmp_path / f"out.{ext}"
             run = subprocess.run(
-                [str(binary), "eval", "-c", "promptfooconfig.yaml", "-o", str(target), "--no-cache", "--no-table",
-                 "--no-progress-bar"],
-                cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+                [
+                    str(binary),
+                    "eval",
+                    "-c",
+                    "promptfooconfig.yaml",
+                    "-o",
+                    str(target),
+                    "--no-cache",
+                    "--no-table",
+                    "--no-progress-bar",
+                ],
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
             )
             # promptfoo exits 100 when a test fails (one does, on purpose).
             if run.returncode not in (0, 100) or not target.exists():
@@ -343,8 +380,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(GENERATORS), help="comma-separated: " + ",".join(GENERATORS))
     parser.add_argument("--out", type=Path, default=HERE)
-    parser.add_argument("--install-promptfoo", action="store_true",
-                        help=f"only install promptfoo {PROMPTFOO_VERSION} into {PROMPTFOO_DIR} if missing (make test)")
+    parser.add_argument(
+        "--install-promptfoo",
+        action="store_true",
+        help=f"only install promptfoo {PROMPTFOO_VERSION} into {PROMPTFOO_DIR} if missing (make test)",
+    )
     args = parser.parse_args(argv)
     if args.install_promptfoo:
         print(promptfoo_bin())

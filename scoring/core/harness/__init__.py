@@ -64,8 +64,13 @@ def sniff(data: bytes, filename: str | None) -> str | None:
     return None
 
 
-def read_harness(kind: str, data: bytes, filename: str | None, domain_field: str | None = None,
-                 companions: dict[str, bytes] | None = None) -> pl.DataFrame:
+def read_harness(
+    kind: str,
+    data: bytes,
+    filename: str | None,
+    domain_field: str | None = None,
+    companions: dict[str, bytes] | None = None,
+) -> pl.DataFrame:
     """companions: other files uploaded together (lm-eval's results_*.json beside samples_*.jsonl gives the model)."""
     if kind == "inspect":
         return inspect_log.read(data, filename, domain_field)

@@ -70,8 +70,10 @@ def want_domain(mappings: Iterable[Mapping[str, Any]], domain_field: str | None,
             return True
         fields.update(dict.fromkeys(map(str, mapping)))
     if domain_field is not None:
-        raise InputError(f"{what}: no {where} has a field {domain_field!r} to take the domain from. "
-                         f"Fields: {', '.join(fields) or 'none'}.")
+        raise InputError(
+            f"{what}: no {where} has a field {domain_field!r} to take the domain from. "
+            f"Fields: {', '.join(fields) or 'none'}."
+        )
     return False
 
 

@@ -65,8 +65,9 @@ def is_eval_zip(data: bytes) -> bool:
     return "header.json" in names or "_journal/start.json" in names
 
 
-def read(data: bytes, filename: str | None, domain_field: str | None = None,
-         use_inspect: bool | None = None) -> pl.DataFrame:
+def read(
+    data: bytes, filename: str | None, domain_field: str | None = None, use_inspect: bool | None = None
+) -> pl.DataFrame:
     """The table of an Inspect log; ``use_inspect`` forces (True) or forbids (False) inspect_ai."""
     is_zip = data.startswith(b"PK") or bool(filename and filename.lower().endswith(".eval"))
     if use_inspect is None:
@@ -238,8 +239,16 @@ def _key(value: Any) -> str:
     return cell(value)
 
 
-def _row(sample: dict[str, Any], label: str, evaluation: dict[str, Any], header: dict[str, Any], model: str,
-         task: str, domain_field: str | None, with_domain: bool) -> dict[str, str]:
+def _row(
+    sample: dict[str, Any],
+    label: str,
+    evaluation: dict[str, Any],
+    header: dict[str, Any],
+    model: str,
+    task: str,
+    domain_field: str | None,
+    with_domain: bool,
+) -> dict[str, str]:
     where = f"{label} (id {cell(sample.get('id'))!r}, epoch {cell(sample.get('epoch'))})"
     for name in ("id", "input", "target"):
         if name not in sample:

@@ -54,8 +54,9 @@ def looks_like(obj: Any) -> bool:
     return isinstance(obj, dict) and "doc_id" in obj and "doc" in obj and ("filtered_resps" in obj or "resps" in obj)
 
 
-def read(data: bytes, filename: str | None, domain_field: str | None = None,
-         companions: dict[str, bytes] | None = None) -> pl.DataFrame:
+def read(
+    data: bytes, filename: str | None, domain_field: str | None = None, companions: dict[str, bytes] | None = None
+) -> pl.DataFrame:
     lines = json_lines(decode(data, WHAT), WHAT)
     name = PurePath(filename).name if filename else ""
     match = _SAMPLES_NAME.match(name)
@@ -70,8 +71,9 @@ def read(data: bytes, filename: str | None, domain_field: str | None = None,
     return frame(rows, WHAT)
 
 
-def _row(number: int, obj: dict[str, Any], model: str, task: str | None, domain_field: str | None,
-         with_domain: bool) -> dict[str, str]:
+def _row(
+    number: int, obj: dict[str, Any], model: str, task: str | None, domain_field: str | None, with_domain: bool
+) -> dict[str, str]:
     where = f"line {number}"
     for field in ("doc_id", "doc", "target", "filtered_resps"):
         if field not in obj:
@@ -82,8 +84,10 @@ def _row(number: int, obj: dict[str, Any], model: str, task: str | None, domain_
     qkey = pick(doc, QUESTION_KEYS)
     question = doc[qkey] if qkey is not None else _rendered_prompt(obj)
     if question is None:
-        raise InputError(f"{WHAT}, {where}: the doc has none of the fields {', '.join(QUESTION_KEYS)} and the "
-                         "line has no rendered prompt in 'arguments'. Fields: " + ", ".join(map(str, doc)) + ".")
+        raise InputError(
+            f"{WHAT}, {where}: the doc has none of the fields {', '.join(QUESTION_KEYS)} and the "
+            "line has no rendered prompt in 'arguments'. Fields: " + ", ".join(map(str, doc)) + "."
+        )
     target = obj["target"]
     row = {
         "question": cell(question),

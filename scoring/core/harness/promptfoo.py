@@ -49,8 +49,10 @@ _HANDLED = {"vars", "response", "provider", "prompt", "testCase", "testIdx"}
 
 def looks_like_document(obj: Any) -> bool:
     results = obj.get("results") if isinstance(obj, dict) else None
-    return isinstance(results, dict) and isinstance(results.get("results"), list) and (
-        "evalId" in obj or "version" in results or "prompts" in results
+    return (
+        isinstance(results, dict)
+        and isinstance(results.get("results"), list)
+        and ("evalId" in obj or "version" in results or "prompts" in results)
     )
 
 
@@ -82,8 +84,10 @@ def read(data: bytes, filename: str | None, domain_field: str | None = None) -> 
     with_answer = ["answer" in row for row in rows]
     if any(with_answer) and not all(with_answer):
         where = items[with_answer.index(False)][0]
-        raise InputError(f"{WHAT}, {where}: no golden answer (no var {' or '.join(ANSWER_KEYS)}, no single "
-                         "equals/contains assertion) while other results have one.")
+        raise InputError(
+            f"{WHAT}, {where}: no golden answer (no var {' or '.join(ANSWER_KEYS)}, no single "
+            "equals/contains assertion) while other results have one."
+        )
     return frame(rows, WHAT)
 
 
@@ -110,8 +114,9 @@ def _vars(result: dict[str, Any], where: str) -> dict[str, Any]:
     return variables
 
 
-def _row(where: str, result: dict[str, Any], task: str | None, domain_field: str | None,
-         with_domain: bool) -> dict[str, str]:
+def _row(
+    where: str, result: dict[str, Any], task: str | None, domain_field: str | None, with_domain: bool
+) -> dict[str, str]:
     variables = _vars(result, where)
     if "response" not in result and "error" not in result:
         raise InputError(f"{WHAT}, {where}: no 'response' field (and no 'error').")
@@ -127,8 +132,11 @@ def _row(where: str, result: dict[str, Any], task: str | None, domain_field: str
     test_case = result.get("testCase") if isinstance(result.get("testCase"), dict) else {}
     qkey = pick(variables, QUESTION_KEYS)
     if qkey is None and prompt.get("raw") is None:
-        raise InputError(f"{WHAT}, {where}: no var question or prompt and no rendered prompt. Vars: "
-                         + (", ".join(map(str, variables)) or "none") + ".")
+        raise InputError(
+            f"{WHAT}, {where}: no var question or prompt and no rendered prompt. Vars: "
+            + (", ".join(map(str, variables)) or "none")
+            + "."
+        )
     akey = pick(variables, ANSWER_KEYS)
     row: dict[str, str] = {"question": cell(variables[qkey] if qkey is not None else prompt["raw"])}
     if akey is not None:

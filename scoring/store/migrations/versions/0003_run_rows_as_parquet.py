@@ -25,18 +25,44 @@ down_revision = "0002"
 branch_labels = None
 depends_on = None
 
-ROW_FIELDS = ["item_key", "question", "answer", "domain", "response", "exact_correct", "overlap_correct",
-              "matching_words", "total_golden_words", "is_blank", "bucket"]  # fmt: skip
-SCHEMA = {"item_key": pl.String, "question": pl.String, "answer": pl.String, "Domain": pl.String,
-          "response": pl.String, "exact_correct": pl.Boolean, "overlap_correct": pl.Boolean,
-          "matching_words": pl.Int64, "total_golden_words": pl.Int64, "is_blank": pl.Boolean,
-          "bucket": pl.String}  # fmt: skip
+ROW_FIELDS = [
+    "item_key",
+    "question",
+    "answer",
+    "domain",
+    "response",
+    "exact_correct",
+    "overlap_correct",
+    "matching_words",
+    "total_golden_words",
+    "is_blank",
+    "bucket",
+]
+SCHEMA = {
+    "item_key": pl.String,
+    "question": pl.String,
+    "answer": pl.String,
+    "Domain": pl.String,
+    "response": pl.String,
+    "exact_correct": pl.Boolean,
+    "overlap_correct": pl.Boolean,
+    "matching_words": pl.Int64,
+    "total_golden_words": pl.Int64,
+    "is_blank": pl.Boolean,
+    "bucket": pl.String,
+}
 
 runs = sa.table("runs", sa.column("id", sa.Integer), sa.column("extra_columns", sa.Text))
-run_rows = sa.table("run_rows", sa.column("run_id", sa.Integer), sa.column("row_idx", sa.Integer),
-                    sa.column("extra", sa.Text), *(sa.column(name) for name in ROW_FIELDS))  # fmt: skip
-run_parts = sa.table("run_parts", sa.column("run_id", sa.Integer), sa.column("part", sa.Integer),
-                     sa.column("data", sa.LargeBinary))  # fmt: skip
+run_rows = sa.table(
+    "run_rows",
+    sa.column("run_id", sa.Integer),
+    sa.column("row_idx", sa.Integer),
+    sa.column("extra", sa.Text),
+    *(sa.column(name) for name in ROW_FIELDS),
+)
+run_parts = sa.table(
+    "run_parts", sa.column("run_id", sa.Integer), sa.column("part", sa.Integer), sa.column("data", sa.LargeBinary)
+)
 
 
 def _create_run_rows() -> None:
@@ -109,9 +135,11 @@ def downgrade() -> None:
     conn = op.get_bind()
     for run_id, extra_json in conn.execute(sa.select(runs.c.id, runs.c.extra_columns)).all():
         extra_columns = json.loads(extra_json or "[]")
-        data = conn.execute(
-            sa.select(run_parts.c.data).where(run_parts.c.run_id == run_id).order_by(run_parts.c.part)
-        ).scalars().all()
+        data = (
+            conn.execute(sa.select(run_parts.c.data).where(run_parts.c.run_id == run_id).order_by(run_parts.c.part))
+            .scalars()
+            .all()
+        )
         if not data:
             continue
         table = from_parts(data)

@@ -29,9 +29,15 @@ def _columns() -> set[str]:
 
 def _rows(narrow: bool = False) -> list[dict]:
     """The scopes as typed rows (SQLite hands back text for a raw datetime column)."""
-    old = sa.table("blind_scopes", sa.column("run_id", sa.Integer()), sa.column("bucket", sa.String()),
-                   sa.column("created_by", sa.String()), sa.column("created_at", sa.DateTime(timezone=True)),
-                   sa.column("domain", sa.String()), sa.column("sample", sa.Integer()))  # fmt: skip
+    old = sa.table(
+        "blind_scopes",
+        sa.column("run_id", sa.Integer()),
+        sa.column("bucket", sa.String()),
+        sa.column("created_by", sa.String()),
+        sa.column("created_at", sa.DateTime(timezone=True)),
+        sa.column("domain", sa.String()),
+        sa.column("sample", sa.Integer()),
+    )
     query = sa.select(*(old.c[name] for name in KEEP))
     if narrow:
         query = query.where(old.c.domain == "", old.c.sample == 0)

@@ -34,8 +34,9 @@ def upgrade() -> None:
     # Plain ALTER TABLE on both engines: a batch (copy-and-move) of ``runs`` on SQLite would drop
     # the table, and its rows' parts and verdict scopes with it through ON DELETE CASCADE.
     op.add_column("runs", sa.Column("review_seed", sa.Integer(), nullable=False, server_default="0"))
-    runs = sa.table("runs", sa.column("id", sa.Integer()), sa.column("sha256", sa.String()),
-                    sa.column("review_seed", sa.Integer()))  # fmt: skip
+    runs = sa.table(
+        "runs", sa.column("id", sa.Integer()), sa.column("sha256", sa.String()), sa.column("review_seed", sa.Integer())
+    )
     for run_id, sha in bind.execute(sa.select(runs.c.id, runs.c.sha256)).all():
         bind.execute(sa.update(runs).where(runs.c.id == run_id).values(review_seed=_seed(str(sha))))
 

@@ -39,10 +39,14 @@ def upgrade() -> None:
             sa.Column("guidelines_id", sa.Integer(), nullable=False),
             sa.Column("reader", sa.String(200), nullable=False),
             sa.Column("read_at", sa.DateTime(timezone=True), nullable=False),
-            sa.ForeignKeyConstraint(["guidelines_id"], ["run_guidelines.id"],
-                                    name="fk_guideline_reads_guidelines_id_run_guidelines", ondelete="CASCADE"),
+            sa.ForeignKeyConstraint(
+                ["guidelines_id"],
+                ["run_guidelines.id"],
+                name="fk_guideline_reads_guidelines_id_run_guidelines",
+                ondelete="CASCADE",
+            ),
             sa.PrimaryKeyConstraint("guidelines_id", "reader", name="pk_guideline_reads"),
-        )  # fmt: skip
+        )
 
 
 def downgrade() -> None:
