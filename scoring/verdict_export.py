@@ -29,7 +29,6 @@ from scoring.core.export_format import (
     VERDICTS_COLUMN,
     VERDICTS_FORMAT,
     neutralise,
-    split_exported,
     table_csv_bytes,
     to_csv_bytes,
     to_jsonl_bytes,
@@ -39,6 +38,7 @@ from scoring.core.export_format import (
 )
 from scoring.core.export_order import ORDER_FORMAT, SEED_COLUMN, SKIPS_COLUMN, skips_text
 from scoring.core.export_parquet import MANIFEST_KEY, parquet_manifest, table_parquet_bytes
+from scoring.core.export_read_back import split_exported
 from scoring.review.verdict_table import VerdictTable, build, verdict_table
 from scoring.store import (
     ROW_COLUMNS,

@@ -18,8 +18,8 @@ from hypothesis import strategies as hs
 
 from scoring.compare import shared_id_column
 from scoring.core.errors import InputError
-from scoring.core.formats import read_jsonl, read_jsonl_fast
 from scoring.core.loader import MissingColumns, load_bytes, load_path, parse_columns
+from scoring.core.text_tables import read_jsonl, read_jsonl_fast
 
 ROOT = Path(__file__).resolve().parents[1]
 CSV = 'question,answer,response,Domain,score\nराजधानी?,दिल्ली,यह दिल्ली है,Geo,1.50\nq2,"a, b",c,Art,2\n'

@@ -29,15 +29,12 @@ from scoring.core.formats import (
     PARQUET_MAGIC,
     ZIP_MAGIC,
     check_line_lengths,
-    read_json,
-    read_jsonl,
-    read_jsonl_fast,
-    read_parquet,
     sniff,
     ungzip,
 )
 from scoring.core.harness import read_harness
 from scoring.core.harness import sniff as harness_kind
+from scoring.core.text_tables import read_json, read_jsonl, read_jsonl_fast, read_parquet
 
 if TYPE_CHECKING:
     import pandas as pd

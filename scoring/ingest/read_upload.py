@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from scoring.core.export_format import EXPORT_COLUMNS, split_exported
+from scoring.core.export_format import EXPORT_COLUMNS
 from scoring.core.export_order import exported_seed
 from scoring.core.export_parquet import parquet_manifest
+from scoring.core.export_read_back import split_exported
 from scoring.core.loader import load_bytes
 from scoring.store import ROW_COLUMNS
 

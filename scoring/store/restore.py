@@ -9,8 +9,9 @@ import pandas as pd
 from sqlalchemy import Engine
 
 from scoring.core.errors import InputError
-from scoring.core.export_format import VERDICTS_COLUMN, exported_marks
+from scoring.core.export_format import VERDICTS_COLUMN
 from scoring.core.export_order import exported_skips
+from scoring.core.export_read_back import exported_marks
 from scoring.store import verdict_log as review
 
 

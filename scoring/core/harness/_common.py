@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 
 from scoring.core.errors import InputError
-from scoring.core.formats import cell_text as cell  # every cell is text, as the loader makes it of any JSON value
+from scoring.core.text_tables import cell_text as cell  # every cell is text, as the loader makes it of any JSON value
 
 CORE = ("question", "answer", "response", "Domain", "model", "task", "sample_id")
 DOMAIN_KEYS = ("Domain", "domain", "category")
