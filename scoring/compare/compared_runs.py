@@ -19,7 +19,7 @@ from scoring.core.columnar import OUTPUT_COLUMNS
 from scoring.core.errors import InputError
 from scoring.core.metric_names import ADJUDICATED, EXACT, JUDGE, OVERLAP, TITLES
 from scoring.core.report import COMBINED, score_table
-from scoring.core.stats import wilson_interval
+from scoring.core.stats import range_with_unknowns
 from scoring.core.verdict_rules import judge_correct
 
 #: Verdict sources in the order reports list them.
@@ -168,20 +168,8 @@ class SourceAccuracy:
 
 
 def _accuracy(run: str, source: str, domain: str, n: int, correct: int, unknown: int) -> SourceAccuracy:
-    low = wilson_interval(correct, n)[0]
-    high = wilson_interval(correct + unknown, n)[1]
     return SourceAccuracy(
-        run,
-        source,
-        domain,
-        n,
-        correct,
-        n - correct - unknown,
-        unknown,
-        correct / n if n else 0.0,
-        (correct + unknown) / n if n else 0.0,
-        low,
-        high,
+        run, source, domain, n, correct, n - correct - unknown, unknown, *range_with_unknowns(correct, unknown, n)
     )
 
 

@@ -16,6 +16,15 @@ DEFAULT_HALF_WIDTH = 0.02
 PILOT_HALF_WIDTH = 0.05
 
 
+def range_with_unknowns(correct: int, unknown: int, n: int) -> tuple[float, float, float, float]:
+    """A share whose ``unknown`` rows may go either way: (low, high, ci_low, ci_high), the low end
+    counting them wrong and the high end right; the interval is the Wilson lower bound of the low
+    end and the Wilson upper bound of the high end (sampling error and the unknown rows together)."""
+    low = correct / n if n else 0.0
+    high = (correct + unknown) / n if n else 0.0
+    return low, high, wilson_interval(correct, n)[0], wilson_interval(correct + unknown, n)[1]
+
+
 def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     """95% Wilson score interval; unlike the normal interval it stays inside [0, 1] at 0/n."""
     if n <= 0:

@@ -15,7 +15,7 @@ import pandas as pd
 import polars as pl
 
 from scoring.core.report import COMBINED
-from scoring.core.stats import agreement_table, cohen_kappa, raw_agreement, wilson_interval
+from scoring.core.stats import agreement_table, cohen_kappa, range_with_unknowns, raw_agreement
 
 VERDICTS: tuple[str, ...] = ("correct", "wrong")
 REASONS: tuple[str, ...] = ("paraphrase", "inflection", "different claim", "golden answer wrong", "other")
@@ -265,19 +265,7 @@ class AdjudicatedRow:
 
 
 def _adjudicated_row(domain: str, n: int, correct: int, pending: int) -> AdjudicatedRow:
-    low = wilson_interval(correct, n)[0]
-    high = wilson_interval(correct + pending, n)[1]
-    return AdjudicatedRow(
-        domain,
-        n,
-        correct,
-        n - correct - pending,
-        pending,
-        correct / n if n else 0.0,
-        (correct + pending) / n if n else 0.0,
-        low,
-        high,
-    )
+    return AdjudicatedRow(domain, n, correct, n - correct - pending, pending, *range_with_unknowns(correct, pending, n))
 
 
 def adjudicated_accuracy(final: pd.DataFrame) -> list[AdjudicatedRow]:

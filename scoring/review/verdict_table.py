@@ -76,8 +76,8 @@ class VerdictTable:
         pages' summaries, which are written in pandas."""
         out = (self.rows.to_pandas() if self.scored is None else self.scored).copy(deep=False)
         verdicts = self.verdicts if self.judged else self.verdicts.drop("judge_label")
-        for col, values in zip(verdicts.columns, verdicts.to_pandas().items(), strict=True):
-            out[col] = values[1].set_axis(out.index)
+        for col, values in verdicts.to_pandas().items():
+            out[col] = values.set_axis(out.index)
         return out
 
 
