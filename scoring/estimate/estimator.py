@@ -192,12 +192,14 @@ def share_estimate(
     scope: str = COMBINED,
     z: float = Z95,
     withhold: bool = False,
+    max_borrowed: float = MAX_BORROWED,
 ) -> Estimate:
     """The stratified estimate of a yes/no quantity whose per-cell reviewed counts are ``k``
     (correct rows, or rows a rule gets right), over the cells ``target`` selects. Missing rows
     of the random sample widen the interval to the union of the intervals with all of them
     wrong and all of them right. ``withhold``: a domain with too few reviewed rows for an interval
-    says so (:func:`withheld`) rather than print a confident one."""
+    says so (:func:`withheld`, up to ``max_borrowed`` of its rows borrowing) rather than print a
+    confident one."""
     w = weights(strata, target)
     inside = np.ones(len(k), dtype=bool) if target is None else np.asarray(target, dtype=bool)
     if withhold and target is not None:
@@ -205,7 +207,7 @@ def share_estimate(
     known, se, low, high = _interval(strata, k, target, z, w)
     miss = strata.missing_counts()
     missing = int(miss[inside].sum())
-    needed = withheld(strata, inside, w) if withhold else 0
+    needed = withheld(strata, inside, w, max_borrowed) if withhold else 0
     width = high - low
     if missing:
         low = min(low, _interval(strata.imputed(False), k, target, z)[2])
@@ -258,7 +260,9 @@ def t_quantile(df: float, z: float = Z95) -> float:
     )
 
 
-def withheld(strata: Strata, target: np.ndarray | None, w: Weights | None = None) -> int:
+def withheld(
+    strata: Strata, target: np.ndarray | None, w: Weights | None = None, max_borrowed: float = MAX_BORROWED
+) -> int:
     """0 when the rows ``target`` selects (a domain; None: the whole run) may show an interval; else
     how many more reviews of its random sample would let it (:data:`MIN_DOMAIN_REVIEWED`,
     :data:`MAX_BORROWED`, and a reviewed row in every bucket: :func:`unreviewed_buckets`)."""
@@ -274,7 +278,7 @@ def withheld(strata: Strata, target: np.ndarray | None, w: Weights | None = None
     left = np.where(fallen, strata.size - strata.reviewed, 0.0)
     borrowed, extra = float(left.sum()) / rows, 0.0
     for cell in np.argsort(-left):  # the largest borrowed cells first, each to MIN_REVIEWED rows
-        if borrowed <= MAX_BORROWED or left[cell] <= 0:
+        if borrowed <= max_borrowed or left[cell] <= 0:
             break
         extra += max(0.0, min(MIN_REVIEWED, strata.size[cell]) - strata.reviewed[cell])
         borrowed -= left[cell] / rows

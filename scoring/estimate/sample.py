@@ -64,6 +64,8 @@ SAMPLE_RULE = (
 #: What a sample must hold to be estimated from (built by :func:`make_sample` or :func:`reviewed_sample`).
 CORE_COLUMNS = ("bucket", "Domain", "reviewed", "truth")
 TEXT_COLUMNS = ("question", "answer", "response")
+#: Carried when the rows have them: the text, and each row's language (per-language figures).
+CARRIED_COLUMNS = (*TEXT_COLUMNS, "language")
 _NEEDED = (
     "item_key",
     "Domain",
@@ -95,7 +97,7 @@ def reviewed_sample(
     missing = [c for c in _NEEDED if c not in final.columns]
     if missing:
         raise InputError(f"Cannot estimate from a table without the columns {', '.join(missing)}.")
-    extra = [c for c in ("row_idx", "judge_label", *TEXT_COLUMNS) if c in final.columns]
+    extra = [c for c in ("row_idx", "judge_label", *CARRIED_COLUMNS) if c in final.columns]
     table = _as_polars(final, [*_NEEDED, *extra])
     if "row_idx" not in table.columns:
         table = table.with_row_index("row_idx")
@@ -113,7 +115,7 @@ def reviewed_sample(
         reviewed=reviewed.fill_null(False),
         truth=pl.when(reviewed).then(pl.col("final_verdict").cast(pl.String) == "correct").otherwise(None),
         conflict=(human == CONFLICT) & ~reviewed.fill_null(False),
-    ).hstack(table.select(pl.col(c).cast(pl.String) for c in TEXT_COLUMNS if c in extra))
+    ).hstack(table.select(pl.col(c).cast(pl.String) for c in CARRIED_COLUMNS if c in extra))
     return check_sample(random_prefix(sample, rank, served))
 
 

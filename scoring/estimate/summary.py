@@ -16,6 +16,7 @@ from scoring.core.report import COMBINED
 from scoring.core.stats import DEFAULT_HALF_WIDTH, Z95
 from scoring.core.verdict_rules import AdjudicatedRow, adjudicated_accuracy
 from scoring.estimate.estimator import AccuracyEstimate, estimate_accuracy
+from scoring.estimate.group_estimate import GROUP_METHOD, LANGUAGE, estimate_groups, groups_key, groups_of
 from scoring.estimate.metric_quality import MetricQuality, metric_quality
 from scoring.estimate.planner import ReviewPlan, plan_review
 from scoring.estimate.sample import SAMPLE_RULE, reviewed_sample
@@ -33,6 +34,21 @@ COMPARISON_COLUMNS = (
     "adjudicated_high",
     "adjudicated_ci_low",
     "adjudicated_ci_high",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "shown",
+    "needed",
+)
+
+#: Columns of :attr:`RunEstimate.by_language` (``raw_judge`` only when the run has judge labels).
+LANGUAGE_COLUMNS = (
+    "scope",
+    "rows",
+    "reviewed",
+    "raw_exact",
+    "raw_overlap",
+    "raw_judge",
     "estimate",
     "ci_low",
     "ci_high",
@@ -72,6 +88,28 @@ class RunEstimate:
         return table.select(columns)
 
     @cached_property
+    def languages(self) -> list[str]:
+        """The run's row languages (sorted); empty when its rows carry none."""
+        return groups_of(self.sample, LANGUAGE)
+
+    @property
+    def multilingual(self) -> bool:
+        return len(self.languages) > 1
+
+    @cached_property
+    def by_language(self) -> pl.DataFrame:
+        """One row per language (sorted): :data:`LANGUAGE_COLUMNS`, each language's raw metric
+        accuracy and its estimated true accuracy (:mod:`scoring.estimate.group_estimate`)."""
+        if not self.languages:
+            return pl.DataFrame(schema=dict.fromkeys(LANGUAGE_COLUMNS, pl.String))
+        raw = raw_accuracy(self.sample, LANGUAGE, combined=False)
+        estimated = pl.DataFrame([e.as_dict() for e in estimate_groups(self.sample, LANGUAGE)]).select(
+            "scope", "reviewed", "estimate", "ci_low", "ci_high", "shown", "needed"
+        )
+        table = raw.join(estimated, on="scope", how="left")
+        return table.select([c for c in LANGUAGE_COLUMNS if c != "raw_judge" or self.has_judge])
+
+    @cached_property
     def random_sample(self) -> dict:
         """What the random-sample rule (:data:`SAMPLE_RULE`) kept and left out: rows in the
         estimate, rows of the sample whose truth is missing and what they cost in width (points of
@@ -89,27 +127,33 @@ class RunEstimate:
         }
 
     def as_dict(self) -> dict:
+        languages = {"by_language": self.by_language.to_dicts(), "language_method": GROUP_METHOD}
         return {
             "random_sample": self.random_sample,
             "comparison": self.comparison().to_dicts(),
+            **(languages if self.multilingual else {}),
             "estimate": self.accuracy.as_dict(),
             "metrics": [m.as_dict() for m in self.metrics],
             "plan": self.plan.as_dict(),
         }
 
 
-def raw_accuracy(sample: pl.DataFrame) -> pl.DataFrame:
-    """Each metric's raw accuracy per domain (sorted) and ``combined``: share of rows it passes;
-    the judge's is the share of judged rows labelled CORRECT (null when none is judged)."""
+def raw_accuracy(sample: pl.DataFrame, by: str = "Domain", combined: bool = True) -> pl.DataFrame:
+    """Each metric's raw accuracy per domain (or per value of ``by``, sorted) and ``combined``:
+    share of rows it passes; the judge's is the share of judged rows labelled CORRECT (null when
+    none is judged)."""
     figures = [
         pl.len().alias("rows"),
         pl.col("exact_correct").mean().alias("raw_exact"),
         pl.col("overlap_correct").mean().alias("raw_overlap"),
         pl.col("judge_correct").cast(pl.Float64).mean().alias("raw_judge"),
     ]
-    per_domain = sample.group_by("Domain").agg(figures).sort("Domain").rename({"Domain": "scope"})
-    combined = sample.select(figures).select(pl.lit(COMBINED).alias("scope"), pl.all())
-    return pl.concat([per_domain, combined], how="vertical_relaxed").with_columns(pl.col("rows").cast(pl.Int64))
+    if by == LANGUAGE:
+        sample = sample.with_columns(pl.Series(LANGUAGE, groups_key(sample)))
+    per_domain = sample.group_by(by).agg(figures).sort(by).rename({by: "scope"})
+    parts = [per_domain, sample.select(figures).select(pl.lit(COMBINED).alias("scope"), pl.all())]
+    table = pl.concat(parts if combined else parts[:1], how="vertical_relaxed")
+    return table.with_columns(pl.col("rows").cast(pl.Int64))
 
 
 def run_estimate(
