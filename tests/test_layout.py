@@ -42,6 +42,8 @@ LAYERS: dict[str, Layer] = {
     "version": Layer(("scoring",), banned=NOT_PAGES),  # scoring/__init__.py: __version__ and a docstring
     "core": Layer(package("scoring.core"), banned=NOT_PAGES | {"sqlalchemy", "alembic", "openai", "httpx"}),
     "store": Layer(package("scoring.store"), frozenset({"core"}), NOT_PAGES | {"openai"}),
+    # Optional matchers beside the spec's two (issue 29): pure text functions, no database.
+    "match": Layer(package("scoring.match"), frozenset({"core"}), NOT_PAGES | {"sqlalchemy", "alembic", "openai"}),
     "judge": Layer(package("scoring.judge"), frozenset({"core", "store"}), NOT_PAGES),
     "review": Layer(package("scoring.review"), frozenset({"core", "store"}), NOT_PAGES | {"openai"}),
     "ingest": Layer(package("scoring.ingest"), frozenset({"core", "store"}), NOT_PAGES | {"openai"}),
@@ -49,14 +51,18 @@ LAYERS: dict[str, Layer] = {
         ("scoring.verdict_export",), frozenset({"version", "core", "store", "judge", "review"}), NOT_PAGES | {"openai"}
     ),
     "estimate": Layer(
-        package("scoring.estimate"), frozenset({"version", "core", "store", "review", "export"}), NOT_PAGES | {"openai"}
+        package("scoring.estimate"),
+        frozenset({"version", "core", "match", "store", "review", "export"}),
+        NOT_PAGES | {"openai"},
     ),
     "compare": Layer(
-        package("scoring.compare"), frozenset({"version", "core", "store", "review", "export"}), NOT_PAGES | {"openai"}
+        package("scoring.compare"),
+        frozenset({"version", "core", "match", "store", "review", "export"}),
+        NOT_PAGES | {"openai"},
     ),
     "cli": Layer(
         package("scoring.cli"),
-        frozenset({"version", "core", "store", "judge", "review", "export", "estimate", "compare"}),
+        frozenset({"version", "core", "match", "store", "judge", "review", "export", "estimate", "compare"}),
         NOT_PAGES | {"openai"},
     ),
     "entry points": Layer(
@@ -66,12 +72,14 @@ LAYERS: dict[str, Layer] = {
     ),
     "ui": Layer(
         package("ui"),
-        frozenset({"version", "core", "store", "ingest", "judge", "review", "export", "estimate", "compare"}),
+        frozenset({"version", "core", "match", "store", "ingest", "judge", "review", "export", "estimate", "compare"}),
         frozenset({"openai", "alembic"}),
     ),
     "views": Layer(
         package("views"),
-        frozenset({"version", "core", "store", "ingest", "judge", "review", "export", "estimate", "compare", "ui"}),
+        frozenset(
+            {"version", "core", "match", "store", "ingest", "judge", "review", "export", "estimate", "compare", "ui"}
+        ),
         frozenset({"openai", "alembic", "sqlalchemy"}),
     ),
     "app": Layer(

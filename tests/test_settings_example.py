@@ -12,6 +12,7 @@ from pathlib import Path
 from scoring.core import limits, unicode_tables
 from scoring.core.settings import SETTINGS
 from scoring.judge.judge_settings import ENV_NAMES, JudgeSettings
+from scoring.match import settings as match_settings
 from scoring.review import roles as identity
 from scoring.store import engine
 
@@ -34,7 +35,7 @@ def _named_by_readers() -> set[str]:
     """Every setting name the readers define as a constant or a judge setting."""
     names = {
         value
-        for module in (identity, limits, engine)
+        for module in (identity, limits, engine, match_settings)
         for key, value in vars(module).items()
         if key.endswith(("_SETTING", "ENV_VAR")) and isinstance(value, str)
     }

@@ -74,6 +74,7 @@ def toml_value(value: object) -> str:
 
 _DB, _LIMITS = "scoring.store.engine", "scoring.core.limits"
 _IDENTITY, _JUDGE = "scoring.review.roles", "scoring.judge.judge_settings"
+_MATCH = "scoring.match.settings"
 _ALL = [
     Setting(
         "REVIEW_DB_URL",
@@ -212,6 +213,20 @@ _ALL = [
         _JUDGE,
         unset="unset (no cost shown)",
         example="0.60",
+    ),
+    Setting(
+        "MATCH_CHRF_THRESHOLD",
+        30.0,
+        "number",
+        "The chrF score (0-100, sacrebleu's default chrF) from which the optional chrF matcher calls a row correct.",
+        _MATCH,
+    ),
+    Setting(
+        "MATCH_TARGET_PRECISION",
+        0.95,
+        "number",
+        "The precision (a share) a matcher must reach against people for the matchers report to recommend it.",
+        _MATCH,
     ),
     Setting(
         "SCORING_CACHE_DIR",

@@ -1,0 +1,164 @@
+"""Normalised exact: the spec's exact-substring test after a named normalisation of both sides.
+
+Optional, beside the spec's two metrics (which never change). The spec's exact test is
+``answer.lower() in response.lower()`` with a blank response failing; this matcher is the same
+test on :func:`normalize_answer` of each side::
+
+    normalize_answer(t) = collapse_whitespace(casefold(strip_edge_punctuation(
+                              fold_nukta(nfc(remove_invisible(t))))))
+
+Each step is one function below. Invisible characters go first, so that NFC can compose what they
+kept apart (Tamil கெ + ZWNJ + ா is கொ once the ZWNJ goes). Nukta letters are folded after NFC, to
+the decomposed form (consonant + U+093C), on both sides: NFC *recomposes* U+0929, U+0931 and
+U+0934 but leaves U+0958-U+095F decomposed (composition exclusions), so only folding after NFC
+gives one spelling of each. Punctuation (ASCII and every Unicode ``P*`` character, the danda
+U+0964/U+0965 included: :data:`scoring.core.protocols.PUNCTUATION`) is stripped at word edges, so
+inner punctuation (``co-operate``) stays. The golden answer is thus stripped too (the spec's is
+not). As in the spec, an empty normalised golden answer is found in any non-blank response.
+
+:func:`norm_exact_column` gives the same verdicts on polars columns (see its docstring for where it
+hands rows back to Python).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import unicodedata
+
+import polars as pl
+
+from scoring.core.columnar import WHITESPACE, patterns
+from scoring.core.protocols import PUNCTUATION, is_blank
+from scoring.core.unicode_tables import runs
+
+#: Zero-width joiner and non-joiner, soft hyphen, byte-order mark (zero-width no-break space),
+#: word joiner and zero-width space: they change rendering or line breaking, not the word.
+INVISIBLE = "\u200d\u200c\u00ad\ufeff\u2060\u200b"
+#: Precomposed nukta letters NFC keeps (NNNA, RRA, LLLA) -> consonant + nukta U+093C. The other
+#: nukta letters (U+0958-U+095F, Bengali U+09DC/09DD/09DF...) are composition exclusions: NFC
+#: already decomposes them, so after NFC every nukta letter is consonant + nukta.
+NUKTA_FOLD = {"\u0929": "\u0928\u093c", "\u0931": "\u0930\u093c", "\u0934": "\u0933\u093c"}
+_INVISIBLE_TABLE = dict.fromkeys(map(ord, INVISIBLE))
+_NUKTA_TABLE = str.maketrans(NUKTA_FOLD)
+
+
+def remove_invisible(text: str) -> str:
+    """ZWJ, ZWNJ, soft hyphen, BOM, word joiner and zero-width space removed."""
+    return text.translate(_INVISIBLE_TABLE)
+
+
+def nfc(text: str) -> str:
+    """Unicode canonical composition (NFC), so a precomposed and a decomposed spelling agree."""
+    return unicodedata.normalize("NFC", text)
+
+
+def fold_nukta(text: str) -> str:
+    """Every nukta letter as consonant + U+093C (after NFC: see the module docstring)."""
+    return text.translate(_NUKTA_TABLE)
+
+
+def strip_edge_punctuation(text: str) -> str:
+    """Words (split on whitespace) without leading and trailing punctuation; empty words dropped."""
+    return " ".join(word for word in (w.strip(PUNCTUATION) for w in text.split()) if word)
+
+
+def casefold(text: str) -> str:
+    """Python's full case folding (``ß`` -> ``ss``); a no-op for Indic scripts."""
+    return text.casefold()
+
+
+def collapse_whitespace(text: str) -> str:
+    """Runs of whitespace as one space, none at the ends."""
+    return " ".join(text.split())
+
+
+def normalize_answer(text: str) -> str:
+    """Every step in order (see the module docstring)."""
+    return collapse_whitespace(casefold(strip_edge_punctuation(fold_nukta(nfc(remove_invisible(text))))))
+
+
+def norm_exact(answer: str, response: str | None) -> bool:
+    """The spec's exact-substring test on the normalised pair; a blank response fails."""
+    if is_blank(response):
+        return False
+    return normalize_answer(answer) in normalize_answer(response)
+
+
+# ---------------------------------------------------------------- polars
+
+
+def _class_of(chars: str) -> str:
+    flags = bytearray(sys.maxunicode + 1)
+    for ch in chars:
+        flags[ord(ch)] = 1
+    return (
+        "[" + "".join(f"\\x{{{lo:X}}}" if lo == hi else f"\\x{{{lo:X}}}-\\x{{{hi:X}}}" for lo, hi in runs(flags)) + "]"
+    )
+
+
+def casefold_special() -> str:
+    """Characters whose ``casefold()`` is not their ``lower()`` (``ß``, Cherokee, ligatures...),
+    plus Σ and ς (lowercasing Σ depends on its neighbours; folding never gives ς). Found block by
+    block: most blocks of 512 code points fold as they lower and are passed over whole."""
+    found = ["Σ", "ς"]
+    for start in range(0, sys.maxunicode + 1, 512):
+        block = "".join(map(chr, range(start, min(start + 512, sys.maxunicode + 1))))
+        if block.casefold() != block.lower():
+            found += [ch for ch in block if ch.casefold() != ch.lower()]
+    return "".join(sorted(set(found)))
+
+
+@functools.cache
+def column_patterns() -> dict[str, str]:
+    """Regexes built from the running Python's tables: ``python`` matches a character that must be
+    handled by Python (casefold differs from lower, Σ/ς whose lowercasing depends on context,
+    or unassigned in Python's Unicode version: polars' NFC and case tables are newer); ``gap`` a
+    run of whitespace and punctuation holding whitespace; ``edge`` such a run at either end."""
+    either = _class_of(WHITESPACE + PUNCTUATION)
+    return {
+        "python": f"{_class_of(casefold_special())}|{patterns()['unassigned']}",
+        "gap": f"{either}*{_class_of(WHITESPACE)}{either}*",
+        "edge": f"^{either}+|{either}+$",
+        "invisible": _class_of(INVISIBLE),
+    }
+
+
+def normalize_expr(text: pl.Expr) -> pl.Expr:
+    """:func:`normalize_answer` as a polars expression, for rows without a ``python`` character.
+
+    A run of whitespace and punctuation that holds whitespace is a word boundary (one space); one at
+    either end goes: exactly the words ``split()`` gives, stripped of edge punctuation, empties
+    dropped, joined by a space. Rust's lowercasing equals ``str.lower()`` for assigned characters,
+    which equals ``casefold()`` on text without a ``python`` character.
+    """
+    pat = column_patterns()
+    cleaned = text.str.replace_all(pat["invisible"], "").str.normalize("NFC")
+    folded = cleaned.str.replace_many(list(NUKTA_FOLD), list(NUKTA_FOLD.values()))
+    stripped = folded.str.replace_all(pat["gap"], " ").str.replace_all(pat["edge"], "")
+    return stripped.str.to_lowercase()
+
+
+def norm_exact_column(answers: pl.Series, responses: pl.Series) -> pl.Series:
+    """:func:`norm_exact` of every row (``norm_exact_correct``), equal to it row for row.
+
+    Distinct golden answers are normalised once. A row holding a character of
+    :func:`column_patterns`' ``python`` class on either side is scored by :func:`norm_exact` itself.
+    """
+    pat = column_patterns()
+    frame = pl.DataFrame({"a": answers.cast(pl.String).fill_null(""), "r": responses.cast(pl.String)})
+    golden = frame.select(pl.col("a").unique()).with_columns(
+        a_norm=normalize_expr(pl.col("a")), a_py=pl.col("a").str.contains(pat["python"])
+    )
+    blank = pl.col("r").is_null() | pl.col("r").str.contains(patterns()["blank"])
+    scored = frame.join(golden, on="a", how="left", maintain_order="left").with_columns(
+        _py=(pl.col("a_py") | pl.col("r").str.contains(pat["python"])).fill_null(False),
+        _hit=~blank.fill_null(True) & normalize_expr(pl.col("r")).str.contains(pl.col("a_norm"), literal=True),
+    )
+    out = scored["_hit"].fill_null(False)
+    where = scored["_py"].arg_true()
+    if not where.is_empty():
+        part = frame[where]
+        fixed = [norm_exact(a, r) for a, r in zip(part["a"].to_list(), part["r"].to_list())]
+        out = out.scatter(where, pl.Series(fixed, dtype=pl.Boolean))
+    return out.alias("norm_exact_correct")

@@ -1,0 +1,136 @@
+"""Each matcher's polars path equals its per-row definition on every row: seeded random rows of
+adversarial characters (nukta forms, ZWJ/ZWNJ, dandas, odd whitespace, Σ, ß, unassigned code
+points, self-overlapping n-grams) and hypothesis' own strings."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring.core.protocols import word_overlap
+from scoring.match import (
+    chrf_column,
+    chrf_correct,
+    norm_exact,
+    norm_exact_column,
+    score_matchers,
+    stem_overlap,
+    stem_overlap_column,
+)
+from scoring.match.chrf import chrf_score, counts, f_score, golden_ngrams
+from scoring.match.norm_exact import column_patterns
+
+PIECES = [
+    "a", "A", "l", "ll", "ab", "aba", " ", "  ", "\u00a0", "\x1c", "\t", ".", ",", "।", "॥", "“", "”", "-",
+    "क", "\u093c", "\u0958", "\u0928", "\u0929", "न\u093c", "ा", "ों", "ें", "\u200d", "\u200c", "\u00ad",
+    "\ufeff", "\u2060", "Σ", "ς", "σ", "ß", "İ", "\u0378", "\u0ece", "கெ", "ா", "கள்", "\u0bcd", "e\u0301",
+    "é", "paint", "ings", "किताब", "लड़क", "Ꭰ", "ﬁ",
+]  # fmt: skip
+#: What Python must handle (casefold unlike lower, Σ/ς, unassigned): left out, rows take the polars path.
+SPECIAL = {"Σ", "ς", "ß", "\u0378", "\u0ece", "Ꭰ", "ﬁ"}
+PLAIN = [p for p in PIECES if p not in SPECIAL]
+LANGUAGES = ["English", "Hindi", "Tamil", "Nepali", "Bengali", "Devanagari", None, "hi-IN"]
+
+
+def _text(rng: random.Random, most: int, pieces: list[str]) -> str:
+    return "".join(rng.choice(pieces) for _ in range(rng.randint(0, most)))
+
+
+def _rows(seed: int, n: int, pieces: list[str] = PIECES) -> tuple[list[str], list[str | None], list[str | None]]:
+    rng = random.Random(seed)
+    answers, responses, languages = [], [], []
+    for _ in range(n):
+        answer = _text(rng, 4, pieces)
+        response = _text(rng, 12, pieces)
+        if rng.random() < 0.3:  # the golden answer inside the response, maybe inflected
+            ending = rng.choice(["", "s", "ों", "கள்", "a"])
+            response = _text(rng, 3, pieces) + answer + ending + _text(rng, 3, pieces)
+        answers.append(answer)
+        responses.append(None if rng.random() < 0.03 else response)
+        languages.append(rng.choice(LANGUAGES))
+    return answers, responses, languages
+
+
+@pytest.mark.parametrize("pieces", [PIECES, PLAIN], ids=["with special characters", "polars path"])
+def test_norm_exact_column_equals_the_row_function_on_random_rows(pieces: list[str]) -> None:
+    answers, responses, _ = _rows(11, 4000, pieces)
+    got = norm_exact_column(pl.Series(answers), pl.Series(responses, dtype=pl.String)).to_list()
+    want = [norm_exact(a, r) for a, r in zip(answers, responses)]
+    assert got == want
+    assert 0.1 < sum(want) / len(want) < 0.9  # both verdicts well represented
+    special = pl.Series([a + (r or "") for a, r in zip(answers, responses)]).str.contains(column_patterns()["python"])
+    assert (special.mean() > 0.5) if pieces is PIECES else not special.any()
+
+
+@pytest.mark.parametrize("pieces", [PIECES, PLAIN], ids=["with special characters", "polars path"])
+def test_stem_overlap_column_equals_the_row_function_on_random_rows(pieces: list[str]) -> None:
+    answers, responses, languages = _rows(12, 4000, pieces)
+    got = stem_overlap_column(
+        pl.Series(answers), pl.Series(responses, dtype=pl.String), pl.Series(languages, dtype=pl.String)
+    ).to_list()
+    want = [stem_overlap(a, r, lang) for a, r, lang in zip(answers, responses, languages)]
+    assert got == want
+    # ... and with the spec's overlap given (the rows it passes are not tokenised again)
+    overlap = pl.Series([word_overlap(a, r).is_correct for a, r in zip(answers, responses)])
+    again = stem_overlap_column(
+        pl.Series(answers), pl.Series(responses, dtype=pl.String), pl.Series(languages, dtype=pl.String), overlap
+    ).to_list()
+    assert again == want
+    assert any(w and not o for w, o in zip(want, overlap.to_list()))  # stems caught rows overlap missed
+
+
+def test_chrf_column_equals_sacrebleu_on_random_rows_at_several_thresholds() -> None:
+    answers, responses, _ = _rows(13, 3000, PLAIN)
+    for threshold in (0.0, 12.5, 30.0, 50.0, 85.0, 100.0):
+        got = chrf_column(pl.Series(answers), pl.Series(responses, dtype=pl.String), threshold).to_list()
+        want = [chrf_correct(a, r, threshold) for a, r in zip(answers, responses)]
+        assert got == want, threshold
+
+
+def test_chrf_f_score_equals_sacrebleus_float_for_float() -> None:
+    """The counting path's score, not only its verdict: the same float as sacrebleu's."""
+    answers, responses, _ = _rows(14, 500)
+    for a, r in zip(answers, responses):
+        h, g = "".join((r or "").split()), "".join(a.split())
+        hyp, ref = counts(np.array([len(h)]), np.array([len(g)]))
+        match = np.zeros((1, 6))
+        for n, gram, times, _ in golden_ngrams(a):
+            found = sum(1 for i in range(len(h) - n + 1) if h[i : i + n] == gram)
+            match[0, n - 1] += min(found, times)
+        assert f_score(hyp, ref, match)[0] == chrf_score(a, r or ""), (a, r)
+
+
+def test_self_overlapping_ngrams_are_counted_overlapping() -> None:
+    """``aa`` occurs three times in ``aaaa`` for chrF; polars counts two: such rows go to Python."""
+    answers, responses = ["aaaa", "abab", "lll"], ["xaaaay", "ababab", "ll l"]
+    for threshold in (0.0, 50.0, 80.0, 95.0):
+        got = chrf_column(pl.Series(answers), pl.Series(responses), threshold).to_list()
+        assert got == [chrf_correct(a, r, threshold) for a, r in zip(answers, responses)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.text(max_size=8), st.one_of(st.none(), st.text(max_size=20)), st.sampled_from(LANGUAGES)),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_every_matcher_column_equals_its_row_function_on_hypothesis_strings(rows: list) -> None:
+    table = pl.DataFrame(
+        {
+            "answer": [r[0] for r in rows],
+            "response": [r[1] for r in rows],
+            "language": [r[2] for r in rows],
+        },
+        schema={"answer": pl.String, "response": pl.String, "language": pl.String},
+    )
+    got = score_matchers(table, ["norm_exact", "stem_overlap", "chrf"], threshold=30.0)
+    assert got["norm_exact_correct"].to_list() == [norm_exact(a, r) for a, r, _ in rows]
+    assert got["stem_overlap_correct"].to_list() == [stem_overlap(a, r, lang) for a, r, lang in rows]
+    assert got["chrf_correct"].to_list() == [chrf_correct(a, r, 30.0) for a, r, _ in rows]
