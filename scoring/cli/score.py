@@ -13,6 +13,7 @@ from scoring.core.loader import LoadedRun
 from scoring.core.metric_names import SPEC_NAMES, TITLES
 from scoring.core.report import (
     METRICS,
+    AccuracyRow,
     accuracy_by_domain,
     bucket_counts,
     format_accuracy,
@@ -20,6 +21,17 @@ from scoring.core.report import (
     mcnemar,
     score_table,
 )
+from scoring.match import (
+    CHRF_PARAMS,
+    MATCHER_COLUMNS,
+    MATCHERS,
+    NOT_STEMMED_NOTE,
+    chrf_threshold,
+    parse_matchers,
+    score_matchers,
+    stemming_by_language,
+)
+from scoring.match import TITLES as MATCHER_TITLES
 
 NORMALIZE_LABEL = "DIAGNOSTIC --normalize: NFC, format characters removed, digits folded; not the spec protocol"
 METRIC_TITLES = {SPEC_NAMES[key]: TITLES[key] for key in SPEC_NAMES}
@@ -98,17 +110,86 @@ def score_report(scored: pl.DataFrame, normalized: bool) -> dict:
     }
 
 
+MATCHERS_LABEL = "Optional matchers (not the spec's protocols; --matchers)"
+
+
+def configure_score(parser: argparse.ArgumentParser) -> None:
+    add_common_flags(parser)
+    parser.add_argument(
+        "--matchers",
+        metavar="LIST",
+        help=f"also score with these optional matchers, comma-separated: {', '.join(MATCHERS)} (a verdict "
+        "column each beside the spec's two; off by default). norm_exact: exact substring after NFC, "
+        "ZWJ/ZWNJ/soft hyphen removed, nukta folded, edge punctuation stripped, casefold; stem_overlap: word "
+        "overlap on Snowball stems, for English, Hindi, Tamil and Nepali only (other languages, or a "
+        "script name, are NOT stemmed), the language read from a language column; chrf: sacrebleu's "
+        "default sentence chrF >= MATCH_CHRF_THRESHOLD (default 30)",
+    )
+
+
+def with_matchers(scored: pl.DataFrame, names: tuple[str, ...], normalized: bool) -> pl.DataFrame:
+    """``scored`` with one verdict column per matcher; the matchers read the raw pair (they
+    normalise in their own way), so the spec's overlap may spare the stemmer only when raw."""
+    overlap = None if normalized else scored["overlap_correct"]
+    return scored.hstack(score_matchers(scored, names, overlap=overlap))
+
+
+def matchers_report(scored: pl.DataFrame, names: tuple[str, ...]) -> dict:
+    """Each matcher's accuracy per domain, and what it did: chrF's parameters and threshold, and
+    which languages the stemmer stemmed."""
+    out = {}
+    for name in names:
+        rows = accuracy_by_domain(scored, MATCHER_COLUMNS[name])
+        entry = {
+            "title": MATCHER_TITLES[name],
+            "domains": [r.as_dict() for r in rows[:-1]],
+            "combined": rows[-1].as_dict(),
+        }
+        if name == "chrf":
+            entry |= {"threshold": chrf_threshold(), "params": CHRF_PARAMS}
+        if name == "stem_overlap":
+            languages = scored["language"] if "language" in scored.columns else pl.Series([""])
+            entry |= {"stemmed": stemming_by_language(languages), "note": NOT_STEMMED_NOTE}
+        out[name] = entry
+    return out
+
+
+def print_matchers(report: dict) -> None:
+    print(f"\n{MATCHERS_LABEL}")
+    for entry in report.values():
+        print(f"{entry['title']}: {entry['combined']['n']} rows")
+        print(format_accuracy([*map(_row, entry["domains"]), _row(entry["combined"])]))
+        if "threshold" in entry:
+            params = ", ".join(f"{key}={value}" for key, value in entry["params"].items())
+            print(f"chrF: sacrebleu's sentence chrF ({params}), correct when >= {entry['threshold']:g}")
+        if "stemmed" in entry:
+            said = ", ".join(
+                f"{lang or '(no language)'}: {'yes' if yes else 'no'}" for lang, yes in entry["stemmed"].items()
+            )
+            print(f"stemmed: {said}")
+        print()
+
+
+def _row(values: dict) -> AccuracyRow:
+    return AccuracyRow(**values)
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     def body() -> None:
+        names = parse_matchers(args.matchers)
         run = load_for_cli(args.responses, args.columns)
         scored = scored_table(run, args.normalize)
+        if names:
+            scored = with_matchers(scored, names, args.normalize)
         report = score_report(scored, args.normalize)
+        if names:
+            report["matchers"] = matchers_report(scored, names)
         if args.normalize:
             report["diagnostic"] = NORMALIZE_LABEL
             raw = scored_table(run)
             report["flipped_by_normalize"] = {m: _flips(raw, scored, c) for m, c in METRICS.items()}
         if args.out:
-            write_csv(scored.select(*run.table.columns, *SCORE_OUT), args.out)
+            write_csv(scored.select(*run.table.columns, *SCORE_OUT, *(MATCHER_COLUMNS[n] for n in names)), args.out)
         if args.json:
             print(json.dumps(report, ensure_ascii=False, indent=2))
             return
@@ -130,8 +211,10 @@ def cmd_score(args: argparse.Namespace) -> int:
             print(
                 f"verdicts flipped by normalisation: exact {flips['exact_substring']}, overlap {flips['word_overlap']}"
             )
+        if names:
+            print_matchers(report["matchers"])
 
     return guarded(body)
 
 
-register("score", "both metrics, agreement buckets and McNemar's test", add_common_flags)(cmd_score)
+register("score", "both metrics, agreement buckets and McNemar's test", configure_score)(cmd_score)
