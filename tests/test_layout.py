@@ -60,9 +60,17 @@ LAYERS: dict[str, Layer] = {
         frozenset({"version", "core", "match", "store", "review", "export"}),
         NOT_PAGES | {"openai"},
     ),
+    # The table a team reports (issue 29): estimate and compare over stored runs, one level up.
+    "team report": Layer(
+        package("scoring.team_report"),
+        frozenset({"version", "core", "match", "store", "review", "export", "estimate", "compare"}),
+        NOT_PAGES | {"openai"},
+    ),
     "cli": Layer(
         package("scoring.cli"),
-        frozenset({"version", "core", "match", "store", "judge", "review", "export", "estimate", "compare"}),
+        frozenset(
+            {"version", "core", "match", "store", "judge", "review", "export", "estimate", "compare", "team report"}
+        ),
         NOT_PAGES | {"openai"},
     ),
     "entry points": Layer(
@@ -72,13 +80,17 @@ LAYERS: dict[str, Layer] = {
     ),
     "ui": Layer(
         package("ui"),
-        frozenset({"version", "core", "match", "store", "ingest", "judge", "review", "export", "estimate", "compare"}),
+        frozenset(
+            {"version", "core", "match", "store", "ingest", "judge", "review", "export", "estimate", "compare"}
+            | {"team report"}
+        ),
         frozenset({"openai", "alembic"}),
     ),
     "views": Layer(
         package("views"),
         frozenset(
             {"version", "core", "match", "store", "ingest", "judge", "review", "export", "estimate", "compare", "ui"}
+            | {"team report"}
         ),
         frozenset({"openai", "alembic", "sqlalchemy"}),
     ),

@@ -1,0 +1,105 @@
+"""The model x language table of stored runs: each run read once through its verdict table (the
+one every reader uses), as a compare run and as the estimator's sample.
+
+Kept apart from the pure table modules because it loads the database layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import polars as pl
+from sqlalchemy import Engine
+
+from scoring.compare.compared_runs import Run
+from scoring.compare.database_runs import stored_label, stored_run
+from scoring.core.errors import InputError
+from scoring.estimate.group_estimate import LANGUAGE
+from scoring.estimate.sample import reviewed_sample
+from scoring.estimate.stored_run import stored_final
+from scoring.review.verdict_table import verdict_table
+from scoring.store import RunInfo, get_run, list_runs
+from scoring.team_report.language_pairs import PAIRS_METHOD, LanguagePair, language_pairs
+from scoring.team_report.table_cells import CELL_METHOD, ModelRuns, TableCell, table_cells, with_language
+
+
+@dataclass(frozen=True)
+class TeamTable:
+    """The cells (model-major) and the per-language pairs of a set of runs."""
+
+    cells: list[TableCell]
+    pairs: list[LanguagePair]
+    runs: list[RunInfo] = field(default_factory=list)
+
+    @property
+    def models(self) -> list[str]:
+        return list(dict.fromkeys(c.model for c in self.cells))
+
+    @property
+    def languages(self) -> list[str]:
+        seen = dict.fromkeys(c.language for c in self.cells)
+        return sorted(seen, key=lambda v: (v.startswith("("), v))
+
+    def cell(self, model: str, language: str) -> TableCell | None:
+        return next((c for c in self.cells if c.model == model and c.language == language), None)
+
+    def as_dict(self) -> dict:
+        return {
+            "by": ["model", "language"],
+            "models": self.models,
+            "languages": self.languages,
+            "cells": [c.as_dict() for c in self.cells],
+            "pairs": [p.as_dict() for p in self.pairs],
+            "runs": [{"id": r.id, "name": r.name, "model": model_of(r), "rows": r.n_rows} for r in self.runs],
+            "cell_method": CELL_METHOD,
+            "pairs_method": PAIRS_METHOD,
+        }
+
+
+def model_of(info: RunInfo) -> str:
+    """A run's model as the table names it: its model field, else its name."""
+    return info.model.strip() or info.name
+
+
+def _one_run(engine: Engine, info: RunInfo) -> tuple[int, Run, pl.DataFrame]:
+    table = verdict_table(engine, info.id)
+    run = stored_run(engine, info.id, stored_label(info.id, info.name))
+    rows = run.table
+    if LANGUAGE in table.rows.columns and table.rows.height == rows.height:  # both in upload order
+        rows = rows.with_columns(table.rows[LANGUAGE].alias(LANGUAGE))
+    run = replace(run, table=with_language(rows, info.language))
+    stored = stored_final(engine, info.id, table=table)
+    sample = with_language(reviewed_sample(stored.final, stored.rank, stored.served), info.language)
+    return info.id, run, sample
+
+
+def team_table(engine: Engine, run_ids: Sequence[int] | None = None) -> TeamTable:
+    """The table of ``run_ids`` (default: every listed run), models sorted by name;
+    :class:`InputError` names an unknown run id."""
+    if run_ids is None:
+        infos = list_runs(engine)
+    else:
+        infos = []
+        for run_id in run_ids:
+            info = get_run(engine, run_id)
+            if info is None:
+                raise InputError(f"No run #{run_id} in the database (python -m scoring runs lists them).")
+            infos.append(info)
+    if not infos:
+        raise InputError("No runs in the database yet: upload one on the Upload page or with python -m scoring runs.")
+    by_model: dict[str, list[tuple[int, Run, pl.DataFrame]]] = {}
+    for info in infos:
+        by_model.setdefault(model_of(info), []).append(_one_run(engine, info))
+    models = [ModelRuns(model, by_model[model]) for model in sorted(by_model, key=str.casefold)]
+    pooled = [
+        Run(m.model, pl.concat([r.table for _, r, _ in m.runs], how="diagonal_relaxed"), _sources(m), "")
+        for m in models
+    ]
+    return TeamTable(table_cells(models), language_pairs(pooled), infos)
+
+
+def _sources(model: ModelRuns) -> tuple[str, ...]:
+    """The verdict sources every run of ``model`` has (a pair reads only what both sides hold)."""
+    common = set.intersection(*(set(run.sources) for _, run, _ in model.runs))
+    return tuple(s for s in model.runs[0][1].sources if s in common)

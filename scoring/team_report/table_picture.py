@@ -1,0 +1,89 @@
+"""The model x language table as a picture: a plotly heatmap whose every cell says what it is
+(an estimate with its interval and reviewed rows, or a metric's accuracy marked as such), written
+as PNG/SVG/PDF through plotly's image export (kaleido, which needs a Chromium on the machine),
+else as a self-contained HTML file, with the reason said."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+
+import plotly.graph_objects as go
+
+from scoring.core.formatting import percent
+from scoring.team_report.table_cells import ESTIMATE, TableCell
+
+IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
+HTML_SUFFIX = ".html"
+
+
+def cell_text(cell: TableCell) -> str:
+    """A cell in words: ``83.1% [78.0%, 87.5%] · 120 reviewed`` or ``exact 71.2% [..] · metric``."""
+    if cell.kind == ESTIMATE:
+        if not cell.shown:
+            return f"{percent(cell.value)} · {cell.reviewed:,} reviewed · review {cell.needed:,} more for an interval"
+        return f"{percent(cell.value)} [{percent(cell.ci_low)}, {percent(cell.ci_high)}] · {cell.reviewed:,} reviewed"
+    return f"{cell.title}: {percent(cell.value)} [{percent(cell.ci_low)}, {percent(cell.ci_high)}] · no review"
+
+
+def table_figure(models: list[str], languages: list[str], cells: list[TableCell], title: str) -> go.Figure:
+    """A heatmap, a row per model and a column per language; hover and cell text name the kind.
+    Every label from data is escaped: plotly reads a little HTML in labels."""
+    by_key = {(c.model, c.language): c for c in cells}
+    z, text = [], []
+    for model in models:
+        row_z, row_text = [], []
+        for language in languages:
+            cell = by_key.get((model, language))
+            row_z.append(None if cell is None or cell.value is None else 100 * cell.value)
+            row_text.append("—" if cell is None else html.escape(cell_text(cell)).replace(" · ", "<br>"))
+        z.append(row_z)
+        text.append(row_text)
+    figure = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[html.escape(v) for v in languages],
+            y=[html.escape(v) for v in models],
+            text=text,
+            texttemplate="%{text}",
+            hovertemplate="%{y} · %{x}<br>%{text}<extra></extra>",
+            colorscale="Blues",
+            zmin=0,
+            zmax=100,
+            colorbar={"title": "accuracy %"},
+        )
+    )
+    figure.update_layout(
+        title=html.escape(title), xaxis_title="language", yaxis_title="model", yaxis_autorange="reversed"
+    )
+    return figure
+
+
+@dataclass(frozen=True)
+class Written:
+    """What was written where, and why it is HTML when a picture was asked for."""
+
+    path: Path
+    fallback_reason: str = ""
+
+
+def write_picture(figure: go.Figure, path: Path) -> Written:
+    """``figure`` to ``path``: an image by its suffix (:data:`IMAGE_SUFFIXES`), else HTML; an image
+    that cannot be drawn here is written as ``<path>.html`` and the reason returned."""
+    suffix = path.suffix.lower()
+    if suffix == HTML_SUFFIX:
+        figure.write_html(path, include_plotlyjs=True)
+        return Written(path)
+    if suffix not in IMAGE_SUFFIXES:
+        raise ValueError(f"{path.name}: a picture is one of {', '.join((*IMAGE_SUFFIXES, HTML_SUFFIX))}.")
+    try:
+        figure.write_image(
+            path, width=300 + 260 * len(figure.data[0].x or ()), height=220 + 90 * len(figure.data[0].y or ())
+        )
+        return Written(path)
+    except Exception as error:  # noqa: BLE001 - kaleido missing, no Chromium, a sandbox: say so, write HTML
+        html = path.with_suffix(HTML_SUFFIX)
+        figure.write_html(html, include_plotlyjs=True)
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        return Written(html, f"could not draw {suffix[1:].upper()} here ({reason[:200]})")

@@ -1,0 +1,126 @@
+"""The table a team reports (issue 29 §2): ``python -m scoring table`` over stored runs, a row per
+model and a column per language; an estimate with its interval where a random sample is
+reviewed, else a metric's accuracy marked as such; reviewed rows per cell; paired differences per
+language; CSV, JSON and picture outputs. Real database, real CLI processes."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from scoring import ingest
+from scoring.core.stats import wilson_interval
+from scoring.store import load_table, make_engine
+from scoring.store.verdict_log import record_mark
+from scoring.team_report import ESTIMATE, table_figure, team_table, write_picture
+
+ROWS = 20
+
+
+def _body(language: str, right: int) -> bytes:
+    """``ROWS`` questions shared by both models; the first ``right`` responses hold the answer."""
+    lines = ["question,answer,Domain,response,question_id"]
+    for i in range(ROWS):
+        answer = f"{language[:2]}answer{i}"
+        response = f"it is {answer}" if i < right else f"it is something else {i}"
+        lines.append(f"{language} question {i}?,{answer},{'Art' if i % 2 else 'History'},{response},q{i}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Model A and model B, each a Hindi and an English run of the same 20 questions; every row of
+    A's Hindi run reviewed through the queue (15 correct), nothing else reviewed."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('table') / 'review.db'}"
+    engine = make_engine(url)
+    runs = {}
+    for model, language, right in (("model-a", "Hindi", 12), ("model-a", "English", 14), ("model-b", "Hindi", 16)):
+        result = ingest.save_run(
+            engine, _body(language, right), f"{model}_{language}.csv", model=model, language=language
+        )
+        runs[(model, language)] = result.run.id
+    runs[("model-b", "English")] = ingest.save_run(
+        engine, _body("English", 8), "model-b_english.csv", model="model-b", language="English"
+    ).run.id
+    keys = load_table(engine, runs[("model-a", "Hindi")])["item_key"].to_list()
+    for i, key in enumerate(keys):
+        record_mark(engine, key, runs[("model-a", "Hindi")], "alice", "correct" if i < 15 else "wrong")
+    engine.dispose()
+    return url
+
+
+def test_each_cell_is_an_estimate_where_reviewed_else_a_metric_marked_as_such(db: str, run_cli) -> None:
+    out = run_cli("scoring", "table", "--by", "model,language", "--db", db, "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["models"] == ["model-a", "model-b"] and report["languages"] == ["English", "Hindi"]
+    cells = {(c["model"], c["language"]): c for c in report["cells"]}
+    hindi_a = cells[("model-a", "Hindi")]
+    assert hindi_a["kind"] == ESTIMATE and hindi_a["reviewed"] == ROWS and hindi_a["rows"] == ROWS
+    assert hindi_a["value"] == pytest.approx(15 / ROWS)  # every row reviewed: the estimate is the census
+    assert hindi_a["ci_low"] <= 0.75 <= hindi_a["ci_high"] and hindi_a["shown"]
+    english_b = cells[("model-b", "English")]
+    assert english_b["kind"] == "exact" and english_b["reviewed"] == 0 and english_b["title"] == "Exact substring"
+    assert english_b["value"] == pytest.approx(8 / ROWS)
+    assert (english_b["ci_low"], english_b["ci_high"]) == pytest.approx(wilson_interval(8, ROWS))
+    assert english_b["metrics"]["overlap"]["n"] == ROWS
+    # Paired differences per language, on the 20 questions both models answered.
+    pairs = {p["language"]: p for p in report["pairs"]}
+    assert set(pairs) == {"English", "Hindi"}
+    assert pairs["English"]["n"] == ROWS and pairs["English"]["difference"] == pytest.approx((14 - 8) / ROWS)
+    assert "model-a is ahead of model-b" in pairs["English"]["sentence"] or "No clear" in pairs["English"]["sentence"]
+
+
+def test_the_text_table_marks_metric_cells_and_can_be_turned(db: str, run_cli) -> None:
+    out = run_cli("scoring", "table", "--db", db)
+    assert out.returncode == 0, out.stderr
+    assert "model-a\n  English: Exact substring: 70.0%" in out.stdout and "· no review" in out.stdout
+    assert "  Hindi: 75.0% [" in out.stdout and "· 20 reviewed" in out.stdout
+    assert "Paired differences per language" in out.stdout
+    turned = run_cli("scoring", "table", "--by", "language,model", "--db", db)
+    assert turned.returncode == 0 and "Hindi\n  model-a: 75.0% [" in turned.stdout
+
+
+def test_csv_and_html_outputs_carry_every_cell(db: str, run_cli, tmp_path: Path) -> None:
+    target = tmp_path / "table.csv"
+    out = run_cli("scoring", "table", "--db", db, "--out", target)
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.DictReader(target.open(encoding="utf-8")))
+    assert len(rows) == 4 and {r["kind"] for r in rows} == {"estimate", "exact"}
+    assert [r["reviewed"] for r in rows if r["kind"] == "estimate"] == ["20"]
+    page = tmp_path / "table.html"
+    out = run_cli("scoring", "table", "--db", db, "--out", page)
+    assert out.returncode == 0 and page.stat().st_size > 10_000
+    assert "no review" in page.read_text(encoding="utf-8")
+
+
+def test_wrong_options_are_one_line_each(db: str, run_cli) -> None:
+    for args, words in (
+        (["--by", "model,domain"], "--by: 'model,domain' is not one of model,language, language,model"),
+        (["--runs", "1,x"], "--runs: '1,x' is not a list of run ids"),
+        (["--runs", "99"], "No run #99 in the database"),
+        (["--out", "t.txt"], "--out: 't.txt' must end in one of .csv"),
+    ):
+        out = run_cli("scoring", "table", "--db", db, *args)
+        assert out.returncode == 2, (args, out.stdout, out.stderr)
+        assert words in out.stderr and "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_selection_of_runs_gives_only_their_cells(db: str) -> None:
+    engine = make_engine(db)
+    table = team_table(engine, [1, 3])
+    assert [(c.model, c.language) for c in table.cells] == [("model-a", "Hindi"), ("model-b", "Hindi")]
+    assert [p.language for p in table.pairs] == ["Hindi"]
+    engine.dispose()
+
+
+def test_the_picture_is_a_png_where_chromium_is_present(db: str, tmp_path: Path) -> None:
+    """make test installs Debian's chromium: kaleido draws with it (a user without one gets HTML)."""
+    engine = make_engine(db)
+    table = team_table(engine)
+    engine.dispose()
+    written = write_picture(table_figure(table.models, table.languages, table.cells, "t"), tmp_path / "t.png")
+    assert written.fallback_reason == "" and written.path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
