@@ -303,3 +303,40 @@ def test_the_guidelines_revision_both_ways(tmp_path: Path) -> None:
     assert guidelines.current(engine, run.id) is None and store.get_run(engine, run.id) == run
     assert guidelines.save(engine, run.id, "Again.", "ana") is not None
     engine.dispose()
+
+
+def test_the_language_source_revision_both_ways(tmp_path: Path) -> None:
+    """0013 adds ``runs.language_source`` (NULL for existing runs, whose rows have no ``language``
+    column: reading fills it); the downgrade drops it with every run and its rows' languages kept."""
+    engine = make_engine(_url(tmp_path / "lang.db"))
+    run = ingest.save_run(engine, "question,answer,lang,response\nq,a,hi,a\nक,ख,ta,ग\n".encode(), "lang.csv").run
+    assert store.language_source(engine, run.id) == "column:lang" and run.language == ""  # mixed: no one language
+    with engine.begin() as conn:
+        command.downgrade(migrations._config(conn), "0012")
+    with sqlite3.connect(tmp_path / "lang.db") as raw:
+        columns = {row[1] for row in raw.execute("PRAGMA table_info(runs)")}
+    assert "language_source" not in columns and "column_map" in columns
+    engine.dispose()
+    engine = make_engine(_url(tmp_path / "lang.db"))  # upgrades again
+    with engine.connect() as conn:
+        assert migrations.current(conn) == migrations.head()
+        assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
+    assert store.language_source(engine, run.id) is None and store.get_run(engine, run.id) == run
+    assert store.load_table(engine, run.id)["language"].to_list() == ["Hindi", "Tamil"]  # the stored column
+    engine.dispose()
+
+
+def test_a_run_stored_before_rows_had_a_language_reads_with_one(tmp_path: Path) -> None:
+    """The fixture database (made before migrations, one 40-row run, no language anywhere): after
+    upgrading, its rows read with a ``language`` column from their script, and naming the run's
+    language later names every row."""
+    engine = make_engine(_url(_copy(TODAY, tmp_path)))
+    run = store.list_runs(engine)[0]
+    assert store.language_source(engine, run.id) is None
+    table = store.load_table(engine, run.id)
+    assert table.columns[:6] == ["row_idx", "item_key", "question", "answer", "Domain", "language"]
+    assert set(table["language"]) <= {"Latin", "Devanagari", "Tamil script", "Bengali script"}
+    assert "Latin" in set(table["language"])
+    store.update_run_meta(engine, run.id, run.name, run.model, "hindi")
+    assert set(store.load_table(engine, run.id)["language"]) == {"Hindi"}
+    engine.dispose()

@@ -34,13 +34,21 @@ from scoring.core.formats import (
 )
 from scoring.core.harness import read_harness
 from scoring.core.harness import sniff as harness_kind
+from scoring.core.row_language import LANGUAGE, language_field, take_language
 from scoring.core.text_tables import read_json, read_jsonl, read_jsonl_fast, read_parquet
 
 if TYPE_CHECKING:
     import pandas as pd
 
-CANONICAL = {"question": "question", "answer": "answer", "domain": "Domain", "response": "response"}
+CANONICAL = {
+    "question": "question",
+    "answer": "answer",
+    "domain": "Domain",
+    "response": "response",
+    "language": LANGUAGE,
+}
 REQUIRED = ("answer", "response")
+_PLAIN = ("csv", "tsv", "jsonl", "json", "parquet")  #: formats that are not a harness's log
 SINGLE_DOMAIN = "(all)"
 BLANK_DOMAIN = "(no domain)"
 
@@ -66,6 +74,9 @@ class LoadedRun:
     model: str | None = None
     #: the file's own field names, before any renaming (what a remembered mapping is keyed on)
     source_fields: list[str] = field(default_factory=list)
+    #: where the ``language`` column came from (``column:<field>``, ``metadata``), None without one
+    #: (:mod:`scoring.core.row_language`)
+    language_from: str | None = None
     _frame: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
@@ -107,7 +118,7 @@ def check_columns(mapping: Mapping[str, str]) -> dict[str, str]:
         canon = CANONICAL.get(str(target).strip().lower())
         if canon is None:
             raise InputError(
-                f"Column mapping: {target!r} is not a field to map; map question, answer, response or Domain."
+                f"Column mapping: {target!r} is not a field to map; map question, answer, response, Domain or language."
             )
         if canon in out:
             raise InputError(f"Column mapping: {canon!r} is mapped twice.")
@@ -142,6 +153,7 @@ SYNONYMS = {
     "answer": ("answer", "target", "gold", "golden", "expected", "reference", "label", "ground_truth"),
     "response": ("response", "prediction", "output", "completion", "model_answer", "generation", "answer_pred"),
     "Domain": ("domain", "category", "subject", "topic", "task"),
+    LANGUAGE: ("language", "lang"),
 }
 
 
@@ -249,6 +261,7 @@ def _finish(
     if columns:
         table = apply_columns(table, columns)
     table = table.rename(_canonical_names(table.columns))
+    checked = check_columns(columns or {})
     found = ", ".join(repr(_short(c)) for c in table.columns[:_NAMES_SHOWN]) or "none"
     if table.width > _NAMES_SHOWN:
         found += f" and {table.width - _NAMES_SHOWN} more"
@@ -267,6 +280,7 @@ def _finish(
     table = table.with_columns(pl.all().cast(pl.String))
     with_nulls = [name for name, count in zip(table.columns, table.null_count().row(0)) if count]
     table = table.with_columns(pl.col(with_nulls).fill_null(""))  # only where a cell is missing
+    table, language_from = take_language(table, language_field(raw.columns, checked), fmt not in _PLAIN)
     warnings: list[str] = []
     if "Domain" not in table.columns:
         table = table.with_columns(Domain=pl.lit(SINGLE_DOMAIN))
@@ -277,7 +291,7 @@ def _finish(
         table = table.with_columns(question=pl.lit(""))
         warnings.append("No 'question' column: questions will show as empty.")
     extra = [c for c in table.columns if c not in CANONICAL.values()]
-    table = table.select("question", "answer", "Domain", "response", *extra)
+    table = table.select("question", "answer", "Domain", *([LANGUAGE] if language_from else []), "response", *extra)
     counts = table.select(empty=(pl.col("answer") == "").sum(), blank=_blank("response").sum()).row(0)
     run = LoadedRun(
         table=table,
@@ -285,9 +299,10 @@ def _finish(
         empty_golden=int(counts[0]),
         blank_responses=int(counts[1]),
         format=fmt,
-        columns=check_columns(columns or {}),
+        columns=checked,
         model=model,
         source_fields=[str(c) for c in raw.columns],
+        language_from=language_from,
     )
     if run.empty_golden:
         warnings.append(

@@ -15,6 +15,7 @@ from scoring.core.export_order import exported_seed
 from scoring.core.export_parquet import parquet_manifest
 from scoring.core.export_read_back import split_exported
 from scoring.core.loader import load_bytes
+from scoring.core.row_language import LANGUAGE
 from scoring.store import ROW_COLUMNS
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ class ReadUpload:
     #: the file's own field names and the column mapping applied (canonical name -> field)
     source_fields: list[str] = field(default_factory=list)
     columns: dict[str, str] = field(default_factory=dict)
+    #: where its ``language`` column came from (``column:<field>``, ``metadata``), None without one
+    language_from: str | None = None
 
 
 def read_upload(
@@ -54,7 +57,15 @@ def read_upload(
         frame, exported = split_exported(loaded.frame, neutralised=loaded.format in ("csv", "tsv"))
         table = pl.DataFrame({str(c): pl.Series(frame[c].tolist(), dtype=pl.String) for c in frame.columns})
         seed = exported_seed(exported, parquet_manifest(data) if loaded.format == "parquet" else None)
-    extra_columns = [c for c in table.columns if c not in ROW_COLUMNS]
+    extra_columns = [c for c in table.columns if c not in ROW_COLUMNS and c != LANGUAGE]
     return ReadUpload(
-        table, extra_columns, exported, seed, loaded.model, loaded.warnings, loaded.source_fields, loaded.columns
+        table,
+        extra_columns,
+        exported,
+        seed,
+        loaded.model,
+        loaded.warnings,
+        loaded.source_fields,
+        loaded.columns,
+        loaded.language_from if LANGUAGE in table.columns else None,
     )

@@ -17,6 +17,7 @@ import polars as pl
 from sqlalchemy import Engine
 
 from scoring.core.order import seed_from_sha
+from scoring.core.row_language import row_languages
 from scoring.ingest.read_upload import read_upload
 from scoring.ingest.restore_export import Restored, restore_export
 from scoring.ingest.run_names import guess_model_language
@@ -78,12 +79,14 @@ def save_run(
     # Scored before any write: the write lock is held for the inserts only, so reviewers
     # marking rows elsewhere never wait for a large upload to be scored.
     report("scoring", 0, table.height)
-    rows = scored_rows(table, upload.extra_columns)
+    run_language = guessed_language if language is None else language
+    languages = row_languages(table, run_language, upload.language_from)
+    rows = scored_rows(table, upload.extra_columns, languages.values)
     parts = to_parts(rows)
     new = NewRun(
         name=name or Path(filename).stem,
         model=guessed_model if model is None else model,
-        language=guessed_language if language is None else language,
+        language=run_language if language is not None else languages.run_language(run_language),
         filename=filename,
         sha256=sha,
         n_rows=table.height,
@@ -91,6 +94,7 @@ def save_run(
         review_seed=seed_from_sha(sha) if upload.seed is None else upload.seed,
         source_fields=upload.source_fields,
         column_map=upload.columns,
+        language_source=languages.source,
     )
     report("saving", 0, table.height)
     saved = (lambda done, total: report("saving", table.height * done // total, table.height)) if progress else None

@@ -164,6 +164,7 @@ def delete_run(engine: Engine, run_id: int) -> DeleteSummary:
                 n_rows=0,
                 extra_columns="[]",
                 column_map=None,
+                language_source=None,
             )
         ).rowcount
         if hidden != 1:

@@ -45,6 +45,9 @@ class Run(Base):
     # JSON of the column mapping the upload was read with ({"answer": "target", ...}); NULL when
     # the file's own headers were used. Revision 0010.
     column_map: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # Where the rows' languages came from: "column:<field>", "metadata", "run" or "script"
+    # (scoring.core.row_language); NULL for runs stored before rows had a language. Revision 0013.
+    language_source: Mapped[str | None] = mapped_column(String(300), nullable=True)
 
 
 class RunPart(Base):

@@ -26,6 +26,7 @@ from sqlalchemy import Connection, Engine, delete, func, insert, select
 
 from scoring.core.items import item_keys
 from scoring.core.report import SCORE_COLUMNS, score_table
+from scoring.core.row_language import LANGUAGE, fill_languages, row_languages
 from scoring.store.chunked import WriteStats, write_in_chunks
 from scoring.store.orm_tables import Run, RunPart
 
@@ -36,6 +37,10 @@ ROW_COLUMNS = ["question", "answer", "Domain", "response"]
 #: one (``bucket``, ``item_key``) can never collide with it.
 EXTRA_PREFIX = "extra:"
 STORED_COLUMNS = ["item_key", *ROW_COLUMNS, *SCORE_COLUMNS]
+#: Each row's language (:mod:`scoring.core.row_language`), stored after ``Domain`` since revision
+#: 0013; not in :data:`STORED_COLUMNS` (what a run must hold), since older runs lack it: reading
+#: one fills it (:func:`read_rows`), so every reader sees it.
+LANGUAGE_COLUMN = LANGUAGE
 #: Ends a sealed run's bytes, after the SHA-256 of the Parquet file before it.
 SEAL_MAGIC = b"RUNSEAL1"
 SEAL_BYTES = hashlib.sha256().digest_size + len(SEAL_MAGIC)
@@ -62,9 +67,14 @@ class _Unreadable(Exception):
     """Why a run's bytes are not its rows (turned into :class:`DamagedRun` with the run's name)."""
 
 
-def scored_rows(table: pl.DataFrame, extra_columns: Sequence[str]) -> pl.DataFrame:
-    """What a run stores: item key, the input's four columns, both verdicts, then the extras."""
+def scored_rows(table: pl.DataFrame, extra_columns: Sequence[str], languages: pl.Series | None = None) -> pl.DataFrame:
+    """What a run stores: item key, the input's columns (``language`` after ``Domain``), both
+    verdicts, then the extras. ``languages``: each row's (:func:`scoring.core.row_language.row_languages`;
+    by default from the table's own column, else the script)."""
+    if languages is None:
+        languages = row_languages(table).values
     scored = score_table(table.select(ROW_COLUMNS)).with_columns(item_key=item_keys(table)).select(STORED_COLUMNS)
+    scored = scored.insert_column(scored.columns.index("Domain") + 1, languages.alias(LANGUAGE_COLUMN))
     extras = table.select(pl.col(name).alias(EXTRA_PREFIX + name) for name in extra_columns)
     return pl.concat([scored, extras], how="horizontal")
 
@@ -158,18 +168,21 @@ def delete_parts_from(conn: Connection, run_id: int, low: int) -> int:
 
 
 def read_rows(engine: Engine, run_id: int) -> pl.DataFrame:
-    """The stored rows of a run, in upload order (an unknown run gives an empty table).
+    """The stored rows of a run, in upload order, with a ``language`` column however old the run
+    (:func:`scoring.core.row_language.fill_languages`; an unknown run gives an empty table).
 
     :class:`DamagedRun` when its bytes are not the rows that were stored (see the module).
     """
     with engine.connect() as conn:
         parts = conn.execute(select(RunPart.data).where(RunPart.run_id == run_id).order_by(RunPart.part)).scalars()
         data = list(parts)
+        about = conn.execute(select(Run.name, Run.language, Run.language_source).where(Run.id == run_id)).first()
     if not data or not any(data):
-        return pl.DataFrame(schema={name: pl.String for name in STORED_COLUMNS})
+        columns = [*STORED_COLUMNS[:4], LANGUAGE_COLUMN, *STORED_COLUMNS[4:]]
+        return pl.DataFrame(schema={name: pl.String for name in columns})
     try:
-        return from_parts(data)
+        rows = from_parts(data)
     except _Unreadable as exc:
-        with engine.connect() as conn:
-            name = conn.execute(select(Run.name).where(Run.id == run_id)).scalar()
-        raise DamagedRun(run_id, name, str(exc)) from None
+        raise DamagedRun(run_id, about.name if about else None, str(exc)) from None
+    language, source = (about.language, about.language_source) if about else ("", None)
+    return fill_languages(rows, language or "", source, EXTRA_PREFIX)

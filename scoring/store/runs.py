@@ -77,6 +77,8 @@ class NewRun:
     #: mapping (the names matched) stores none, so no later upload is offered it
     source_fields: list[str] = field(default_factory=list)
     column_map: Mapping[str, str] = field(default_factory=dict)
+    #: where the rows' languages came from (:mod:`scoring.core.row_language`)
+    language_source: str | None = None
 
     def values(self) -> dict:
         """The ``runs`` row, hidden (``complete`` False) until its rows are all in."""
@@ -92,6 +94,7 @@ class NewRun:
             "complete": False,
             "review_seed": self.review_seed,
             "column_map": mapped if self.column_map else None,
+            "language_source": self.language_source,
         }
 
 
@@ -131,6 +134,13 @@ def run_column_map(engine: Engine, run_id: int) -> dict[str, str]:
     with Session(engine) as session:
         stored = session.scalar(select(Run.column_map).where(Run.id == run_id))
     return dict(json.loads(stored)["map"]) if stored else {}
+
+
+def language_source(engine: Engine, run_id: int) -> str | None:
+    """Where a run's row languages came from: ``column:<field>``, ``metadata``, ``run`` or
+    ``script`` (:mod:`scoring.core.row_language`); None for a run stored before rows had one."""
+    with Session(engine) as session:
+        return session.scalar(select(Run.language_source).where(Run.id == run_id))
 
 
 def remembered_columns(engine: Engine, fields: list[str]) -> dict[str, str]:
