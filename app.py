@@ -19,6 +19,7 @@ PAGES = [
     st.Page("views/upload.py", title="Upload", icon=":material/upload_file:"),
     st.Page("views/agreement.py", title="Agreement", icon=":material/compare_arrows:"),
     st.Page("views/compare.py", title="Compare", icon=":material/difference:"),
+    st.Page("views/languages.py", title="Model x language", icon=":material/translate:"),
     st.Page("views/review.py", title="Review queue", icon=":material/rule:"),
     st.Page("views/reviewers.py", title="Reviewers", icon=":material/groups:"),
     st.Page("views/estimate.py", title="True accuracy", icon=":material/target:"),

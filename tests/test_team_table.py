@@ -10,10 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
+from apptest_support import download, frame_with, open_page, record_media_managers, texts
 
 from scoring import ingest
 from scoring.core.stats import wilson_interval
-from scoring.store import load_table, make_engine
+from scoring.store import ENV_VAR, load_table, make_engine
 from scoring.store.verdict_log import record_mark
 from scoring.team_report import ESTIMATE, table_figure, team_table, write_picture
 
@@ -124,3 +125,21 @@ def test_the_picture_is_a_png_where_chromium_is_present(db: str, tmp_path: Path)
     engine.dispose()
     written = write_picture(table_figure(table.models, table.languages, table.cells, "t"), tmp_path / "t.png")
     assert written.fallback_reason == "" and written.path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_page_leads_with_the_table_and_exports_it(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_VAR, db)
+    managers = record_media_managers(monkeypatch)
+    at = open_page("languages")
+    lead = texts(at)[0]
+    assert lead.startswith("2 models x 2 languages: 1 of 4 cells are estimated true accuracy")
+    grid = frame_with(at, "Hindi")
+    assert grid["model"].tolist() == ["model-a", "model-b"]
+    assert grid["Hindi"][0].startswith("75.0% [") and grid["English"][1].startswith("Exact substring: 40.0%")
+    assert any(t.startswith("English: ") and "on 20 matched questions" in t for t in texts(at))
+    rows = list(csv.DictReader(download(at, managers, "lang_csv").decode("utf-8").splitlines()))
+    assert {(r["model"], r["language"], r["kind"]) for r in rows} >= {("model-a", "Hindi", "estimate")}
+    assert b"plotly" in download(at, managers, "lang_html")[:5000].lower()
+    # a narrower choice of runs narrows the table
+    at.multiselect(key="lang_runs").set_value([1]).run()
+    assert frame_with(at, "Hindi")["model"].tolist() == ["model-a"]

@@ -151,7 +151,8 @@ with st.expander("Accuracy table"):
 # --- model x language -------------------------------------------------------------------------------
 st.subheader("Model x language")
 infos = [runs[i] for i in cmp.ids]
-carrying = [i for i in infos if i.model.strip() and i.language.strip()]
+with_rows = {i.id: "language" in r.table.columns for i, r in zip(infos, cmp.runs, strict=True)}
+carrying = [i for i in infos if i.model.strip() and (i.language.strip() or with_rows[i.id])]
 if len(carrying) < 2:
     st.text(
         "Give at least two of these runs a model and a language (Upload page, Save details) to see them "
@@ -169,8 +170,9 @@ else:
     cells = compare_data.heat_cells(cmp, infos, heat_source or offered[0])
     st.plotly_chart(compare_charts.heatmap(cells), key="cmp_heatmap")
     st.caption(
-        "Combined accuracy of each model in each language, n questions in the cell; runs with the same "
-        "model and language are pooled. An empty cell has no run."
+        "Combined accuracy of each model in each language, n questions in the cell, from each row's language "
+        "(a mixed file fills several cells); runs with the same model and language are pooled. An empty cell "
+        "has no rows. With reviewed rows, the Model x language page shows the estimated true accuracy."
     )
     missing = [i for i in infos if i not in carrying]
     if missing:

@@ -1,0 +1,18 @@
+"""Cached data of the Model x language page: the team table of the chosen runs, kept in the
+server's per-run cache per (database, runs, verdict revision, judge revision), so a rerun (a
+click elsewhere on the page) does not rebuild it. Computed by :mod:`scoring.team_report`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scoring.store import database_url
+from scoring.team_report import TeamTable, team_table
+from ui import compare_data, state
+
+
+def table_of(run_ids: Sequence[int]) -> TeamTable:
+    """The table of ``run_ids`` as of the current verdicts and judge labels."""
+    ids = tuple(run_ids)
+    key = ("team_table", database_url(), ids, *compare_data.revisions())
+    return state.run_cache().get(key, lambda: team_table(state.engine(), ids))

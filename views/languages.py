@@ -1,0 +1,82 @@
+"""Model x language: the table a team reports. A row per model, a column per language; each cell
+the estimated true accuracy with its 95% interval where a random sample is reviewed there, else a
+metric's accuracy marked as such; then who is ahead of whom in each language.
+
+Everything is computed by :mod:`scoring.team_report` (cached in :mod:`ui.team_table_data`); this
+page lays it out. Model names and languages are the uploader's text: shown through tables,
+``st.text`` and escaped chart labels, never as Markdown.
+"""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import streamlit as st
+
+from scoring import store
+from scoring.core.errors import InputError
+from scoring.team_report import CELL_METHOD, ESTIMATE, PAIRS_METHOD, cell_text, cells_frame, table_figure
+from ui import run_choice, team_table_data
+from ui.display import alert
+from ui.tables import show_table
+
+st.title("Model x language")
+runs = run_choice.known_runs()
+if not runs:
+    st.info("No run yet: upload a responses file on the Upload page.")
+    st.stop()
+labels = {r.id: store.run_label(r) for r in runs}
+chosen = st.multiselect(
+    "Runs in the table", list(labels), default=list(labels), format_func=labels.get, key="lang_runs"
+)
+if not chosen:
+    st.text("Choose at least one run.")
+    st.stop()
+try:
+    table = team_table_data.table_of(sorted(chosen))
+except InputError as error:
+    alert("error", str(error))
+    st.stop()
+
+estimated = sum(1 for c in table.cells if c.kind == ESTIMATE and c.shown)
+st.text(
+    f"{len(table.models)} models x {len(table.languages)} languages: {estimated} of {len(table.cells)} cells are "
+    "estimated true accuracy from reviewed rows; the others show a metric's accuracy (marked) until rows there "
+    "are reviewed."
+)
+grid = {"model": table.models} | {
+    language: [cell_text(c) if (c := table.cell(m, language)) else "—" for m in table.models]
+    for language in table.languages
+}
+show_table(pl.DataFrame(grid), key="lang_table")
+figure = table_figure(table.models, table.languages, table.cells, "True accuracy by model and language")
+st.plotly_chart(figure, key="lang_heatmap")
+if table.pairs:
+    st.subheader("Who is ahead, per language")
+    for pair in table.pairs:
+        st.text(pair.sentence)
+
+frame = cells_frame(table.cells)
+left, right = st.columns(2)
+left.download_button(
+    "Download the table (CSV)", lambda: frame.write_csv().encode(), "model_language.csv", "text/csv", key="lang_csv"
+)
+right.download_button(
+    "Download the picture (HTML)",
+    lambda: figure.to_html(include_plotlyjs=True).encode(),
+    "model_language.html",
+    "text/html",
+    key="lang_html",
+)
+st.caption("The chart's camera button saves it as a PNG; python -m scoring table --out t.png draws one too.")
+with st.expander("How is this computed?"):
+    st.text(f"Cells: {CELL_METHOD}")
+    st.text(f"Pairs: {PAIRS_METHOD}")
+    st.download_button(
+        "Download everything (JSON)",
+        lambda: json.dumps(table.as_dict(), ensure_ascii=False, indent=2).encode(),
+        "model_language.json",
+        "application/json",
+        key="lang_json",
+    )
