@@ -21,6 +21,7 @@ from scoring.core.errors import InputError
 from scoring.core.formatting import percent
 from scoring.core.stats import DEFAULT_HALF_WIDTH
 from scoring.estimate import MetricQuality, Ratio, RunEstimate
+from scoring.estimate.group_estimate import GROUP_METHOD
 from scoring.estimate.judged import JudgeFigures, judge_figures, with_labels
 from scoring.estimate.sample import SAMPLE_RULE
 from scoring.estimate.stored_run import StoredRun, stored_estimate
@@ -38,6 +39,12 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_HALF_WIDTH,
         metavar="H",
         help="plan the reviews for a 95%% interval of +-H (a share: 0.02 is +-2 points; default 0.02)",
+    )
+    parser.add_argument(
+        "--by",
+        choices=("domain", "language"),
+        default="domain",
+        help="domain (default): figures per domain; language: also per row language (each as a run of its own rows)",
     )
     parser.add_argument(
         "--judge-model",
@@ -181,6 +188,31 @@ def _comparison_lines(figures: RunEstimate) -> list[str]:
     return lines
 
 
+def _language_lines(figures: RunEstimate) -> list[str]:
+    """Per language: raw metrics and the estimate (:attr:`RunEstimate.by_language`)."""
+    table = figures.by_language
+    if table.height < 2:
+        only = table["scope"].to_list()
+        return [f"By language: every row is in one language ({only[0] if only else 'none given'})."]
+    width = max(len("language"), *(len(s) for s in table["scope"]))
+    lines = [
+        "Accuracy by language: raw metrics, estimated from each language's reviewed rows",
+        f"{'language':<{width}} {'rows':>8} {'reviewed':>8} {'exact':>7} {'overlap':>7}  estimated true accuracy (95%)",
+    ]
+    for r in table.to_dicts():
+        estimated = (
+            f"{percent(r['estimate'])} [{percent(r['ci_low'])}, {percent(r['ci_high'])}]"
+            if r["shown"]
+            else f"{percent(r['estimate'])} ({withheld_text(r['scope'], r['needed'])})"
+        )
+        lines.append(
+            f"{r['scope']:<{width}} {r['rows']:>8} {r['reviewed']:>8} {percent(r['raw_exact']):>7} "
+            f"{percent(r['raw_overlap']):>7}  {estimated}"
+        )
+    lines.append(f"method: {GROUP_METHOD}")
+    return lines
+
+
 def _metric_lines(metrics: list[MetricQuality]) -> list[str]:
     lines = [
         "Metrics against the reviewers (estimated for the whole run from the reviewed rows)",
@@ -220,12 +252,16 @@ def _plan_lines(figures: RunEstimate) -> list[str]:
     return lines
 
 
-def _text(run: StoredRun, figures: RunEstimate, info: dict, judged: JudgeFigures | None = None) -> str:
+def _text(
+    run: StoredRun, figures: RunEstimate, info: dict, judged: JudgeFigures | None = None, by_language: bool = False
+) -> str:
     r = run.info
     language = f" ({r.language})" if r.language else ""
     conflicts = f", {info['in_conflict']} in conflict (not counted as reviewed)" if info["in_conflict"] else ""
     head = f"Run #{r.id} {r.name}{language}: {r.n_rows:,} rows, {info['reviewed']:,} reviewed{conflicts}"
     parts = [[head], _comparison_lines(figures), _metric_lines(figures.metrics), _plan_lines(figures)]
+    if by_language:
+        parts.insert(2, _language_lines(figures))
     if judged is not None:
         parts.insert(2, _judged_lines(figures, judged))
     return "\n\n".join("\n".join(p) for p in parts)
@@ -244,6 +280,6 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(info, ensure_ascii=False, indent=2))
             return
-        print(_text(run, figures, info, judged))
+        print(_text(run, figures, info, judged, by_language=args.by == "language"))
 
     return guarded(body)
