@@ -11,8 +11,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from scoring import judge, review
-from scoring.judge import judge_comparisons
+from scoring import review
+from scoring.core.judge_accuracy import judge_accuracy, judge_comparisons
 from scoring.store import database_url
 from ui import judge_state, state
 
@@ -51,7 +51,7 @@ def _verdict_summary(url: str, run_id: int, verdict_rev: int, judge_rev: int, se
     final = final_at(url, run_id, verdict_rev, judge_rev, settles)
     return {
         "adjudicated": review.adjudicated_accuracy(final),
-        "judge": judge.judge_accuracy(final) if "judge_label" in final.columns else None,
+        "judge": judge_accuracy(final) if "judge_label" in final.columns else None,
         "precision": review.metric_precision(final),
         "human_vs_metric": {col: review.human_vs_metric(final, col) for col in ("exact_correct", "overlap_correct")},
         "judge_comparisons": judge_comparisons(final),

@@ -37,7 +37,7 @@ AUTO_RULE_TEXT = (
     "(a person decides)."
 )
 JUDGE_LABELS: dict[str, str] = {"CORRECT": "correct", "INCORRECT": "wrong"}
-#: Judge labels read as verdicts when comparing runs or estimating (as scoring.judge.comparisons
+#: Judge labels read as verdicts when comparing runs or estimating (as scoring.core.judge_accuracy
 #: reads them: NOT_ATTEMPTED is a wrong answer); UNPARSED, ERROR and no label are unknown.
 JUDGE_RIGHT, JUDGE_WRONG = ("CORRECT",), ("INCORRECT", "NOT_ATTEMPTED")
 #: ``run_id`` is the run the mark was given in: a verdict carries over to every run holding the

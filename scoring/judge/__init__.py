@@ -17,20 +17,30 @@ Why it is built this way:
 
 Modules, each importing only those above it (and :mod:`scoring.core`, :mod:`scoring.store`):
 
-* :mod:`~scoring.judge.prompt`: labels, the prompt, neutralising the data, parsing replies (pure).
+* :mod:`~scoring.judge.prompt`: the prompt, neutralising the data, parsing replies (pure).
 * :mod:`~scoring.judge.judge_settings`: :class:`JudgeSettings` from overrides, environment and secrets.
 * :mod:`~scoring.judge.client`: request arguments, the SDK clients, one request.
 * :mod:`~scoring.judge.plan`: items, results, summaries, cost, the preflight.
 * :mod:`~scoring.judge.runner`: the concurrent, cached batch.
-* :mod:`~scoring.judge.reports`: stored labels read back, the judge's accuracy per domain.
-* :mod:`~scoring.judge.comparisons`: the judge against each metric and the human verdicts.
+* :mod:`~scoring.judge.reports`: stored labels read back.
+
+The labels (:mod:`scoring.core.judge_labels`) and what stored labels add up to, the judge's
+accuracy per domain and its agreement with the metrics and the human verdicts
+(:mod:`scoring.core.judge_accuracy`), live in core: pages that show them do not load the SDK.
 
 No streamlit import: the dashboard's Judge page and ``python -m scoring.llm_judge`` share this.
 The names below are the public API (``from scoring import judge; judge.judge_run(...)``).
 """
 
+from scoring.core.judge_accuracy import (
+    JUDGE_VERDICTS,
+    JudgeAccuracyRow,
+    format_judge_accuracy,
+    judge_accuracy,
+    judge_comparisons,
+)
+from scoring.core.judge_labels import CANCELLED, CORRECT, ERROR, INCORRECT, LABELS, NOT_ATTEMPTED, SCORED, UNPARSED
 from scoring.judge.client import call_model, request_kwargs
-from scoring.judge.comparisons import JUDGE_VERDICTS, judge_comparisons
 from scoring.judge.judge_settings import (
     CLI_WORDS,
     ENV_NAMES,
@@ -56,31 +66,17 @@ from scoring.judge.plan import (
 )
 from scoring.judge.prompt import (
     BLOCKS,
-    CANCELLED,
-    CORRECT,
-    ERROR,
-    INCORRECT,
-    LABELS,
     MAX_RESPONSE_CHARS,
-    NOT_ATTEMPTED,
     PROMPT_TEMPLATE,
     PROMPT_VERSION,
     RESPONSE_FORMAT,
-    SCORED,
     SYSTEM_MESSAGE,
     TRUNCATION_NOTE,
-    UNPARSED,
     build_prompt,
     neutralise,
     parse_label,
 )
-from scoring.judge.reports import (
-    JudgeAccuracyRow,
-    attach_judge_labels,
-    format_judge_accuracy,
-    judge_accuracy,
-    stored_labels,
-)
+from scoring.judge.reports import attach_judge_labels, stored_labels
 from scoring.judge.runner import judge_items_async, judge_rows, judge_run
 
 # SECRETS_ROOT is deliberately not re-exported: patch ``scoring.judge.judge_settings.SECRETS_ROOT``, the

@@ -13,8 +13,9 @@ from typing import Any
 
 import openai
 
+from scoring.core.judge_labels import ERROR
 from scoring.judge.judge_settings import JudgeSettings, redact
-from scoring.judge.prompt import ERROR, RESPONSE_FORMAT, SYSTEM_MESSAGE, parse_label
+from scoring.judge.prompt import RESPONSE_FORMAT, SYSTEM_MESSAGE, parse_label
 
 #: Sent as the bearer token when no key is configured (local servers ignore it; the SDK needs one).
 NO_KEY = "no-key"

@@ -12,9 +12,10 @@ import pandas as pd
 from sqlalchemy import Engine
 
 from scoring.core.items import item_key
+from scoring.core.judge_labels import CORRECT, SCORED
 from scoring.core.protocols import is_blank
 from scoring.judge.judge_settings import JudgeSettings
-from scoring.judge.prompt import CORRECT, PROMPT_VERSION, SCORED, SYSTEM_MESSAGE, build_prompt
+from scoring.judge.prompt import PROMPT_VERSION, SYSTEM_MESSAGE, build_prompt
 from scoring.store import judge_cache
 
 

@@ -12,20 +12,7 @@ import json
 import re
 from typing import Any
 
-# ---------------------------------------------------------------------------------------------
-# Labels and statuses
-# ---------------------------------------------------------------------------------------------
-CORRECT = "CORRECT"
-INCORRECT = "INCORRECT"
-NOT_ATTEMPTED = "NOT_ATTEMPTED"
-LABELS: tuple[str, ...] = (CORRECT, INCORRECT, NOT_ATTEMPTED)
-#: A reply arrived but held no single valid label (the raw reply is kept).
-UNPARSED = "UNPARSED"
-#: The request failed after the SDK's retries (the error class is kept).
-ERROR = "ERROR"
-#: Not sent: the run was cancelled or aborted before this row's request started.
-CANCELLED = "CANCELLED"
-SCORED: tuple[str, ...] = LABELS
+from scoring.core.judge_labels import LABELS, UNPARSED
 
 # ---------------------------------------------------------------------------------------------
 # Prompt

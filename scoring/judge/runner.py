@@ -15,10 +15,11 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from scoring.core.judge_labels import CANCELLED, ERROR, INCORRECT, UNPARSED
 from scoring.judge.client import Outcome, RunState, ask, async_client
 from scoring.judge.judge_settings import JudgeSettings
 from scoring.judge.plan import ItemLike, JudgeItem, JudgeResult, JudgeRun, JudgeSummary, as_item, cost_of, plan_groups
-from scoring.judge.prompt import CANCELLED, ERROR, INCORRECT, PROMPT_VERSION, UNPARSED, build_prompt
+from scoring.judge.prompt import PROMPT_VERSION, build_prompt
 from scoring.store import judge_cache
 
 # ---------------------------------------------------------------------------------------------
