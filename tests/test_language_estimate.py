@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from apptest_support import frame_with, open_page
 from language_sim import LANGUAGES, run_regime
 
 from scoring import ingest
 from scoring.estimate import estimate_accuracy, make_sample, run_estimate
 from scoring.estimate.group_estimate import NO_LANGUAGE, estimate_groups, stack_runs
-from scoring.store import load_table, make_engine
+from scoring.store import ENV_VAR, load_table, make_engine
 from scoring.store.verdict_log import record_mark
 
 
@@ -115,29 +116,47 @@ def test_per_language_intervals_cover_about_95_percent(rows: int, reviews: int, 
     assert tally.shown.get("English", 0) >= 100  # the large language shows its figure nearly always
 
 
-def test_a_stored_mixed_language_run_reports_each_language(tmp_path, run_cli) -> None:
-    """A file with a language column: each language's figures in estimate --by language and --json."""
+PLAN = [("English", 30, 24), ("Hindi", 20, 10), ("Tamil", 12, 3)]  #: language, rows, right
+
+
+def _mixed_database(tmp_path) -> tuple[str, int]:
+    """A file with a language column, every row reviewed through the queue."""
     url = f"sqlite:///{tmp_path / 'review.db'}"
     engine = make_engine(url)
     lines = ["question,answer,Domain,response,language"]
-    plan = [("English", 30, 24), ("Hindi", 20, 10), ("Tamil", 12, 3)]
-    for language, rows, right in plan:
+    for language, rows, right in PLAN:
         for i in range(rows):
             lines.append(
                 f"{language} q{i}?,a{i},{'Art' if i % 2 else 'History'},{'a' if i < right else 'b'}{i},{language}"
             )
     run = ingest.save_run(engine, ("\n".join(lines) + "\n").encode(), "mixed.csv").run
     table = load_table(engine, run.id)
-    truth = {f"{language} q{i}?": i < right for language, rows, right in plan for i in range(rows)}
+    truth = {f"{language} q{i}?": i < right for language, rows, right in PLAN for i in range(rows)}
     for key, question in zip(table["item_key"], table["question"], strict=True):
         record_mark(engine, key, run.id, "alice", "correct" if truth[question] else "wrong")
     engine.dispose()
-    out = run_cli("scoring", "estimate", "--run", str(run.id), "--db", url, "--by", "language")
+    return url, run.id
+
+
+def test_a_stored_mixed_language_run_reports_each_language(tmp_path, run_cli) -> None:
+    """Each language's figures in estimate --by language and --json."""
+    url, run_id = _mixed_database(tmp_path)
+    out = run_cli("scoring", "estimate", "--run", str(run_id), "--db", url, "--by", "language")
     assert out.returncode == 0, out.stderr
     assert "Accuracy by language" in out.stdout
-    for language, rows, right in plan:
+    for language, rows, right in PLAN:
         line = next(x for x in out.stdout.splitlines() if x.startswith(language + " "))
         assert f"{100 * right / rows:.1f}% [" in line and f" {rows} " in line, line
-    report = json.loads(run_cli("scoring", "estimate", "--run", str(run.id), "--db", url, "--json").stdout)
+    report = json.loads(run_cli("scoring", "estimate", "--run", str(run_id), "--db", url, "--json").stdout)
     got = {r["scope"]: r["estimate"] for r in report["by_language"]}
-    assert got == pytest.approx({language: right / rows for language, rows, right in plan})
+    assert got == pytest.approx({language: right / rows for language, rows, right in PLAN})
+
+
+def test_the_true_accuracy_page_shows_each_language(tmp_path, monkeypatch) -> None:
+    url, run_id = _mixed_database(tmp_path)
+    monkeypatch.setenv(ENV_VAR, url)
+    at = open_page("estimate", run_id=run_id)
+    table = frame_with(at, "language")
+    assert table["language"].tolist() == ["English", "Hindi", "Tamil"]
+    assert table["estimate"].tolist() == pytest.approx([right / rows for _, rows, right in PLAN])
+    assert table["rows"].tolist() == [rows for _, rows, _ in PLAN]

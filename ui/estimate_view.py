@@ -267,6 +267,23 @@ def estimate_frame(acc: AccuracyEstimate) -> pd.DataFrame:
     )
 
 
+def language_frame(by_language: pl.DataFrame) -> pd.DataFrame:
+    """Per language (:attr:`scoring.estimate.RunEstimate.by_language`): rows, reviewed, the two
+    metrics' raw accuracy, the estimate and its 95% interval (or how many more reviews give one)."""
+    t = by_language.to_dicts()
+    return pd.DataFrame(
+        {
+            "language": [r["scope"] for r in t],
+            "rows": [r["rows"] for r in t],
+            "reviewed": [r["reviewed"] for r in t],
+            "exact substring": [r["raw_exact"] for r in t],
+            "word overlap": [r["raw_overlap"] for r in t],
+            "estimate": [r["estimate"] for r in t],
+            "95% CI": [ci_text(r) for r in t],
+        }
+    )
+
+
 def strata_notes(acc: AccuracyEstimate) -> list[str]:
     """Plain sentences (for ``st.text``) naming the strata that fell back and the unreviewed ones."""
     notes = []

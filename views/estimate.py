@@ -18,6 +18,7 @@ from scoring.estimate import (
     golden_wrong_csv,
     golden_wrong_jsonl,
 )
+from scoring.estimate.group_estimate import GROUP_METHOD
 from scoring.estimate.ppi import PPI_METHOD
 from scoring.estimate.wording import withheld_text
 from ui import estimate_data, estimate_view, identity, run_choice
@@ -93,8 +94,14 @@ if evidence:
     )
     for note in estimate_view.strata_notes(acc):
         st.text(note)
+    if est.multilingual:
+        st.subheader("By language")
+        languages = estimate_view.language_frame(est.by_language)
+        show_table(percent_style(languages, ["exact substring", "word overlap", "estimate"]), key="est_languages")
     with st.expander(HOW):
         st.caption(md_escape(f"Method: {ACCURACY_METHOD}"))
+        if est.multilingual:
+            st.caption(md_escape(f"By language: {GROUP_METHOD}"))
 else:
     st.plotly_chart(estimate_view.page_figure(figs, estimate=False), key="est_chart")
 drawn = est.random_sample
