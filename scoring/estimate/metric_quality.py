@@ -254,8 +254,8 @@ def _as_stratified(strata: Strata, corrected: Ratio) -> Ratio:
     return replace(corrected, ci_low=min(found.ci_low, value), ci_high=max(found.ci_high, value))
 
 
-def _quality(metric: str, sample: pl.DataFrame, z: float) -> MetricQuality:
-    column = METRICS[metric]
+def _quality(metric: str, sample: pl.DataFrame, z: float, column: str | None = None) -> MetricQuality:
+    column = column or METRICS[metric]
     rows = sample.filter(pl.col(column).is_not_null())
     if rows.is_empty():
         return MetricQuality(metric, 0, 0, None, NO_RATIO, NO_RATIO, NO_RATIO, NO_RATIO, 0.0, [[0, 0], [0, 0]])
@@ -325,6 +325,17 @@ def metric_quality(sample: pl.DataFrame, z: float = Z95) -> list[MetricQuality]:
         )
         for q in figures
     ]
+
+
+def column_quality(name: str, column: str, sample: pl.DataFrame, z: float = Z95) -> MetricQuality:
+    """:func:`metric_quality`'s figures for any yes/no verdict column of ``sample`` (an optional
+    matcher's, :mod:`scoring.match`), named ``name``; missing rows widen them the same way."""
+    check_sample(sample)
+    base = _quality(name, sample, z, column)
+    if "missing" not in sample.columns or not sample["missing"].fill_null(False).any():
+        return base
+    corners = [_quality(name, _imputed(sample, column, a, b), z, column) for a in (False, True) for b in (False, True)]
+    return _union(base, corners)
 
 
 def _imputed(sample: pl.DataFrame, column: str, if_pass: bool, if_fail: bool) -> pl.DataFrame:

@@ -1,7 +1,7 @@
 """Optional matchers beside the spec's two metrics (issue 29), for Indic morphology.
 
 The spec's exact substring and word overlap never change (:mod:`scoring.core.protocols`). A team may
-switch these on per run and measure each against people:
+switch these on per run and measure each against people (:mod:`scoring.estimate.matcher_quality`):
 
 - ``norm_exact`` (:mod:`.norm_exact`): the spec's exact test after NFC, invisible characters
   removed, nukta letters folded one way, edge punctuation stripped, case folded;

@@ -91,8 +91,7 @@ def counts(hyp_len: np.ndarray, ref_len: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def golden_ngrams(answer: str) -> list[tuple[int, str, int, bool]]:
     """(order, n-gram, times in the answer, whether it overlaps itself) of each distinct n-gram of
-    ``answer`` with its whitespace removed. A self-overlapping n-gram (``ll``, ``aba``) is counted
-    in the response by Python when it occurs more than once in the answer."""
+    ``answer`` with its whitespace removed (a self-overlapping n-gram: ``aa``, ``aba``)."""
     text = "".join(answer.split())
     out = []
     for n in range(1, ORDER + 1):
@@ -103,9 +102,19 @@ def golden_ngrams(answer: str) -> list[tuple[int, str, int, bool]]:
     return out
 
 
-def _matches(rows: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """(per row x order matched n-grams, per row whether Python must count it) for rows ``_i``,
-    ``a`` (answer), ``_h`` (response without whitespace)."""
+def overlapping_count(text: str, gram: str) -> int:
+    """Occurrences of ``gram`` in ``text``, overlapping ones included (``aa`` is in ``aaaa`` three times)."""
+    found, at = 0, text.find(gram)
+    while at >= 0:
+        found, at = found + 1, text.find(gram, at + 1)
+    return found
+
+
+def _matches(rows: pl.DataFrame) -> np.ndarray:
+    """Per row x order, the golden n-grams the response matches (``min`` of the two counts), for
+    rows ``_i``, ``a`` (answer), ``_h`` (response without whitespace). A golden n-gram that occurs
+    once counts 1 when the response contains it; one that occurs more often is counted by polars
+    (non-overlapping), and again in Python where it overlaps itself and polars found fewer."""
     grams = rows.select(pl.col("a").unique())
     table = pl.DataFrame(
         [(a, n, g, c, b) for a in grams["a"].to_list() for n, g, c, b in golden_ngrams(a)],
@@ -120,24 +129,19 @@ def _matches(rows: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
             .then(pl.col("_h").str.contains(pl.col("_g"), literal=True).cast(pl.Int64))
             .otherwise(pl.col("_h").str.count_matches(pl.col("_g"), literal=True).cast(pl.Int64))
         )
-    )
-    per = (
-        pairs.select(
-            "_i",
-            "_n",
-            _m=pl.min_horizontal("_k", "_c"),
-            _py=pl.col("_border") & (pl.col("_c") > 1) & (pl.col("_k") < pl.col("_c")),
-        )
-        .group_by("_i", "_n")
-        .agg(pl.col("_m").sum(), pl.col("_py").any())
+        .with_columns(_py=pl.col("_border") & (pl.col("_c") > 1) & (pl.col("_k") < pl.col("_c")))
         .collect()
     )
-    index = {i: pos for pos, i in enumerate(rows["_i"].to_list())}
-    match, python = np.zeros((rows.height, ORDER)), np.zeros(rows.height, dtype=bool)
-    at = np.fromiter((index[i] for i in per["_i"].to_list()), dtype=np.int64, count=per.height)
+    fix = pairs["_py"].arg_true()
+    if not fix.is_empty():
+        part = pairs[fix]
+        counted = [overlapping_count(h, g) for h, g in zip(part["_h"].to_list(), part["_g"].to_list())]
+        pairs = pairs.with_columns(pairs["_k"].scatter(fix, pl.Series(counted, dtype=pl.Int64)))
+    per = pairs.group_by("_i", "_n").agg(pl.min_horizontal("_k", "_c").sum().alias("_m"))
+    match = np.zeros((rows.height, ORDER))
+    at = np.searchsorted(rows["_i"].to_numpy(), per["_i"].to_numpy())  # rows' _i ascend
     match[at, per["_n"].to_numpy() - 1] = per["_m"].to_numpy()
-    np.logical_or.at(python, at, per["_py"].to_numpy())
-    return match, python
+    return match
 
 
 def chrf_column(answers: pl.Series, responses: pl.Series, threshold: float) -> pl.Series:
@@ -161,10 +165,7 @@ def chrf_column(answers: pl.Series, responses: pl.Series, threshold: float) -> p
     verdict = ~blank & inside & (best >= threshold)
     todo = ~blank & ~inside & (best >= threshold - MARGIN)
     if todo.any():
-        rows = frame.filter(pl.Series(todo)).select("_i", "a", "_h", "r")
-        match, python = _matches(rows)
+        rows = frame.filter(pl.Series(todo)).select("_i", "a", "_h")
         where = np.flatnonzero(todo)
-        verdict[where] = f_score(hyp[where], ref[where], match) >= threshold
-        for pos in np.flatnonzero(python):
-            verdict[where[pos]] = chrf_correct(rows["a"][int(pos)], rows["r"][int(pos)], threshold)
+        verdict[where] = f_score(hyp[where], ref[where], _matches(rows)) >= threshold
     return pl.Series("chrf_correct", verdict, dtype=pl.Boolean)
