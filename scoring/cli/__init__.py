@@ -26,6 +26,7 @@ COMMAND_MODULES = {
     "estimate": "scoring.cli.estimate_cmd",
     "judge-trust": "scoring.cli.trust_cmd",
     "runs": "scoring.cli.runs_cmd",
+    "matchers": "scoring.cli.matchers_cmd",
     "table": "scoring.cli.table_cmd",
 }
 
