@@ -41,7 +41,7 @@ from scoring.estimate.ppi import judge_inputs
 from scoring.estimate.stored_run import StoredRun, stored_estimate, stored_runs
 from scoring.review import audit_half_width
 from scoring.store import database_url
-from ui import identity, judge_state, queue_state, run_choice, state
+from ui import identity, judge_state, run_choice, state
 
 T = TypeVar("T")
 
@@ -128,7 +128,8 @@ def figures(run_id: int, revs: tuple[int, int] | None = None) -> Figures:
     def compute() -> Figures:
         scored = state.scored(run_id)  # the run's rows, kept per run: they never change
         table = review.verdict_table(state.engine(), run_id, scored=scored, revs=revs)  # shared with the summaries
-        run, est = stored_estimate(state.engine(), run_id, scored=scored, rank=run_rank(run_id, scored), table=table)
+        rank = run_rank(run_id, table.rows["item_key"])
+        run, est = stored_estimate(state.engine(), run_id, scored=scored, rank=rank, table=table)
         # The stored run ranked its rows once for the random-sample rule: the queue's order.
         rank = run.rank if run.rank is not None else review_rank(est.sample["item_key"], run.info.review_seed)
         return Figures(
@@ -138,14 +139,15 @@ def figures(run_id: int, revs: tuple[int, int] | None = None) -> Figures:
     return _cached(("figures", url, run_id, *revs), compute)
 
 
-def run_rank(run_id: int, scored: pd.DataFrame) -> np.ndarray:
-    """Each row's place in the run's seeded review order: fixed per run (its rows and seed never
-    change), so kept per run rather than per verdict revision (two seconds on a million rows)."""
+def run_rank(run_id: int, keys: pl.Series) -> np.ndarray:
+    """Each row's place in the run's seeded review order, from its item ``keys`` (polars: no
+    conversion of a million strings): fixed per run (its rows and seed never change), so kept
+    per run rather than per verdict revision (a second on a million rows)."""
     run = store.get_run(state.engine(), run_id)
     seed = run.review_seed if run is not None else 0
 
     def compute() -> np.ndarray:
-        return review_rank(scored["item_key"].astype(str).tolist(), seed)
+        return review_rank(keys, seed)
 
     return _cached(("rank", database_url(), run_id, seed), compute)
 
@@ -204,11 +206,10 @@ def kept_half_width(run_id: int) -> float:
 
 def overlap_waiting(run_id: int) -> int:
     """Rows of the run's overlap-only queue (all domains) with no current verdict by anyone: what
-    the Review queue's progress bar leaves there (:func:`scoring.review.scope_progress` on the
-    queue's own scope, :func:`ui.queue_state.queue_scope`)."""
-    scope = queue_state.queue_scope(run_id, "overlap_only", None, None)
-    done = review.scope_progress(scope, state.engine(), None).iloc[-1]
-    return int(done["n"]) - int(done["reviewed"])
+    the Review queue's progress bar leaves there, counted on the run's verdict table (the one
+    :func:`figures` builds: :func:`scoring.review.unreviewed_in`), not on a queue scope of its own."""
+    table = review.verdict_table(state.engine(), run_id, scored=state.scored(run_id), revs=revisions())
+    return review.unreviewed_in(table, "overlap_only")
 
 
 def planned_rows(fig: Figures, half_width: float) -> pl.DataFrame:

@@ -74,7 +74,7 @@ def stored_final(
     if not ranked:
         return StoredRun(info, final, table.current, found.choice, judge_name=found.name)
     if rank is None:
-        rank = review_rank(final["item_key"].astype(str).tolist(), info.review_seed)
+        rank = review_rank(table.rows["item_key"], info.review_seed)  # polars keys: no conversion
     served = isin(table.rows["item_key"], table.served)  # the polars keys: no conversion of a million strings
     return StoredRun(info, final, table.current, found.choice, rank, served, found.name)
 

@@ -93,6 +93,7 @@ from scoring.review.queue import (
     resume,
     scope_progress,
     team_progress,
+    unreviewed_in,
 )
 from scoring.review.session import GivenVerdict, ReviewMode, ReviewSession, ScopeProgress, Shown, Turn
 from scoring.review.verdict_table import VERDICT_COLUMNS, VerdictTable, verdict_table
@@ -151,6 +152,7 @@ __all__ = [
     "release",
     "resume",
     "team_progress",
+    "unreviewed_in",
     "reviewers_per_item",
     "rule_for",
     "GivenVerdict",

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import polars as pl
 from sqlalchemy import Engine
 
 from scoring.core.order import review_order
@@ -18,6 +19,7 @@ from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
 from scoring.core.verdict_rules import current_marks, isin
 from scoring.review.claim_rules import SPLIT, ClaimRule, claim_next, reviewers_per_item
+from scoring.review.verdict_table import VerdictTable
 from scoring.store.audit import AUDIT
 from scoring.store.verdict_log import STATE_COLUMNS, read_events, reviewer_state
 
@@ -252,6 +254,15 @@ def _done(scope: QueueScope, marked: Iterable[str]) -> np.ndarray:
         for pos in scope.positions.get(key, ()):
             done[pos] = True
     return done
+
+
+def unreviewed_in(table: VerdictTable, bucket: str = "overlap_only") -> int:
+    """Rows of ``bucket`` with no current verdict by anyone: what the queue's progress over
+    everyone (:func:`scope_progress`) leaves in that bucket's scope, counted on the run's verdict
+    table (which the pages hold already) instead of a scope built and ordered for it."""
+    reviewed = pl.Series(table.current["item_key"].astype(str).tolist(), dtype=pl.String)
+    waiting = (table.rows["bucket"] == bucket) & ~table.rows["item_key"].is_in(reviewed.implode())
+    return int(waiting.sum())
 
 
 def queue_position(scope: QueueScope, engine: Engine, reviewer: str | None) -> tuple[int | None, pd.DataFrame]:
