@@ -267,6 +267,15 @@ def estimate_frame(acc: AccuracyEstimate) -> pd.DataFrame:
     )
 
 
+def language_sentence(by_language: pl.DataFrame) -> str:
+    """Every language's figure in one plain line (the table below it has the metrics)."""
+    parts = [
+        f"{r['scope']} {percent(r['estimate'])} " + (f"(95% CI {ci_text(r)})" if r["shown"] else f"({ci_text(r)})")
+        for r in by_language.to_dicts()
+    ]
+    return "Estimated true accuracy by language: " + "; ".join(parts) + "."
+
+
 def language_frame(by_language: pl.DataFrame) -> pd.DataFrame:
     """Per language (:attr:`scoring.estimate.RunEstimate.by_language`): rows, reviewed, the two
     metrics' raw accuracy, the estimate and its 95% interval (or how many more reviews give one)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scoring import review
+from scoring import review, store
 from scoring.core.errors import InputError
 from scoring.core.formatting import interval, percent
 from scoring.estimate import (
@@ -33,7 +33,7 @@ TABS = ("Plan", "Judge-assisted", "Metrics vs reviewers", "Reasons", "Golden ans
 
 run = run_choice.require_run()
 st.title(md_escape(f"True accuracy: {run.name}"))
-st.caption(md_escape(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run.language or '?'}"))
+st.caption(md_escape(store.run_caption(run)))
 identity.hide_if_blind(run.id)  # everything below is built on reviewers' verdicts
 reviewer = identity.reviewer()
 
@@ -96,6 +96,7 @@ if evidence:
         st.text(note)
     if est.multilingual:
         st.subheader("By language")
+        st.text(estimate_view.language_sentence(est.by_language))
         languages = estimate_view.language_frame(est.by_language)
         show_table(percent_style(languages, ["exact substring", "word overlap", "estimate"]), key="est_languages")
     with st.expander(HOW):
