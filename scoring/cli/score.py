@@ -21,6 +21,7 @@ from scoring.core.report import (
     mcnemar,
     score_table,
 )
+from scoring.core.row_language import LANGUAGE, row_languages
 from scoring.match import (
     CHRF_PARAMS,
     MATCHER_COLUMNS,
@@ -116,6 +117,13 @@ MATCHERS_LABEL = "Optional matchers (not the spec's protocols; --matchers)"
 def configure_score(parser: argparse.ArgumentParser) -> None:
     add_common_flags(parser)
     parser.add_argument(
+        "--by",
+        choices=("domain", "language"),
+        default="domain",
+        help="domain (default), or language: each row's language column, else its script (never guessed as a "
+        "language); the report and --json group by it",
+    )
+    parser.add_argument(
         "--matchers",
         metavar="LIST",
         help=f"also score with these optional matchers, comma-separated: {', '.join(MATCHERS)} (a verdict "
@@ -174,6 +182,24 @@ def _row(values: dict) -> AccuracyRow:
     return AccuracyRow(**values)
 
 
+def by_language(scored: pl.DataFrame, run: LoadedRun) -> dict:
+    """Each metric's accuracy and the buckets per row language (:func:`row_languages`)."""
+    keyed = scored.with_columns(row_languages(run.table, "", run.language_from).values.alias(LANGUAGE))
+    return {
+        "metrics": {m: [r.as_dict() for r in accuracy_by_domain(keyed, METRICS[m], LANGUAGE)] for m in METRICS},
+        "buckets": bucket_counts(keyed, LANGUAGE),
+    }
+
+
+def print_by_language(report: dict) -> None:
+    for metric, rows in report["metrics"].items():
+        print(f"{METRIC_TITLES[metric]} by language")
+        print(format_accuracy([_row(r) for r in rows], "language"))
+        print()
+    print("Agreement buckets by language")
+    print(format_buckets(report["buckets"], "language"))
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     def body() -> None:
         names = parse_matchers(args.matchers)
@@ -182,6 +208,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         if names:
             scored = with_matchers(scored, names, args.normalize)
         report = score_report(scored, args.normalize)
+        if getattr(args, "by", "domain") == "language":
+            report["by_language"] = by_language(scored, run)
         if names:
             report["matchers"] = matchers_report(scored, names)
         if args.normalize:
@@ -213,6 +241,9 @@ def cmd_score(args: argparse.Namespace) -> int:
             )
         if names:
             print_matchers(report["matchers"])
+        if "by_language" in report:
+            print()
+            print_by_language(report["by_language"])
 
     return guarded(body)
 

@@ -68,10 +68,11 @@ def _row(domain: str, n: int, correct: int, blank: int) -> AccuracyRow:
     return AccuracyRow(domain, n, correct, blank, correct / n if n else 0.0, low, high)
 
 
-def accuracy_by_domain(scored: Frame, correct_col: str) -> list[AccuracyRow]:
-    """Per-domain rows sorted by domain name, then the combined (micro-average) row."""
-    table = _polars(scored, ["Domain", correct_col, "is_blank"])
-    grouped = table.group_by("Domain").agg(
+def accuracy_by_domain(scored: Frame, correct_col: str, by: str = "Domain") -> list[AccuracyRow]:
+    """Per-domain rows (or per value of ``by``, a row's language say) sorted by name, then the
+    combined (micro-average) row."""
+    table = _polars(scored, [by, correct_col, "is_blank"])
+    grouped = table.group_by(by).agg(
         n=pl.len(), correct=pl.col(correct_col).sum(), blank=pl.col("is_blank").sum()
     )
     rows = [
@@ -83,10 +84,10 @@ def accuracy_by_domain(scored: Frame, correct_col: str) -> list[AccuracyRow]:
     return rows
 
 
-def bucket_counts(scored: Frame) -> dict[str, dict[str, int]]:
-    """Counts of the four agreement buckets per domain (sorted) and combined."""
-    table = _polars(scored, ["Domain", "bucket"])
-    counts = table.group_by("Domain", "bucket").len()
+def bucket_counts(scored: Frame, by: str = "Domain") -> dict[str, dict[str, int]]:
+    """Counts of the four agreement buckets per domain (or per value of ``by``; sorted) and combined."""
+    table = _polars(scored, [by, "bucket"])
+    counts = table.group_by(by, "bucket").len()
     out: dict[str, dict[str, int]] = {}
     for dom, buck, n in sorted(counts.iter_rows(), key=lambda row: str(row[0])):
         out.setdefault(str(dom), dict.fromkeys(BUCKETS, 0))[buck] = int(n)
@@ -111,9 +112,9 @@ def mcnemar(scored: Frame) -> McNemar:
     return McNemar(b, c, mcnemar_exact(b, c))
 
 
-def format_accuracy(rows: list[AccuracyRow]) -> str:
-    """Plain-text table: domain, n, correct, blank, accuracy and 95% CI as percentages."""
-    lines = [f"{'domain':<24} {'n':>7} {'correct':>8} {'blank':>6} {'accuracy':>9}  95% CI"]
+def format_accuracy(rows: list[AccuracyRow], label: str = "domain") -> str:
+    """Plain-text table: domain (or ``label``), n, correct, blank, accuracy and 95% CI as percentages."""
+    lines = [f"{label:<24} {'n':>7} {'correct':>8} {'blank':>6} {'accuracy':>9}  95% CI"]
     for r in rows:
         if r.domain == COMBINED:
             lines.append("-" * len(lines[0]))
@@ -123,9 +124,9 @@ def format_accuracy(rows: list[AccuracyRow]) -> str:
     return "\n".join(lines)
 
 
-def format_buckets(counts: dict[str, dict[str, int]]) -> str:
-    """Plain-text table of :func:`bucket_counts`: one row per domain, one column per bucket."""
-    width = max(len("domain"), *(len(dom) for dom in counts))
-    lines = [f"{'domain':<{width}} " + " ".join(f"{b:>12}" for b in BUCKETS)]
+def format_buckets(counts: dict[str, dict[str, int]], label: str = "domain") -> str:
+    """Plain-text table of :func:`bucket_counts`: one row per domain (or ``label``), one column per bucket."""
+    width = max(len(label), *(len(dom) for dom in counts))
+    lines = [f"{label:<{width}} " + " ".join(f"{b:>12}" for b in BUCKETS)]
     lines += [f"{dom:<{width}} " + " ".join(f"{row[b]:>12}" for b in BUCKETS) for dom, row in counts.items()]
     return "\n".join(lines)

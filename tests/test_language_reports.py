@@ -1,0 +1,40 @@
+"""Every CLI report by language (issue 29 §2): ``score --by language`` groups the spec's two
+metrics and the buckets by each row's language column, else by its script (named as a script,
+never guessed as a language). Real CLI processes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+MIXED = (
+    "question,answer,Domain,response,language\n"
+    "q1,Delhi,Geo,Delhi it is,English\n"
+    "q2,Agra,Geo,Mumbai,English\n"
+    "q3,दिल्ली,Geo,दिल्ली,hi\n"
+    "q4,சென்னை,Geo,மதுரை,Tamil\n"
+)
+
+
+def test_score_by_language_reads_the_language_column(tmp_path: Path, run_cli) -> None:
+    path = tmp_path / "mixed.csv"
+    path.write_text(MIXED, encoding="utf-8")
+    out = run_cli("scoring", "score", "--responses", path, "--by", "language", "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)["by_language"]
+    exact = {r["domain"]: (r["n"], r["correct"]) for r in report["metrics"]["exact_substring"]}
+    assert exact == {"English": (2, 1), "Hindi": (1, 1), "Tamil": (1, 0), "combined": (4, 2)}  # "hi" is Hindi
+    assert report["buckets"]["Tamil"]["both_fail"] == 1
+    text = run_cli("scoring", "score", "--responses", path, "--by", "language").stdout
+    assert "Exact substring by language" in text and "\nlanguage " in text and "Agreement buckets by language" in text
+
+
+def test_without_a_language_column_rows_are_named_by_their_script(tmp_path: Path, run_cli) -> None:
+    path = tmp_path / "plain.csv"
+    path.write_text("\n".join(line.rsplit(",", 1)[0] for line in MIXED.splitlines()) + "\n", encoding="utf-8")
+    out = run_cli("scoring", "score", "--responses", path, "--by", "language", "--json")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)["by_language"]["metrics"]["word_overlap"]
+    assert [r["domain"] for r in rows] == ["Devanagari", "Latin", "Tamil script", "combined"]
+    plain = json.loads(run_cli("scoring", "score", "--responses", path, "--json").stdout)
+    assert "by_language" not in plain  # the default report is the spec's, unchanged
