@@ -18,13 +18,17 @@ allocated in proportion to the stratum's size with the overlap_only bucket three
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from small_runs_sim import SHARES, proportional
 
+from scoring import ingest
 from scoring.core.protocols import BUCKETS
 from scoring.estimate import make_sample
 from scoring.estimate.group_estimate import estimate_groups
+from scoring.store import load_table, make_engine
+from scoring.store.verdict_log import record_mark
 
 DOMAINS = ("Geography", "History", "Science", "Art")
 DOMAIN_SHARES = np.array([0.35, 0.3, 0.2, 0.15])
@@ -125,3 +129,27 @@ def run_regime(rows: int, reviews: int, small: float, runs: int, seed: int) -> T
             covered = est.ci_low - TOLERANCE <= truth <= est.ci_high + TOLERANCE
             tally.add(est.scope, est.shown, covered, est.half_width)
     return tally
+
+
+# --------------------------------------------------------------------------- a stored mixed run
+
+PLAN = [("English", 30, 24), ("Hindi", 20, 10), ("Tamil", 12, 3)]  #: language, rows, right
+
+
+def mixed_database(tmp_path: Path) -> tuple[str, int]:
+    """A file with a language column, every row reviewed through the queue."""
+    url = f"sqlite:///{tmp_path / 'review.db'}"
+    engine = make_engine(url)
+    lines = ["question,answer,Domain,response,language"]
+    for language, rows, right in PLAN:
+        for i in range(rows):
+            lines.append(
+                f"{language} q{i}?,a{i},{'Art' if i % 2 else 'History'},{'a' if i < right else 'b'}{i},{language}"
+            )
+    run = ingest.save_run(engine, ("\n".join(lines) + "\n").encode(), "mixed.csv").run
+    table = load_table(engine, run.id)
+    truth = {f"{language} q{i}?": i < right for language, rows, right in PLAN for i in range(rows)}
+    for key, question in zip(table["item_key"], table["question"], strict=True):
+        record_mark(engine, key, run.id, "alice", "correct" if truth[question] else "wrong")
+    engine.dispose()
+    return url, run.id

@@ -8,13 +8,11 @@ import json
 
 import pytest
 from apptest_support import frame_with, open_page
-from language_sim import LANGUAGES, run_regime
+from language_sim import LANGUAGES, PLAN, mixed_database, run_regime
 
-from scoring import ingest
 from scoring.estimate import estimate_accuracy, make_sample, run_estimate
 from scoring.estimate.group_estimate import NO_LANGUAGE, estimate_groups, stack_runs
-from scoring.store import ENV_VAR, load_table, make_engine
-from scoring.store.verdict_log import record_mark
+from scoring.store import ENV_VAR
 
 
 def _sample(cells: list[tuple[str, str, str, int, int, int]]):
@@ -116,31 +114,9 @@ def test_per_language_intervals_cover_about_95_percent(rows: int, reviews: int, 
     assert tally.shown.get("English", 0) >= 100  # the large language shows its figure nearly always
 
 
-PLAN = [("English", 30, 24), ("Hindi", 20, 10), ("Tamil", 12, 3)]  #: language, rows, right
-
-
-def _mixed_database(tmp_path) -> tuple[str, int]:
-    """A file with a language column, every row reviewed through the queue."""
-    url = f"sqlite:///{tmp_path / 'review.db'}"
-    engine = make_engine(url)
-    lines = ["question,answer,Domain,response,language"]
-    for language, rows, right in PLAN:
-        for i in range(rows):
-            lines.append(
-                f"{language} q{i}?,a{i},{'Art' if i % 2 else 'History'},{'a' if i < right else 'b'}{i},{language}"
-            )
-    run = ingest.save_run(engine, ("\n".join(lines) + "\n").encode(), "mixed.csv").run
-    table = load_table(engine, run.id)
-    truth = {f"{language} q{i}?": i < right for language, rows, right in PLAN for i in range(rows)}
-    for key, question in zip(table["item_key"], table["question"], strict=True):
-        record_mark(engine, key, run.id, "alice", "correct" if truth[question] else "wrong")
-    engine.dispose()
-    return url, run.id
-
-
 def test_a_stored_mixed_language_run_reports_each_language(tmp_path, run_cli) -> None:
     """Each language's figures in estimate --by language and --json."""
-    url, run_id = _mixed_database(tmp_path)
+    url, run_id = mixed_database(tmp_path)
     out = run_cli("scoring", "estimate", "--run", str(run_id), "--db", url, "--by", "language")
     assert out.returncode == 0, out.stderr
     assert "Accuracy by language" in out.stdout
@@ -153,7 +129,7 @@ def test_a_stored_mixed_language_run_reports_each_language(tmp_path, run_cli) ->
 
 
 def test_the_true_accuracy_page_shows_each_language(tmp_path, monkeypatch) -> None:
-    url, run_id = _mixed_database(tmp_path)
+    url, run_id = mixed_database(tmp_path)
     monkeypatch.setenv(ENV_VAR, url)
     at = open_page("estimate", run_id=run_id)
     table = frame_with(at, "language")

@@ -7,6 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from apptest_support import open_page, texts
+from language_sim import PLAN, mixed_database
+
+from scoring.store import ENV_VAR
+
 MIXED = (
     "question,answer,Domain,response,language\n"
     "q1,Delhi,Geo,Delhi it is,English\n"
@@ -38,3 +43,13 @@ def test_without_a_language_column_rows_are_named_by_their_script(tmp_path: Path
     assert [r["domain"] for r in rows] == ["Devanagari", "Latin", "Tamil script", "combined"]
     plain = json.loads(run_cli("scoring", "score", "--responses", path, "--json").stdout)
     assert "by_language" not in plain  # the default report is the spec's, unchanged
+
+
+def test_agreement_shows_the_buckets_per_language(tmp_path: Path, monkeypatch) -> None:
+    url, run_id = mixed_database(tmp_path)
+    monkeypatch.setenv(ENV_VAR, url)
+    at = open_page("agreement", run_id=run_id)
+    assert "The run's rows are in 3 languages: English, Hindi, Tamil." in texts(at)
+    table = next(d.value for d in at.dataframe if d.value.index.name == "language")
+    rows = {language: rows for language, rows, _ in PLAN}
+    assert table.loc[["English", "Hindi", "Tamil"]].sum(axis=1).to_dict() == rows

@@ -95,6 +95,20 @@ def _summary(url: str, run_id: int) -> dict:
         "buckets": bucket_counts(frame),
         "mcnemar": mcnemar(frame),
         "domains": sorted(frame["Domain"].unique().tolist(), key=str),
+        **_by_language(frame),
+    }
+
+
+def _by_language(frame: pd.DataFrame) -> dict:
+    """For a run whose rows are in more than one language: the languages, each metric's accuracy
+    and the buckets per language (Agreement and the Overview show them beside the domains)."""
+    languages = sorted(frame["language"].unique().tolist(), key=str) if "language" in frame.columns else []
+    if len(languages) < 2:
+        return {"languages": languages}
+    return {
+        "languages": languages,
+        "accuracy_by_language": {m: accuracy_by_domain(frame, col, "language") for m, col in METRICS.items()},
+        "buckets_by_language": bucket_counts(frame, "language"),
     }
 
 

@@ -60,6 +60,12 @@ st.text(
 )
 st.plotly_chart(charts.bucket_figure(summary["buckets"]), key="bucket_chart")
 show_table(pd.DataFrame(summary["buckets"]).T.rename_axis("domain"), hide_index=False, key="bucket_table")
+if "buckets_by_language" in summary:
+    st.subheader("By language")
+    st.text(f"The run's rows are in {len(summary['languages'])} languages: " + ", ".join(summary["languages"]) + ".")
+    st.plotly_chart(charts.bucket_figure(summary["buckets_by_language"]), key="bucket_language_chart")
+    by_language = pd.DataFrame(summary["buckets_by_language"]).T.rename_axis("language")
+    show_table(by_language, hide_index=False, key="bucket_language_table")
 
 if identity.others_hidden(run.id):  # double-blind: nothing built on reviewers' verdicts, no row's verdicts
     st.info(identity.BLIND_NOTE + " The precision on reviewed rows and the rows themselves are hidden until then.")
