@@ -92,3 +92,22 @@ def test_an_unknown_run_is_one_line_and_exit_code_2(database, capsys) -> None:
     assert main(["judge-trust", "--run", "99", "--db", url]) == 2
     err = capsys.readouterr().err
     assert err.strip().splitlines() == ["error: No run with id 99."]
+
+
+def test_by_language_the_judge_is_checked_per_row_language(database, capsys) -> None:
+    """The sample run mixes scripts (no language column: rows are named by their script)."""
+    url, engine, keys, run = database
+    judge_choice.set_choice(engine, run, JudgeConfig("m", "v"), "ana")
+    assert main(["judge-trust", "--run", str(run), "--db", url, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    per_language = {r["scope"]: r for r in info["per_language"]}
+    assert (
+        per_language["combined"]["reviewed"]
+        == 12
+        == sum(r["reviewed"] for s, r in per_language.items() if s != "combined")
+    )
+    scripts = set(store.load_scored(engine, run)["language"].head(12))
+    assert set(per_language) - {"combined"} == scripts and len(scripts) > 1
+    assert main(["judge-trust", "--run", str(run), "--db", url, "--by", "language"]) == 0
+    text = capsys.readouterr().out
+    assert "\nlanguage " in text and all(f"\n{s} " in text for s in scripts)

@@ -35,10 +35,28 @@ from scoring.store.judge_choice import ANY_CONFIG
 MAX_ROWS_LISTED = 20  #: disagreement rows named in the text report (all of them in --json)
 
 
+#: Said by --by language when every reviewed row is in one language.
+ONE_LANGUAGE = "By language: the reviewed rows are all in one language."
+
+
 def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", required=True, type=int, help="id of the stored run")
     parser.add_argument("--db", help="database URL (default: REVIEW_DB_URL, .streamlit/secrets.toml, data/review.db)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--by",
+        choices=("domain", "language"),
+        default="domain",
+        help="domain (default); language: also the judge against the reviewers per row language",
+    )
+
+
+def with_languages(rows: pl.DataFrame, sample: pl.DataFrame) -> pl.DataFrame:
+    """``rows`` (:func:`trust_rows`) with each row's language from the sample (by item key)."""
+    if "language" not in sample.columns:
+        return rows
+    languages = sample.select("item_key", pl.col("language").cast(pl.String)).unique("item_key", keep="first")
+    return rows.join(languages, on="item_key", how="left", maintain_order="left")
 
 
 def _fixed(value: float | None) -> str:
@@ -63,11 +81,15 @@ def _table(frame: pl.DataFrame, title: str) -> list[str]:
     return [head, *(_scope_line(r, width) for r in rows)]
 
 
-def report(data: TrustData) -> dict:
-    """Everything the text report prints, as JSON-ready values."""
+def report(data: TrustData, sample: pl.DataFrame | None = None) -> dict:
+    """Everything the text report prints, as JSON-ready values; ``per_language`` when the
+    ``sample``'s rows are in more than one language."""
     rows = data.in_use_rows()
     overall = trust(rows)
     names = [n for n in data.rows if n != ANY_CONFIG]
+    keyed = with_languages(rows, sample) if sample is not None else rows
+    multilingual = "language" in keyed.columns and keyed["language"].n_unique() > 1
+    by_language = {"per_language": trust_frame(trust_by(keyed, "language")).to_dicts()} if multilingual else {}
     return {
         "judge_in_use": data.in_use,
         "reviewed": data.reviewed,
@@ -75,6 +97,7 @@ def report(data: TrustData) -> dict:
         "confusion": confusion_frame(overall).to_dicts(),
         "per_bucket": trust_frame(trust_by(rows, "bucket")).to_dicts(),
         "per_domain": trust_frame(trust_by(rows, "Domain")).to_dicts(),
+        **by_language,
         "disagreements": disagreements(rows).to_dicts(),
         "configurations": trust_frame([trust(data.rows[n], n) for n in names]).to_dicts(),
         "pairs": [p.as_dict() for p in compare_configs({n: data.rows[n] for n in names})],
@@ -83,7 +106,7 @@ def report(data: TrustData) -> dict:
     }
 
 
-def _text(info: dict, overall: Trust) -> str:
+def _text(info: dict, overall: Trust, by_language: bool = False) -> str:
     lines = [
         f"The estimate uses: {info['judge_in_use']}",
         f"On the estimate's random sample: {info['reviewed']} reviewed rows "
@@ -100,6 +123,9 @@ def _text(info: dict, overall: Trust) -> str:
         "",
         *_table(pl.DataFrame(info["per_domain"]), "domain"),
     ]
+    if by_language:
+        per_language = info.get("per_language")
+        lines += ["", *_table(pl.DataFrame(per_language), "language")] if per_language else ["", ONE_LANGUAGE]
     lines += [f"kappa: {KAPPA_METHOD}; agreement: {AGREEMENT_METHOD}"]
     if overall.judged == 0:
         lines.append("No reviewed row of the sample has a judge verdict.")
@@ -130,10 +156,10 @@ def cmd_judge_trust(args: argparse.Namespace) -> int:
         run, figures = stored_estimate(engine, args.run)
         configs = judge_choice.configs_of(engine, run.final["item_key"])
         data = trust_data(engine, args.run, figures.sample, configs)
-        info = report(data)
+        info = report(data, figures.sample)
         if args.json:
             print(json.dumps(info, ensure_ascii=False, indent=2))
             return
-        print(_text(info, trust(data.in_use_rows())))
+        print(_text(info, trust(data.in_use_rows()), by_language=args.by == "language"))
 
     return guarded(body)
