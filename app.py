@@ -23,6 +23,7 @@ PAGES = [
     st.Page("views/review.py", title="Review queue", icon=":material/rule:"),
     st.Page("views/reviewers.py", title="Reviewers", icon=":material/groups:"),
     st.Page("views/estimate.py", title="True accuracy", icon=":material/target:"),
+    st.Page("views/matchers.py", title="Matchers", icon=":material/spellcheck:"),
     st.Page("views/adjudication.py", title="Adjudication", icon=":material/balance:"),
     st.Page("views/judge.py", title="Judge", icon=":material/gavel:"),
     st.Page("views/export.py", title="Export", icon=":material/download:"),
