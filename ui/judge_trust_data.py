@@ -13,10 +13,12 @@ import pandas as pd
 import polars as pl
 from pandas.io.formats.style import Styler
 
-from scoring import judge
+from scoring import judge, store
 from scoring.compare.paired import INTERVAL_METHOD as PAIR_INTERVAL
 from scoring.compare.paired import TEST_METHOD as PAIR_TEST
 from scoring.core.formatting import percent
+from scoring.core.language_names import one_language
+from scoring.core.row_language import from_file
 from scoring.estimate import stored_trust
 from scoring.estimate.judge_trust import (
     AGREEMENT_METHOD,
@@ -28,6 +30,7 @@ from scoring.estimate.judge_trust import (
     trust,
     trust_by,
     trust_frame,
+    with_languages,
 )
 from scoring.estimate.stored_trust import TrustData
 from scoring.store import database_url, judge_cache, judge_choice
@@ -239,13 +242,22 @@ def disagreement_rows(data: TrustData, name: str) -> pl.DataFrame:
 
 def language_table(runs: list[tuple[int, str]]) -> pl.DataFrame:
     """Per language (sorted; a language with no reviewed row too) and combined, over ``runs``
-    ((run id, language) of runs that carry one): each run's random sample against the labels its
-    own estimate uses."""
+    ((run id, run language)): each run's random sample against the labels its own estimate uses,
+    each reviewed row counted under its own language (the run's where the rows carry none)."""
     per: dict[str, list[pl.DataFrame]] = {}
     for run_id, language in runs:
         data = trust_data(run_id)
         rows = data.in_use_rows()
-        per.setdefault(language, []).append(rows.select("item_key", "bucket", "Domain", "human", "judge"))
+        if from_file(store.language_source(state.engine(), run_id)) or not one_language(language):
+            rows = with_languages(rows, estimate_data.figures(run_id).sample, language)
+        else:  # the rows follow the run's language as it is now (a cached sample may predate a rename)
+            rows = rows.with_columns(language=pl.lit(one_language(language), dtype=pl.String))
+        keyed = rows.with_columns(pl.col("language").fill_null(language))
+        values = set(keyed["language"].to_list()) or ({language} if language else set())  # none reviewed: a 0 row
+        for value in values:
+            part = keyed.filter(pl.col("language") == value)
+            per.setdefault(value, []).append(part.select("item_key", "bucket", "Domain", "human", "judge"))
     frames = {language: pl.concat(parts) for language, parts in per.items()}
     items = [trust(frames[language], language) for language in sorted(frames)]
-    return trust_frame([*items, trust(pl.concat(list(frames.values())))])
+    every = pl.concat(list(frames.values())) if frames else pl.DataFrame()
+    return trust_frame([*items, trust(every)])

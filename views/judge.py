@@ -223,16 +223,14 @@ else:
         st.subheader(title)
         show_table(judge_trust.styled(table), key=f"judge_trust_{title.split()[-1].lower()}")
 
-with_language = [(r.id, r.language) for r in run_choice.known_runs() if r.language.strip()]
-if with_language:
-    st.subheader("Per language")
-    if st.toggle(
-        f"Across the {len(with_language)} runs that carry a language, each with the judge its estimate uses",
-        key="judge_trust_languages",
-    ):
-        show_table(judge_trust.styled(judge_trust.language_table(with_language)))
-else:
-    st.caption("Per language: no run carries a language (set it on the Upload page).")
+with_language = [(r.id, r.language.strip()) for r in run_choice.known_runs()]
+st.subheader("Per language")
+if st.toggle(
+    f"Across the {len(with_language)} runs, each reviewed row under its own language, each run with the judge its "
+    "estimate uses",
+    key="judge_trust_languages",
+):
+    show_table(judge_trust.styled(judge_trust.language_table(with_language)))
 
 st.subheader("Rows where the judge and the reviewers disagree")
 dis = judge_trust.disagreement_rows(data, shown)

@@ -26,6 +26,7 @@ from scoring.estimate.judge_trust import (
     trust,
     trust_by,
     trust_frame,
+    with_languages,
 )
 from scoring.estimate.stored_run import stored_estimate
 from scoring.estimate.stored_trust import TrustData, trust_data
@@ -49,14 +50,6 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         default="domain",
         help="domain (default); language: also the judge against the reviewers per row language",
     )
-
-
-def with_languages(rows: pl.DataFrame, sample: pl.DataFrame) -> pl.DataFrame:
-    """``rows`` (:func:`trust_rows`) with each row's language from the sample (by item key)."""
-    if "language" not in sample.columns:
-        return rows
-    languages = sample.select("item_key", pl.col("language").cast(pl.String)).unique("item_key", keep="first")
-    return rows.join(languages, on="item_key", how="left", maintain_order="left")
 
 
 def _fixed(value: float | None) -> str:

@@ -232,6 +232,15 @@ def trust(rows: pl.DataFrame, scope: str = COMBINED) -> Trust:
     )
 
 
+def with_languages(rows: pl.DataFrame, sample: pl.DataFrame, fallback: str = "") -> pl.DataFrame:
+    """``rows`` (:func:`trust_rows`) with each row's ``language`` from ``sample`` (by item key;
+    ``fallback`` where the sample has none), for the judge against people per language."""
+    if "language" not in sample.columns:
+        return rows.with_columns(language=pl.lit(fallback, dtype=pl.String))
+    languages = sample.select("item_key", pl.col("language").cast(pl.String)).unique("item_key", keep="first")
+    return rows.join(languages, on="item_key", how="left", maintain_order="left")
+
+
 def trust_by(rows: pl.DataFrame, by: str | None) -> list[Trust]:
     """One :class:`Trust` per value of column ``by`` (sorted), then the combined one."""
     out = []
