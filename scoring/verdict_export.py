@@ -50,7 +50,7 @@ from scoring.store import (
 )
 from scoring.store.judge_choice import RunLabels
 from scoring.store.restore import restore_verdicts
-from scoring.store.run_table import EXTRA_PREFIX
+from scoring.store.run_table import EXTRA_PREFIX, LANGUAGE_COLUMN
 
 #: The columns :func:`scoring.review.final_verdicts` adds that the export carries.
 FINAL_COLUMNS = ["human_verdict", "reviewers", "reason", "note", "final_verdict", "final_source", "reviewed_at"]
@@ -90,11 +90,12 @@ __all__ = [
 
 
 def _input_names(extras: list[str], added: set[str]) -> dict[str, str]:
-    """Rename input extras that collide with export columns (``note`` -> ``note_input``)."""
-    taken = set(ROW_COLUMNS) | set(extras) | added
+    """Rename input extras that collide with export columns (``note`` -> ``note_input``), the
+    row's ``language`` included (``Language`` too: a re-upload reads either as the language)."""
+    taken = set(ROW_COLUMNS) | {LANGUAGE_COLUMN} | set(extras) | added
     renames: dict[str, str] = {}
     for col in extras:
-        if col in added:
+        if col in added or col.strip().lower() == LANGUAGE_COLUMN:
             new = f"{col}_input"
             while new in taken:
                 new += "_"
@@ -218,7 +219,9 @@ def _export(
     extras = list(info.extra_columns)
     renames = _input_names(extras, set(added))
     inputs = table.select(
-        *ROW_COLUMNS,
+        *ROW_COLUMNS[:3],
+        LANGUAGE_COLUMN,
+        *ROW_COLUMNS[3:],
         *(pl.col(_extra_source(table.columns, name)).alias(renames.get(name, name)) for name in extras),
     )
     metrics = table.select("exact_correct", "overlap_correct", "matching_words", "total_golden_words", "bucket")

@@ -97,7 +97,7 @@ def event_count(engine) -> int:
 
 def test_export_columns_rows_and_verdicts(engine, reviewed, keys):
     frame = E.build_export(engine, reviewed.id)
-    inputs = ["question", "answer", "Domain", "response", "note_input", "source"]
+    inputs = ["question", "answer", "Domain", "language", "response", "note_input", "source"]
     assert list(frame.columns) == [
         *inputs,
         *E.EXPORT_COLUMNS,
@@ -294,7 +294,7 @@ def test_round_trip_restores_verdicts_on_a_fresh_database(tmp_path, engine, conf
     assert result.created
     assert result.restored == 8  # alice+bob on rows 0, 2 and 5 (two conflicts), carol on rows 4 and 6
     assert result.run.extra_columns == ["note_input", "source"]  # no export column stored as an extra
-    assert result.table.columns == ["question", "answer", "Domain", "response", "note_input", "source"]
+    assert result.table.columns == ["question", "answer", "Domain", "language", "response", "note_input", "source"]
     scored = store.load_scored(fresh, result.run.id)
     assert scored["question"].tolist() == [r[0] for r in ROWS]  # the neutralising quote is undone
     assert scored["response"].tolist() == [r[3] for r in ROWS]
@@ -517,7 +517,7 @@ def test_formula_like_header_is_neutralised_and_restored(tmp_path, engine):
     header = ("question", "answer", "Domain", "response", "=HYPERLINK(x)")
     run = ingest.save_run(engine, csv_bytes([("q", "a", "Art", "a", "-1")], header=header), "h.csv").run
     data = E.to_csv_bytes(E.build_export(engine, run.id))
-    assert parse_csv(data)[0][4] == "'=HYPERLINK(x)"
+    assert parse_csv(data)[0][5] == "'=HYPERLINK(x)"
     fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
     back = ingest.save_run(fresh, data, "h_export.csv")
     assert back.run.extra_columns == ["=HYPERLINK(x)"]
@@ -657,7 +657,7 @@ def test_export_table_keeps_input_columns_named_like_stored_ones(engine) -> None
     run = ingest.save_run(engine, data, "named.csv").run
     frame = E.build_export(engine, run.id)
     assert frame["note_input"].tolist() == ["n1", "n2"]
-    assert frame.columns.tolist()[4:7] == ["bucket_input", "item_key", "note_input"]
+    assert frame.columns.tolist()[5:8] == ["bucket_input", "item_key", "note_input"]
     assert frame["bucket_input"].tolist() == ["mine", "yours"] and frame["item_key"].tolist() == ["k1", "k2"]
     assert E.table_csv_bytes(E.export_table(engine, run.id)) == E.to_csv_bytes(frame)
 

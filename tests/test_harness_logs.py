@@ -108,7 +108,7 @@ def test_inspect_field_by_field(name: str) -> None:
     log = read_eval_log(str(FILES / name))
     table = read_harness("inspect", data(name), name)
     assert table.schema == {c: pl.String for c in table.columns}
-    assert table.columns[:7] == ["question", "answer", "response", "Domain", "model", "task", "sample_id"]
+    assert table.columns[:8] == ["question", "answer", "response", "Domain", "language", "model", "task", "sample_id"]
     assert len(table) == len(log.samples)
     rows = {(r["sample_id"], r["epoch"]): r for r in table.iter_rows(named=True)}
     assert len(rows) == len(table)  # (sample_id, epoch) is unique
@@ -122,10 +122,11 @@ def test_inspect_field_by_field(name: str) -> None:
         assert row["model"] == log.eval.model == "mockllm/model"
         assert row["task"] == log.eval.task == "indic_qa"
         assert row["Domain"] == sample.metadata["Domain"]
+        assert row["language"] == sample.metadata.get("language", "")  # as the log has it, normalised later
         for key, value in sample.metadata.items():
-            if key != "Domain":
+            if key not in ("Domain", "language"):
                 assert row[f"metadata_{key}"] == text(value)
-        assert "metadata_Domain" not in row
+        assert "metadata_Domain" not in row and "metadata_language" not in row
         for scorer, score in sample.scores.items():
             assert row[f"score_{scorer}"] == text(score.value)
             assert row[f"score_{scorer}_answer"] == text(score.answer)
@@ -238,7 +239,7 @@ def test_lm_eval_field_by_field() -> None:
     results = json.loads(data("lm_eval_results.json"))
     table = read_lm()
     assert table.schema == {c: pl.String for c in table.columns}
-    assert table.columns[:7] == ["question", "answer", "response", "Domain", "model", "task", "sample_id"]
+    assert table.columns[:8] == ["question", "answer", "response", "Domain", "language", "model", "task", "sample_id"]
     assert len(table) == len(lines) == 4
     for row, line in zip(table.iter_rows(named=True), lines, strict=True):
         assert row["question"] == line["doc"]["question"]
@@ -250,7 +251,8 @@ def test_lm_eval_field_by_field() -> None:
         assert row["sample_id"] == str(line["doc_id"])
         assert row["doc_qid"] == line["doc"]["qid"]
         assert row["doc_answer"] == line["doc"]["answer"]
-        assert "doc_question" not in row and "doc_category" not in row
+        assert row["language"] == line["doc"]["language"]
+        assert "doc_question" not in row and "doc_category" not in row and "doc_language" not in row
         for key in ("target", "filter", "doc_hash", "prompt_hash", "target_hash", "exact_match"):
             assert row[key] == text(line[key])
         assert row["filtered_resps"] == text(line["filtered_resps"])
@@ -328,6 +330,8 @@ def test_promptfoo_field_by_field(name: str) -> None:
         assert row["id"] == result["id"]
     assert table["success"].to_list() == ["true", "true", "false"]
     assert table["var_year"].to_list() == ["", "", "1947"]
+    assert table["language"].to_list() == ["English", "hi", ""]  # the var; the third test has none
+    assert "var_language" not in table.columns
     if name.endswith(".json"):
         assert set(table["task"]) == {"indic qa"}  # the config's description
 
@@ -379,6 +383,7 @@ STABLE = {
         "answer",
         "response",
         "Domain",
+        "language",
         "model",
         "task",
         "sample_id",
@@ -399,6 +404,7 @@ STABLE = {
         "answer",
         "response",
         "Domain",
+        "language",
         "model",
         "task",
         "sample_id",
@@ -419,6 +425,7 @@ STABLE = {
         "answer",
         "response",
         "Domain",
+        "language",
         "model",
         "task",
         "sample_id",

@@ -305,12 +305,19 @@ def test_the_guidelines_revision_both_ways(tmp_path: Path) -> None:
     engine.dispose()
 
 
-def test_the_language_source_revision_both_ways(tmp_path: Path) -> None:
-    """0013 adds ``runs.language_source`` (NULL for existing runs, whose rows have no ``language``
-    column: reading fills it); the downgrade drops it with every run and its rows' languages kept."""
+def test_the_language_revisions_both_ways(tmp_path: Path) -> None:
+    """0013 adds ``runs.language_source`` and 0014 ``runs.languages`` (NULL for existing runs, whose
+    rows have no ``language`` column: reading fills it); the downgrades drop them with every run
+    and its rows' languages kept, the upgrades bring them back NULL."""
     engine = make_engine(_url(tmp_path / "lang.db"))
     run = ingest.save_run(engine, "question,answer,lang,response\nq,a,hi,a\nक,ख,ta,ग\n".encode(), "lang.csv").run
     assert store.language_source(engine, run.id) == "column:lang" and run.language == ""  # mixed: no one language
+    assert run.languages == ("Hindi", "Tamil") and store.run_label(run).endswith("· Hindi, Tamil (2 rows)")
+    with engine.begin() as conn:
+        command.downgrade(migrations._config(conn), "0013")
+    with sqlite3.connect(tmp_path / "lang.db") as raw:
+        columns = {row[1] for row in raw.execute("PRAGMA table_info(runs)")}
+    assert "languages" not in columns and "language_source" in columns
     with engine.begin() as conn:
         command.downgrade(migrations._config(conn), "0012")
     with sqlite3.connect(tmp_path / "lang.db") as raw:
@@ -322,6 +329,7 @@ def test_the_language_source_revision_both_ways(tmp_path: Path) -> None:
         assert migrations.current(conn) == migrations.head()
         assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
     assert store.language_source(engine, run.id) is None and store.get_run(engine, run.id) == run
+    assert store.get_run(engine, run.id).languages == ()  # named by its own language again, as before
     assert store.load_table(engine, run.id)["language"].to_list() == ["Hindi", "Tamil"]  # the stored column
     engine.dispose()
 

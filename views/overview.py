@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from scoring import store
 from scoring.core.formatting import interval, percent
 from scoring.core.verdict_rules import AUTO_RULE_TEXT
 from scoring.estimate import ACCURACY_METHOD
@@ -15,7 +16,7 @@ from ui.tables import HOW, show_table
 run = run_choice.require_run()
 
 st.title(md_escape(f"Overview: {run.name}"))
-st.caption(md_escape(f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run.language or '?'}"))
+st.caption(md_escape(store.run_caption(run)))
 uploaded = run.id in st.session_state.get("upload_notes", {})  # saved from the Upload page in this session
 notes = st.session_state.get("upload_notes", {}).get(run.id, [])
 for _kind, text in (note for note in notes if note[0] == "warning"):

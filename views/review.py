@@ -279,7 +279,8 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
     and the lines above the row (its number among them) sit in the row's own block, so the redraw
     from one row to the next is one replacement: the number a reviewer reads and the row a key
     press names change together, never a moment without a row."""
-    place = f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}"
+    language = f"   Language: {row['language']}" if row.get("language") else ""  # text, escaped by show_row
+    place = f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}{language}"
     row_blind = blind_view.hides(row["item_key"])
     lines = [place if row_blind else f"{place}   {verdict_caption(row, with_domain=False)}"]
     if row_blind and not blind:

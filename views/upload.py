@@ -39,9 +39,16 @@ MAPPED = (
     ("response", "Response", True),
     ("question", "Question", False),
     ("Domain", "Domain", False),
+    ("language", "Language (per row)", False),
 )
 #: How the mapping step names what a file lacks (the loader's message quotes the command line's flag).
-WANTED = {"answer": "the golden answer", "response": "the response", "question": "the question", "Domain": "the domain"}
+WANTED = {
+    "answer": "the golden answer",
+    "response": "the response",
+    "question": "the question",
+    "Domain": "the domain",
+    "language": "the language",
+}
 FIELDS_SHOWN = 12  #: the file's field names the mapping step lists; the form's boxes hold every one
 
 
@@ -239,6 +246,8 @@ if run is not None:
         language = st.text_input("Language", value=run.language)
         if st.form_submit_button("Save details"):
             store.update_run_meta(engine, run.id, name.strip() or run.name, model.strip(), language.strip())
+            if language.strip() != run.language:  # rows without a language of their own follow it
+                state.run_cache().clear()
             st.rerun()
     st.text(f"File: {run.filename}\nUploaded: {run.uploaded_at:%Y-%m-%d %H:%M}\nsha256: {run.sha256}")
     mapped = store.run_column_map(engine, run.id)

@@ -48,7 +48,7 @@ def add_input_flags(parser: argparse.ArgumentParser, responses: bool = True) -> 
         "--columns",
         metavar="MAP",
         help="which field is which when the names differ, e.g. answer=target,response=output,"
-        "Domain=category (question, answer, response, Domain)",
+        "Domain=category,language=lang (question, answer, response, Domain, language)",
     )
 
 

@@ -26,7 +26,7 @@ from scoring.estimate.judged import JudgeFigures, judge_figures, with_labels
 from scoring.estimate.sample import SAMPLE_RULE
 from scoring.estimate.stored_run import StoredRun, stored_estimate
 from scoring.estimate.wording import judge_sentence, withheld_text
-from scoring.store import judge_cache, open_database
+from scoring.store import judge_cache, open_database, run_language_label
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -256,7 +256,8 @@ def _text(
     run: StoredRun, figures: RunEstimate, info: dict, judged: JudgeFigures | None = None, by_language: bool = False
 ) -> str:
     r = run.info
-    language = f" ({r.language})" if r.language else ""
+    shown = run_language_label(r)  # a mixed run: its rows' languages
+    language = f" ({shown})" if shown else ""
     conflicts = f", {info['in_conflict']} in conflict (not counted as reviewed)" if info["in_conflict"] else ""
     head = f"Run #{r.id} {r.name}{language}: {r.n_rows:,} rows, {info['reviewed']:,} reviewed{conflicts}"
     parts = [[head], _comparison_lines(figures), _metric_lines(figures.metrics), _plan_lines(figures)]

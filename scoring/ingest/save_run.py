@@ -95,6 +95,7 @@ def save_run(
         source_fields=upload.source_fields,
         column_map=upload.columns,
         language_source=languages.source,
+        languages=tuple(languages.values.unique().to_list()),
     )
     report("saving", 0, table.height)
     saved = (lambda done, total: report("saving", table.height * done // total, table.height)) if progress else None

@@ -54,7 +54,15 @@ from scoring.store.runs import (
     sha256_bytes,
     update_run_meta,
 )
-from scoring.store.samples import SAMPLE_MARK, SAMPLE_PATH, SAMPLE_SET, is_sample, run_label
+from scoring.store.samples import (
+    SAMPLE_MARK,
+    SAMPLE_PATH,
+    SAMPLE_SET,
+    is_sample,
+    run_caption,
+    run_label,
+    run_language_label,
+)
 
 __all__ = [
     "ArchivedRun",
@@ -102,7 +110,9 @@ __all__ = [
     "read_secrets",
     "remembered_columns",
     "run_column_map",
+    "run_caption",
     "run_label",
+    "run_language_label",
     "sha256_bytes",
     "update_run_meta",
     "writer",

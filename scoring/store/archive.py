@@ -165,6 +165,7 @@ def delete_run(engine: Engine, run_id: int) -> DeleteSummary:
                 extra_columns="[]",
                 column_map=None,
                 language_source=None,
+                languages=None,
             )
         ).rowcount
         if hidden != 1:

@@ -48,6 +48,9 @@ class Run(Base):
     # Where the rows' languages came from: "column:<field>", "metadata", "run" or "script"
     # (scoring.core.row_language); NULL for runs stored before rows had a language. Revision 0013.
     language_source: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    # JSON list of the distinct row languages at upload, sorted (what a run list names a mixed
+    # run by); NULL for runs stored before. Revision 0014.
+    languages: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class RunPart(Base):

@@ -58,6 +58,9 @@ class RunInfo:
     n_rows: int
     extra_columns: list[str] = field(default_factory=list)
     review_seed: int = 0
+    #: the distinct languages of its rows at upload (empty for a run stored before rows had one);
+    #: a summary, left out of equality like any cache
+    languages: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -77,8 +80,9 @@ class NewRun:
     #: mapping (the names matched) stores none, so no later upload is offered it
     source_fields: list[str] = field(default_factory=list)
     column_map: Mapping[str, str] = field(default_factory=dict)
-    #: where the rows' languages came from (:mod:`scoring.core.row_language`)
+    #: where the rows' languages came from (:mod:`scoring.core.row_language`), and which they are
     language_source: str | None = None
+    languages: tuple[str, ...] = ()
 
     def values(self) -> dict:
         """The ``runs`` row, hidden (``complete`` False) until its rows are all in."""
@@ -95,6 +99,7 @@ class NewRun:
             "review_seed": self.review_seed,
             "column_map": mapped if self.column_map else None,
             "language_source": self.language_source,
+            "languages": json.dumps(sorted(self.languages), ensure_ascii=False) if self.languages else None,
         }
 
 
@@ -115,6 +120,7 @@ def run_info(run: Run) -> RunInfo:
         n_rows=run.n_rows,
         extra_columns=json.loads(run.extra_columns or "[]"),
         review_seed=run.review_seed or 0,
+        languages=tuple(json.loads(run.languages)) if run.languages else (),
     )
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from scoring.core.language_names import languages_label
 from scoring.store.engine import PROJECT_ROOT
 from scoring.store.runs import RunInfo, sha256_bytes
 
@@ -54,7 +55,18 @@ def is_sample(run: RunInfo) -> bool:
     return run.sha256 in sample_hashes()
 
 
+def run_language_label(run: RunInfo) -> str:
+    """A run's language as pages and commands print it: the run's own when it has one, else its
+    rows' (``English, Hindi, Tamil``, ``5 languages``: a mixed run), else ""."""
+    return run.language.strip() or languages_label(list(run.languages))
+
+
+def run_caption(run: RunInfo) -> str:
+    """A page's line under its title: ``Run #3 · 40 rows · model m · language Hindi`` (``?`` when unknown)."""
+    return f"Run #{run.id} · {run.n_rows} rows · model {run.model or '?'} · language {run_language_label(run) or '?'}"
+
+
 def run_label(run: RunInfo) -> str:
     """How every run list names a run: ``#3 name · model · language (40 rows)``, and ``· sample``."""
-    parts = [run.name, run.model, run.language, SAMPLE_MARK if is_sample(run) else ""]
+    parts = [run.name, run.model, run_language_label(run), SAMPLE_MARK if is_sample(run) else ""]
     return f"#{run.id} " + " · ".join(p for p in parts if p) + f" ({run.n_rows} rows)"

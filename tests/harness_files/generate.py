@@ -44,21 +44,21 @@ INSPECT_SAMPLES = [
         "id": "art-1",
         "input": "Which Jataka is depicted in the Bharhut medallion of the deer?",
         "target": "Ruru Jataka",
-        "metadata": {"Domain": "Art", "source": "Bharhut"},
+        "metadata": {"Domain": "Art", "source": "Bharhut", "language": "English"},
         "responses": ["The answer is the Ruru Jataka, depicted at Bharhut.", "It shows the Jataka Ruru."],
     },
     {
         "id": 2,
         "input": "भारत की सबसे लंबी नदी कौन सी है?",
         "target": "गंगा",
-        "metadata": {"Domain": "Geography", "source": "NCERT"},
+        "metadata": {"Domain": "Geography", "source": "NCERT", "language": "hi"},
         "responses": ["गंगा नदी भारत की सबसे लंबी नदी है।", "यमुना"],
     },
     {
         "id": "geo-3",
         "input": "Where were the earliest Acheulian tools of central India found?",
         "target": ["Narmada valley", "Narmada river valley"],
-        "metadata": {"Domain": "Geography", "source": "survey", "difficulty": 3},
+        "metadata": {"Domain": "Geography", "source": "survey", "difficulty": 3, "language": "en"},
         "responses": ["In the Narmada river valley.", "In the Narmada valley, near Hathnora."],
     },
     {
@@ -78,7 +78,7 @@ INSPECT_SAMPLES = [
             "इसे तेरहवीं शताब्दी में बनवाया? उत्तर संक्षेप में दीजिए।"
         ),
         "target": "नरसिंहदेव प्रथम",
-        "metadata": {"Domain": "History", "source": "long question (over 100 characters)"},
+        "metadata": {"Domain": "History", "source": "long question (over 100 characters)", "language": "Hindi"},
         "responses": ["पूर्वी गंग वंश के राजा नरसिंहदेव प्रथम ने।", "नरसिंहदेव"],
     },
 ]
@@ -185,10 +185,29 @@ LM_EVAL_ROWS = [
         "answer": "Ruru Jataka",
         "category": "Art",
         "qid": "a1",
+        "language": "English",
     },
-    {"question": "भारत की सबसे लंबी नदी कौन सी है?", "answer": "गंगा", "category": "Geography", "qid": "g2"},
-    {"question": "In which year did India become independent?", "answer": "1947", "category": "History", "qid": "h3"},
-    {"question": "Name the temple style of Odisha's deul.", "answer": "Kalinga", "category": "Art", "qid": "a4"},
+    {
+        "question": "भारत की सबसे लंबी नदी कौन सी है?",
+        "answer": "गंगा",
+        "category": "Geography",
+        "qid": "g2",
+        "language": "hin",
+    },
+    {
+        "question": "In which year did India become independent?",
+        "answer": "1947",
+        "category": "History",
+        "qid": "h3",
+        "language": "en",
+    },
+    {
+        "question": "Name the temple style of Odisha's deul.",
+        "answer": "Kalinga",
+        "category": "Art",
+        "qid": "a4",
+        "language": "",
+    },
 ]
 LM_EVAL_RESPONSES = {
     LM_EVAL_ROWS[0]["question"]: "The answer is the Ruru Jataka, depicted at Bharhut.",
@@ -285,6 +304,7 @@ tests:
       question: Which Jataka is depicted in the Bharhut medallion of the deer?
       answer: Ruru Jataka
       Domain: Art
+      language: English
     assert:
       - type: icontains
         value: Ruru Jataka
@@ -292,6 +312,7 @@ tests:
       question: भारत की सबसे लंबी नदी कौन सी है?
       answer: गंगा
       Domain: Geography
+      language: hi
     assert:
       - type: contains
         value: गंगा

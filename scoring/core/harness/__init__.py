@@ -2,7 +2,7 @@
 
 ``sniff`` tells which harness wrote a file (by content as much as by extension); ``read_harness``
 turns it into one polars DataFrame of strings with ``question``, ``answer`` (golden), ``response``
-and, when known, ``Domain``, ``model``, ``task``, ``sample_id``, then every other source field as
+and, when known, ``Domain``, ``language``, ``model``, ``task``, ``sample_id``, then every other source field as
 an extra column (scores, epochs, metadata, ids) so an export carries them back. Each cell is text:
 JSON numbers and booleans become their literal text (``1``, ``true``), nested values compact JSON,
 null "". Each reader's module docstring says where each column comes from and what it chose

@@ -12,8 +12,9 @@ import polars as pl
 from scoring.core.errors import InputError
 from scoring.core.text_tables import cell_text as cell  # every cell is text, as the loader makes it of any JSON value
 
-CORE = ("question", "answer", "response", "Domain", "model", "task", "sample_id")
+CORE = ("question", "answer", "response", "Domain", "language", "model", "task", "sample_id")
 DOMAIN_KEYS = ("Domain", "domain", "category")
+LANGUAGE_KEY = "language"
 
 
 def frame(rows: list[dict[str, str]], what: str) -> pl.DataFrame:
@@ -47,6 +48,15 @@ def pick(mapping: Mapping[str, Any], keys: Iterable[str]) -> str | None:
         if key.lower() in lowered:
             return lowered[key.lower()]
     return None
+
+
+def put_language(row: dict[str, str], mapping: Mapping[str, Any]) -> str | None:
+    """A sample's language, from its field ``language`` (exact name first, then ignoring case),
+    as the row's ``language`` column; the key used (None when it has none)."""
+    key = pick(mapping, (LANGUAGE_KEY,))
+    if key is not None:
+        row["language"] = cell(mapping[key])
+    return key
 
 
 def domain_key(mapping: Mapping[str, Any], domain_field: str | None) -> str | None:

@@ -18,6 +18,8 @@ Columns:
 * ``model``, ``task``: the header's ``eval.model`` and ``eval.task``.
 * ``Domain``: the metadata field ``domain_field``; by default a metadata key named ``Domain``,
   ``domain`` or ``category`` when a sample has one (no column when none has).
+* ``language``: the metadata key ``language`` (any case), when a sample has one (a row's
+  language, :mod:`scoring.core.row_language`).
 * ``sample_id``: the sample's ``id``; with several epochs it repeats, and ``epoch`` tells them
   apart ((sample_id, epoch) is unique).
 * Extras: ``epoch``, ``target`` (raw), ``metadata_<key>`` for every other metadata key,
@@ -48,7 +50,16 @@ import polars as pl
 
 from scoring.core import limits
 from scoring.core.errors import InputError
-from scoring.core.harness._common import cell, decode, domain_key, frame, load_json, put_extra, want_domain
+from scoring.core.harness._common import (
+    cell,
+    decode,
+    domain_key,
+    frame,
+    load_json,
+    put_extra,
+    put_language,
+    want_domain,
+)
 
 WHAT = "Inspect AI log"
 ATTACHMENT = "attachment://"
@@ -265,13 +276,14 @@ def _row(
     dkey = domain_key(metadata, domain_field) if with_domain else None
     if with_domain:
         row["Domain"] = cell(metadata.get(dkey)) if dkey is not None else ""
+    lkey = put_language(row, metadata)
     row["model"] = model
     row["task"] = task
     row["sample_id"] = cell(sample["id"])
     put_extra(row, "epoch", sample.get("epoch"))
     put_extra(row, "target", sample["target"])
     for key, value in metadata.items():
-        if key != dkey:
+        if key not in (dkey, lkey):
             put_extra(row, f"metadata_{key}", value)
     scores = sample.get("scores") or {}
     if not isinstance(scores, dict):

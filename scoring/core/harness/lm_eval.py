@@ -11,6 +11,7 @@ Columns:
   after the task's filters.
 * ``Domain``: the doc field ``domain_field``; by default a doc key named ``Domain``, ``domain`` or
   ``category``.
+* ``language``: the doc field ``language`` (any case), when the doc has one.
 * ``model``: from the companion ``results_<datetime>.json`` uploaded with it (the one with the same
   datetime, else one whose results name the task, else the only one): its ``model_name``, else
   ``config.model_args``'s ``model=``/``pretrained=``. Without one, the folder the file sits in
@@ -41,6 +42,7 @@ from scoring.core.harness._common import (
     load_json,
     pick,
     put_extra,
+    put_language,
     want_domain,
 )
 
@@ -97,12 +99,13 @@ def _row(
     dkey = domain_key(doc, domain_field) if with_domain else None
     if with_domain:
         row["Domain"] = cell(doc.get(dkey)) if dkey is not None else ""
+    lkey = put_language(row, doc)
     row["model"] = model
     if task is not None:
         row["task"] = task
     row["sample_id"] = cell(obj["doc_id"])
     for key, value in doc.items():
-        if key not in (qkey, dkey):
+        if key not in (qkey, dkey, lkey):
             put_extra(row, f"doc_{key}", value)
     for key, value in obj.items():
         if key not in ("doc", "doc_id"):

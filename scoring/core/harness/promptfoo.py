@@ -15,6 +15,7 @@ Columns, for each result (one test case x prompt x provider):
 * ``task``: the config's ``description`` (``.json`` only), when it has one.
 * ``Domain``: the var ``domain_field``; by default a var named ``Domain``, ``domain`` or
   ``category``.
+* ``language``: the var ``language`` (any case), when the test has one.
 * ``sample_id``: ``testIdx`` (the test case; the same for every prompt and provider).
 * Extras: ``var_<name>`` for every other var, ``prompt_raw``, ``prompt_label``, ``assert`` (the test
   case's assertions, JSON), and every other field of the result under its own name (``success``,
@@ -37,6 +38,7 @@ from scoring.core.harness._common import (
     load_json,
     pick,
     put_extra,
+    put_language,
     want_domain,
 )
 
@@ -149,13 +151,14 @@ def _row(
     dkey = domain_key(variables, domain_field) if with_domain else None
     if with_domain:
         row["Domain"] = cell(variables.get(dkey)) if dkey is not None else ""
+    lkey = put_language(row, variables)
     row["model"] = cell(provider.get("label") or provider.get("id"))
     if task is not None:
         row["task"] = task
     if "testIdx" in result:
         row["sample_id"] = cell(result["testIdx"])
     for key, value in variables.items():
-        if key not in (qkey, akey, dkey):
+        if key not in (qkey, akey, dkey, lkey):
             put_extra(row, f"var_{key}", value)
     put_extra(row, "provider_id", provider.get("id"))
     put_extra(row, "provider_label", provider.get("label"))
