@@ -72,9 +72,7 @@ def accuracy_by_domain(scored: Frame, correct_col: str, by: str = "Domain") -> l
     """Per-domain rows (or per value of ``by``, a row's language say) sorted by name, then the
     combined (micro-average) row."""
     table = _polars(scored, [by, correct_col, "is_blank"])
-    grouped = table.group_by(by).agg(
-        n=pl.len(), correct=pl.col(correct_col).sum(), blank=pl.col("is_blank").sum()
-    )
+    grouped = table.group_by(by).agg(n=pl.len(), correct=pl.col(correct_col).sum(), blank=pl.col("is_blank").sum())
     rows = [
         _row(str(dom), int(n), int(correct), int(blank))
         for dom, n, correct, blank in sorted(grouped.iter_rows(), key=lambda row: str(row[0]))
