@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from apptest_support import open_page, texts
 from language_sim import PLAN, mixed_database
 
-from scoring.store import ENV_VAR
+from scoring import ingest
+from scoring.store import ENV_VAR, make_engine
 
 MIXED = (
     "question,answer,Domain,response,language\n"
@@ -53,3 +55,25 @@ def test_agreement_shows_the_buckets_per_language(tmp_path: Path, monkeypatch) -
     table = next(d.value for d in at.dataframe if d.value.index.name == "language")
     rows = {language: rows for language, rows, _ in PLAN}
     assert table.loc[["English", "Hindi", "Tamil"]].sum(axis=1).to_dict() == rows
+
+
+def test_the_overview_shows_each_language(tmp_path: Path, monkeypatch) -> None:
+    url, run_id = mixed_database(tmp_path)
+    monkeypatch.setenv(ENV_VAR, url)
+    at = open_page("overview", run_id=run_id)
+    assert any(t.startswith("Estimated true accuracy by language: English 80.0% (95% CI") for t in texts(at))
+    table = next(d.value for d in at.dataframe if "language" in d.value.columns)
+    assert table["language"].tolist() == [language for language, _, _ in PLAN]
+    assert table["estimate"].tolist() == pytest.approx([right / rows for _, rows, right in PLAN])
+
+
+def test_before_any_review_the_overview_shows_each_languages_metrics(tmp_path: Path, monkeypatch) -> None:
+    url = f"sqlite:///{tmp_path / 'plain.db'}"
+    engine = make_engine(url)
+    run = ingest.save_run(engine, MIXED.encode(), "mixed.csv").run
+    engine.dispose()
+    monkeypatch.setenv(ENV_VAR, url)
+    at = open_page("overview", run_id=run.id)
+    table = next(d.value for d in at.dataframe if "language" in d.value.columns)
+    assert table.set_index("language")["exact substring"].to_dict() == {"English": 0.5, "Hindi": 1.0, "Tamil": 0.0}
+    assert "estimate" not in table.columns  # no figure before its evidence

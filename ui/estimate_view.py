@@ -293,6 +293,20 @@ def language_frame(by_language: pl.DataFrame) -> pd.DataFrame:
     )
 
 
+def raw_language_frame(accuracy: dict[str, list]) -> pd.DataFrame:
+    """Per language, before any review: rows and both metrics' accuracy (``accuracy``: metric ->
+    :func:`scoring.core.report.accuracy_by_domain` rows grouped by language)."""
+    exact, overlap = accuracy["exact_substring"][:-1], accuracy["word_overlap"][:-1]
+    return pd.DataFrame(
+        {
+            "language": [r.domain for r in exact],
+            "rows": [r.n for r in exact],
+            "exact substring": [r.accuracy for r in exact],
+            "word overlap": [r.accuracy for r in overlap],
+        }
+    )
+
+
 def strata_notes(acc: AccuracyEstimate) -> list[str]:
     """Plain sentences (for ``st.text``) naming the strata that fell back and the unreviewed ones."""
     notes = []

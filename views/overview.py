@@ -9,7 +9,7 @@ from scoring.core.formatting import interval, percent
 from scoring.core.verdict_rules import AUTO_RULE_TEXT
 from scoring.estimate import ACCURACY_METHOD
 from scoring.estimate.ppi import PPI_METHOD
-from ui import charts, estimate_data, estimate_view, identity, judge_state, run_choice
+from ui import charts, estimate_data, estimate_view, identity, judge_state, run_choice, state
 from ui.display import alert, md_escape
 from ui.tables import HOW, show_table
 
@@ -144,3 +144,14 @@ if adjudicated:
 else:
     st.caption("Accuracy in percent.")
 show_table(charts.percent_style(table, columns), key="accuracy_table")
+languages = state.summary(run.id)
+if "accuracy_by_language" in languages:  # a run whose rows are in more than one language
+    st.subheader("By language")
+    if comparison is not None and figs is not None and figs.estimate.multilingual:
+        st.text(estimate_view.language_sentence(figs.estimate.by_language))
+        by_language = estimate_view.language_frame(figs.estimate.by_language)
+        shares = ["exact substring", "word overlap", "estimate"]
+    else:
+        by_language = estimate_view.raw_language_frame(languages["accuracy_by_language"])
+        shares = ["exact substring", "word overlap"]
+    show_table(charts.percent_style(by_language, shares), key="accuracy_language_table")
