@@ -128,7 +128,7 @@ def figures(run_id: int, revs: tuple[int, int] | None = None) -> Figures:
     def compute() -> Figures:
         scored = state.scored(run_id)  # the run's rows, kept per run: they never change
         table = review.verdict_table(state.engine(), run_id, scored=scored, revs=revs)  # shared with the summaries
-        rank = run_rank(run_id, table.rows["item_key"])
+        rank = run_rank(run_id, table.keys["item_key"])
         run, est = stored_estimate(state.engine(), run_id, scored=scored, rank=rank, table=table)
         # The stored run ranked its rows once for the random-sample rule: the queue's order.
         rank = run.rank if run.rank is not None else review_rank(est.sample["item_key"], run.info.review_seed)

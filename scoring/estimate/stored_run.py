@@ -74,8 +74,8 @@ def stored_final(
     if not ranked:
         return StoredRun(info, final, table.current, found.choice, judge_name=found.name)
     if rank is None:
-        rank = review_rank(table.rows["item_key"], info.review_seed)  # polars keys: no conversion
-    served = isin(table.rows["item_key"], table.served)  # the polars keys: no conversion of a million strings
+        rank = review_rank(table.keys["item_key"], info.review_seed)  # polars keys: no conversion
+    served = isin(table.keys["item_key"], table.served)  # the polars keys: no conversion of a million strings
     return StoredRun(info, final, table.current, found.choice, rank, served, found.name)
 
 

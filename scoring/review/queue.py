@@ -261,7 +261,7 @@ def unreviewed_in(table: VerdictTable, bucket: str = "overlap_only") -> int:
     everyone (:func:`scope_progress`) leaves in that bucket's scope, counted on the run's verdict
     table (which the pages hold already) instead of a scope built and ordered for it."""
     reviewed = pl.Series(table.current["item_key"].astype(str).tolist(), dtype=pl.String)
-    waiting = (table.rows["bucket"] == bucket) & ~table.rows["item_key"].is_in(reviewed.implode())
+    waiting = (table.keys["bucket"] == bucket) & ~table.keys["item_key"].is_in(reviewed.implode())
     return int(waiting.sum())
 
 

@@ -44,8 +44,8 @@ class VerdictTable:
     except ``reviewed_at``, UTC), with what they were built from."""
 
     info: RunInfo
-    #: The stored rows (:func:`scoring.store.load_table`), in upload order.
-    rows: pl.DataFrame
+    #: Each row's ``item_key`` and ``bucket``, in upload order: what the rule and the counts read.
+    keys: pl.DataFrame
     #: Per row of ``rows``, the columns of :data:`VERDICT_COLUMNS`.
     verdicts: pl.DataFrame
     #: Every reviewer's current verdict on the run's rows (:func:`scoring.review.current_verdicts`).
@@ -58,6 +58,15 @@ class VerdictTable:
     judge_settles: bool = False
     #: The run's rows as pandas, when the caller already holds them (else built from ``rows``).
     scored: pd.DataFrame | None = field(default=None, repr=False)
+    #: The stored rows when the table was built from them (else :attr:`rows` converts ``scored``).
+    loaded: pl.DataFrame | None = field(default=None, repr=False)
+
+    @cached_property
+    def rows(self) -> pl.DataFrame:
+        """The stored rows (:func:`scoring.store.load_table`), in upload order. Built from
+        ``scored`` on first use when the table was built from it: the pages' figures never ask,
+        so they do not hold a second copy of a million rows (260 MB); an export does."""
+        return self.loaded if self.loaded is not None else pl.from_pandas(self.scored)
 
     @property
     def judged(self) -> bool:
@@ -96,9 +105,10 @@ def build(
     info = get_run(engine, run_id)
     if info is None:
         raise InputError(f"No run with id {run_id}.")
-    if rows is None:
-        rows = pl.from_pandas(scored) if scored is not None else load_table(engine, run_id)
-    keys = rows["item_key"]
+    if rows is None and scored is None:
+        rows = load_table(engine, run_id)
+    keyed = rows.select("item_key", "bucket") if rows is not None else pl.from_pandas(scored[["item_key", "bucket"]])
+    keys = keyed["item_key"]
     current = current_verdicts(engine, keys)
     summary = human_summary(current)
     decisions = adjudications(engine, keys)
@@ -108,8 +118,8 @@ def build(
         found = RunLabels({}, judge_choice.get_choice(engine, run_id))
     else:
         found = judge_choice.run_labels(engine, run_id, keys)
-    verdicts = _verdict_columns(rows.select("item_key", "bucket"), summary, decisions, found.labels, judge_settles)
-    return VerdictTable(info, rows, verdicts, current, decisions, found, engine, judge_settles, scored)
+    verdicts = _verdict_columns(keyed, summary, decisions, found.labels, judge_settles)
+    return VerdictTable(info, keyed, verdicts, current, decisions, found, engine, judge_settles, scored, rows)
 
 
 def _verdict_columns(
