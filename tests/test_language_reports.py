@@ -77,3 +77,18 @@ def test_before_any_review_the_overview_shows_each_languages_metrics(tmp_path: P
     table = next(d.value for d in at.dataframe if "language" in d.value.columns)
     assert table.set_index("language")["exact substring"].to_dict() == {"English": 0.5, "Hindi": 1.0, "Tamil": 0.0}
     assert "estimate" not in table.columns  # no figure before its evidence
+
+
+def test_compare_by_language_pairs_the_runs_in_each_language(tmp_path: Path, run_cli) -> None:
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text(MIXED, encoding="utf-8")
+    b.write_text(MIXED.replace("Mumbai", "Agra").replace("q3,दिल्ली,Geo,दिल्ली", "q3,दिल्ली,Geo,मुंबई"), encoding="utf-8")
+    out = run_cli("scoring", "compare", a, b, "--by", "language", "--json")
+    assert out.returncode == 0, out.stderr
+    pairs = {p["language"]: p for p in json.loads(out.stdout)["by_language"]["pairs"]}
+    assert set(pairs) == {"English", "Hindi", "Tamil"}
+    assert (pairs["English"]["n"], pairs["English"]["difference"]) == (2, -0.5)  # b right on q2 as well
+    assert (pairs["Hindi"]["n"], pairs["Hindi"]["difference"]) == (1, 1.0)
+    text = run_cli("scoring", "compare", a, b, "--by", "language").stdout
+    assert "Per language (each pair on the questions both answered in that language)" in text
+    assert "\nHindi: " in text

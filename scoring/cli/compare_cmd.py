@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
@@ -40,6 +41,8 @@ from scoring.compare import (
 )
 from scoring.core.errors import InputError
 from scoring.core.formatting import p_value, percent
+from scoring.core.row_language import row_languages
+from scoring.team_report import PAIRS_METHOD, language_pairs
 
 #: Unmatched rows printed per run (``--unmatched F`` writes them all).
 SHOWN_UNMATCHED = 10
@@ -67,6 +70,12 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     key.add_argument("--on", help="comma-separated columns to match rows on (default: question,answer)")
     key.add_argument("--id", metavar="COLUMN", help="match rows on this id column (every run must have it)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--by",
+        choices=("domain", "language"),
+        default="domain",
+        help="domain (default); language: also every pair per row language (a language column; else the script)",
+    )
     parser.add_argument("--out", help="write one row per matched question with every run's verdicts (CSV)")
     parser.add_argument("--unmatched", metavar="FILE", help="write every unmatched row with its reason (CSV)")
     parser.add_argument(
@@ -85,6 +94,14 @@ def _key(args: argparse.Namespace) -> tuple[tuple[str, ...], bool]:
             raise InputError("--on needs at least one column name (e.g. --on question,answer).")
         return cols, len(cols) == 1 and cols[0] not in TEXT_KEY
     return TEXT_KEY, False
+
+
+def with_row_languages(run: Run) -> Run:
+    """``run`` whose rows carry ``language``: a file's own column, else each row's script."""
+    if "language" in run.table.columns:
+        return run
+    languages = row_languages(run.table.select("question", "answer")).values
+    return replace(run, table=run.table.with_columns(languages.alias("language")))
 
 
 def load_runs(args: argparse.Namespace) -> list[Run]:
@@ -239,9 +256,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
             write_csv(match.unmatched, args.unmatched)
         accuracy = accuracy_table(runs)
         info = report(runs, match, comparisons, accuracy)
+        pairs = language_pairs([with_row_languages(r) for r in runs]) if args.by == "language" else None
+        if pairs is not None:
+            info["by_language"] = {"pairs": [p.as_dict() for p in pairs], "method": PAIRS_METHOD}
         if args.json:
             print(json.dumps(info, ensure_ascii=False, indent=2))
             return
         print(_text(runs, match, comparisons, accuracy, info))
+        if pairs is not None:
+            print("\nPer language (each pair on the questions both answered in that language)")
+            print("\n".join(p.sentence for p in pairs) or "No pair of runs shares a question in any language.")
+            print(f"method: {PAIRS_METHOD}")
 
     return guarded(body)
