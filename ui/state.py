@@ -14,6 +14,7 @@ from collections.abc import Callable, Hashable
 from typing import TypeVar
 
 import pandas as pd
+import polars as pl
 import streamlit as st
 from sqlalchemy import Engine
 
@@ -75,7 +76,17 @@ def per_run(kind: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
 @per_run("scored")
 def scored_at(url: str, run_id: int) -> pd.DataFrame:
     """:func:`scored` of the database at ``url`` (for the cached functions keyed by URL)."""
-    return store.load_scored(engine_at(url), run_id)
+    return as_pandas(store.load_table(engine_at(url), run_id))
+
+
+def as_pandas(rows: pl.DataFrame) -> pd.DataFrame:
+    """``rows.to_pandas()`` (:func:`scoring.store.load_scored`'s frame, the same dtypes), one
+    column at a time, each polars column let go once converted, so the two whole copies of a run
+    never coexist (600 MB at once on a million rows, when an Overview first loads them).
+    ``rows`` is emptied: pass a frame nothing else needs."""
+    if not rows.width:
+        return rows.to_pandas()
+    return pd.DataFrame({name: rows.drop_in_place(name).to_pandas() for name in list(rows.columns)}, copy=False)
 
 
 def scored(run_id: int) -> pd.DataFrame:
