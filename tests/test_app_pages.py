@@ -659,7 +659,8 @@ def test_upload_with_other_field_names_asks_which_is_which_and_remembers(db_url:
     at = upload(open_app(), "harness_out.csv", data)
     assert not at.exception, at.exception
     boxes = mapping_boxes(at)
-    assert set(boxes) == {"Golden answer", "Response", "Question", "Domain"}
+    assert set(boxes) == {"Golden answer", "Response", "Question", "Domain", "Language (per row)"}
+    assert boxes["Language (per row)"].value is None  # no field named like a language
     assert (boxes["Golden answer"].value, boxes["Response"].value, boxes["Domain"].value) == (
         "target",
         "prediction",
@@ -731,6 +732,7 @@ def test_the_domain_can_be_another_metadata_field_of_a_harness_log(db_url: str, 
         "Domain",
     )
     assert "Bharhut" in boxes["Domain"].format_func("metadata_source")
+    assert boxes["Language (per row)"].value == "language"  # the log's metadata language, preselected
     boxes["Domain"].set_value("metadata_source")
     save_mapping(at)
     run = next(r for r in store.list_runs(engine) if r.filename == "inspect_indic_qa.eval")
@@ -738,3 +740,4 @@ def test_the_domain_can_be_another_metadata_field_of_a_harness_log(db_url: str, 
     source = load_path(HARNESS / "inspect_indic_qa.eval").table["metadata_source"].to_list()
     assert scored["Domain"].tolist() == [v or "(no domain)" for v in source] and "Bharhut" in source
     assert "Domain_original" in scored.columns  # the log's own domain kept
+    assert store.language_source(engine, run.id) == "metadata" and "Hindi" in set(scored["language"])

@@ -72,7 +72,8 @@ with st.container(border=True, key="start_upload"):
         "- `answer`: the **golden answer**;\n"
         "- `response`: the model's answer;\n"
         "- `Domain`: the subject (Art, History...), for the per-domain figures.\n\n"
-        "Optional: `model` and `language` (the run's model and language can also be set after the upload). "
+        "Optional: `model`, and `language`: each row's language (`Hindi`, `hi`...; without it, the run's "
+        "language, else the row's script). The run's model and language can also be set after the upload. "
         "Any other column is kept and exported back."
     )
     st.caption(f"Formats read: {FORMATS}")  # our own words, no dataset text
