@@ -95,14 +95,25 @@ RAW_SERIES = {key: SHORT_TITLES[key] for key in (EXACT, OVERLAP, JUDGE)}
 
 def _raw_intervals(sample: pl.DataFrame) -> pd.DataFrame:
     """Per metric, domain (sorted) and combined: rows it bears on (judged rows for the judge),
-    rows it passes, the share and its 95% Wilson interval."""
+    rows it passes, the share and its 95% Wilson interval. Counted in one pass per grouping (a
+    filter per metric and domain took a third of a second on a million rows)."""
+    counts = [
+        expr
+        for metric, column in METRICS.items()
+        for expr in (
+            pl.col(column).count().alias(f"{metric}:n"),
+            pl.col(column).cast(pl.Int64).sum().alias(f"{metric}:k"),
+        )
+    ]
+    per_domain = {row["Domain"]: row for row in sample.group_by("Domain").agg(counts).iter_rows(named=True)}
+    combined = sample.select(counts).row(0, named=True)
+    # A domain named "combined" reads as the whole run, as the figures always did (scope names).
+    scopes = [(d, combined if d == "combined" else per_domain[d]) for d in sorted(per_domain, key=str)]
+    scopes.append(("combined", combined))
     out = []
-    domains = sorted(sample["Domain"].unique().to_list(), key=str)
-    for metric, column in METRICS.items():
-        for scope in [*domains, "combined"]:
-            part = sample if scope == "combined" else sample.filter(pl.col("Domain") == scope)
-            values = part[column].drop_nulls()
-            n, k = len(values), int(values.sum())
+    for metric in METRICS:
+        for scope, row in scopes:
+            n, k = int(row[f"{metric}:n"]), int(row[f"{metric}:k"] or 0)
             if metric == "judge" and n == 0:
                 continue
             low, high = wilson_interval(k, n)
