@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from scoring.core.language_names import normalise_languages, one_language
+from scoring.core.language_names import normalise_language_column, one_language
 
 LANGUAGE = "language"
 #: Header names (any case, trimmed) that hold a row's language when nothing is mapped, first found wins.
@@ -160,9 +160,9 @@ def row_languages(table: pl.DataFrame, run_language: str = "", from_file: str | 
     ``from_file``: how the loader found the column (:attr:`~scoring.core.loader.LoadedRun.language_from`)."""
     height = table.height
     given = (
-        table.select(normalise_languages(pl.col(LANGUAGE)))[LANGUAGE]
+        normalise_language_column(table[LANGUAGE])
         if LANGUAGE in table.columns
-        else pl.Series(LANGUAGE, [""] * height, dtype=pl.String)
+        else pl.repeat("", height, dtype=pl.String, eager=True)
     )
     single = one_language(run_language)
     blank = (given == "").arg_true()
@@ -170,7 +170,7 @@ def row_languages(table: pl.DataFrame, run_language: str = "", from_file: str | 
     if blank.is_empty():
         return RowLanguages(given.alias(LANGUAGE), source)
     if single:
-        fill = pl.Series([single] * len(blank), dtype=pl.String)
+        fill = pl.repeat(single, len(blank), dtype=pl.String, eager=True)
     else:
         fill = scripts(table["question"].gather(blank), table["answer"].gather(blank))
     return RowLanguages(given.scatter(blank, fill).alias(LANGUAGE), source)
@@ -194,7 +194,7 @@ def take_language(table: pl.DataFrame, field: str | None, harness: bool) -> tupl
         return table, None
     if LANGUAGE not in table.columns:  # a header such as ``lang``: not a canonical name
         table = table.rename({c: LANGUAGE for c in table.columns if c.strip() == field.strip()})
-    table = table.with_columns(normalise_languages(pl.col(LANGUAGE)).alias(LANGUAGE))
+    table = table.with_columns(normalise_language_column(table[LANGUAGE]).alias(LANGUAGE))
     return table, FROM_METADATA if harness and field == LANGUAGE else f"{COLUMN_PREFIX}{field.strip()}"
 
 
