@@ -11,8 +11,10 @@ from scoring.team_report import TeamTable, team_table
 from ui import compare_data, state
 
 
-def table_of(run_ids: Sequence[int]) -> TeamTable:
-    """The table of ``run_ids`` as of the current verdicts and judge labels."""
+def table_of(run_ids: Sequence[int], page_run: int | None = None) -> TeamTable:
+    """The table of ``run_ids`` as of the current verdicts and judge labels; a damaged run is left
+    out (and listed), except ``page_run`` (the sidebar's run), whose damage app.py names."""
     ids = tuple(run_ids)
-    key = ("team_table", database_url(), ids, *compare_data.revisions())
-    return state.run_cache().get(key, lambda: team_table(state.engine(), ids))
+    strict = (page_run,) if page_run in ids else ()
+    key = ("team_table", database_url(), ids, strict, *compare_data.revisions())
+    return state.run_cache().get(key, lambda: team_table(state.engine(), ids, strict=strict))

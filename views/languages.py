@@ -34,11 +34,14 @@ if not chosen:
     st.text("Choose at least one run.")
     st.stop()
 try:
-    table = team_table_data.table_of(sorted(chosen))
+    selected = run_choice.selected_run()
+    table = team_table_data.table_of(sorted(chosen), selected.id if selected else None)
 except InputError as error:
     alert("error", str(error))
     st.stop()
 
+for info, _ in table.skipped:
+    st.warning(f"Left out: {store.run_label(info)}: its stored rows cannot be read back (see its own pages).")
 estimated = sum(1 for c in table.cells if c.kind == ESTIMATE and c.shown)
 st.text(
     f"{len(table.models)} models x {len(table.languages)} languages: {estimated} of {len(table.cells)} cells are "

@@ -80,6 +80,7 @@ def text_report(table: TeamTable, models_as_rows: bool = True) -> str:
         lines.append("Paired differences per language (questions both models answered)")
         lines += [f"  {_shown(p.sentence)}" for p in table.pairs]
     report = table.as_dict()
+    lines += [f"left out, damaged: #{r['id']} {_shown(r['name'])}: {_shown(r['reason'])}" for r in report["skipped"]]
     lines += ["", f"cells: {report['cell_method']}", f"pairs: {report['pairs_method']}"]
     return "\n".join(lines)
 
@@ -113,7 +114,8 @@ def cmd_table(args: argparse.Namespace) -> int:
 
     def body() -> None:
         models_as_rows = _by(args.by)
-        table = team_table(open_database(args.db), _run_ids(args.runs))
+        ids = _run_ids(args.runs)
+        table = team_table(open_database(args.db), ids, strict=ids or ())
         if args.out:
             message = write_out(table, Path(args.out), models_as_rows)
         if args.json:

@@ -6,7 +6,7 @@ Kept apart from the pure table modules because it loads the database layer.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 import polars as pl
@@ -19,7 +19,7 @@ from scoring.estimate.group_estimate import LANGUAGE
 from scoring.estimate.sample import reviewed_sample
 from scoring.estimate.stored_run import stored_final
 from scoring.review.verdict_table import verdict_table
-from scoring.store import RunInfo, get_run, list_runs
+from scoring.store import DamagedRun, RunInfo, get_run, list_runs
 from scoring.team_report.language_pairs import PAIRS_METHOD, LanguagePair, language_pairs
 from scoring.team_report.table_cells import CELL_METHOD, ModelRuns, TableCell, table_cells, with_language
 
@@ -31,6 +31,8 @@ class TeamTable:
     cells: list[TableCell]
     pairs: list[LanguagePair]
     runs: list[RunInfo] = field(default_factory=list)
+    #: runs left out because their stored rows cannot be read back (damaged), with the reason
+    skipped: list[tuple[RunInfo, str]] = field(default_factory=list)
 
     @property
     def models(self) -> list[str]:
@@ -52,6 +54,7 @@ class TeamTable:
             "cells": [c.as_dict() for c in self.cells],
             "pairs": [p.as_dict() for p in self.pairs],
             "runs": [{"id": r.id, "name": r.name, "model": model_of(r), "rows": r.n_rows} for r in self.runs],
+            "skipped": [{"id": r.id, "name": r.name, "reason": why} for r, why in self.skipped],
             "cell_method": CELL_METHOD,
             "pairs_method": PAIRS_METHOD,
         }
@@ -74,9 +77,11 @@ def _one_run(engine: Engine, info: RunInfo) -> tuple[int, Run, pl.DataFrame]:
     return info.id, run, sample
 
 
-def team_table(engine: Engine, run_ids: Sequence[int] | None = None) -> TeamTable:
+def team_table(engine: Engine, run_ids: Sequence[int] | None = None, strict: Collection[int] = ()) -> TeamTable:
     """The table of ``run_ids`` (default: every listed run), models sorted by name;
-    :class:`InputError` names an unknown run id."""
+    :class:`InputError` names an unknown run id. A damaged run (:class:`DamagedRun`) is left out
+    and listed in :attr:`TeamTable.skipped`, unless it is in ``strict`` (a run asked for by name:
+    then its error is raised)."""
     if run_ids is None:
         infos = list_runs(engine)
     else:
@@ -89,14 +94,22 @@ def team_table(engine: Engine, run_ids: Sequence[int] | None = None) -> TeamTabl
     if not infos:
         raise InputError("No runs in the database yet: upload one on the Upload page or with python -m scoring runs.")
     by_model: dict[str, list[tuple[int, Run, pl.DataFrame]]] = {}
+    skipped: list[tuple[RunInfo, str]] = []
     for info in infos:
-        by_model.setdefault(model_of(info), []).append(_one_run(engine, info))
+        try:
+            by_model.setdefault(model_of(info), []).append(_one_run(engine, info))
+        except DamagedRun as damaged:
+            if info.id in strict:
+                raise
+            skipped.append((info, str(damaged)))
     models = [ModelRuns(model, by_model[model]) for model in sorted(by_model, key=str.casefold)]
     pooled = [
         Run(m.model, pl.concat([r.table for _, r, _ in m.runs], how="diagonal_relaxed"), _sources(m), "")
         for m in models
     ]
-    return TeamTable(table_cells(models), language_pairs(pooled), infos)
+    left_out = {r.id for r, _ in skipped}
+    used = [info for info in infos if info.id not in left_out]
+    return TeamTable(table_cells(models), language_pairs(pooled), used, skipped)
 
 
 def _sources(model: ModelRuns) -> tuple[str, ...]:
