@@ -11,11 +11,12 @@ a long answer that contains the golden one can score low. sacrebleu downloads no
 test runs it with the network refused).
 
 Per row, sacrebleu counts every n-gram in Python (about 0.1 ms a row). :func:`chrf_column` gives
-the same verdicts for whole columns from three facts: the matched n-grams of an order are at most
-the fewer of the two sides', so a row whose best possible score is below the threshold fails
-without counting; when the golden answer (whitespace removed) occurs inside the response, every
-golden n-gram is matched as often as it occurs, so the score is that best one; only the other rows
-are counted, in polars (a golden n-gram occurring once counts 1 if the response contains it).
+the same verdicts for whole columns: the matched n-grams of an order are at most the fewer of the
+two sides', so a row whose best possible score (from the two lengths) is below the threshold fails
+without counting; the other rows are counted by compiled code
+(:func:`scoring.match.chrf_count.match_counts`), and the score is computed from the counts with
+sacrebleu's own operations (:func:`f_score`), so the floats are the same. A pair too long to count
+in memory (:data:`BIG`) is scored by sacrebleu itself.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ import numpy as np
 import polars as pl
 from sacrebleu.metrics.chrf import CHRF
 
-from scoring.core.columnar import WHITESPACE, patterns
+from scoring.core.columnar import patterns
 from scoring.core.protocols import is_blank
+from scoring.match.chrf_count import match_counts, strip_whitespace
 
 #: sacrebleu's defaults, named so the docs and the result can say them.
 CHRF_PARAMS = {"char_order": 6, "word_order": 0, "beta": 2, "lowercase": False, "whitespace": False}
@@ -35,6 +37,10 @@ ORDER, BETA = CHRF_PARAMS["char_order"], CHRF_PARAMS["beta"]
 EPS = 1e-16  # sacrebleu's, for an order with nothing to count
 #: A row whose best possible score is within this of the threshold is counted, never pruned.
 MARGIN = 1e-9
+#: Rows counted at a time (memory: their code points, 4 bytes each, twice).
+CHUNK = 200_000
+#: A pair whose two lengths multiply past this (memory to count it: 8 bytes each) goes to sacrebleu.
+BIG = 1 << 24
 
 
 @functools.cache
@@ -102,70 +108,28 @@ def golden_ngrams(answer: str) -> list[tuple[int, str, int, bool]]:
     return out
 
 
-def overlapping_count(text: str, gram: str) -> int:
-    """Occurrences of ``gram`` in ``text``, overlapping ones included (``aa`` is in ``aaaa`` three times)."""
-    found, at = 0, text.find(gram)
-    while at >= 0:
-        found, at = found + 1, text.find(gram, at + 1)
-    return found
-
-
-def _matches(rows: pl.DataFrame) -> np.ndarray:
-    """Per row x order, the golden n-grams the response matches (``min`` of the two counts), for
-    rows ``_i``, ``a`` (answer), ``_h`` (response without whitespace). A golden n-gram that occurs
-    once counts 1 when the response contains it; one that occurs more often is counted by polars
-    (non-overlapping), and again in Python where it overlaps itself and polars found fewer."""
-    grams = rows.select(pl.col("a").unique())
-    table = pl.DataFrame(
-        [(a, n, g, c, b) for a in grams["a"].to_list() for n, g, c, b in golden_ngrams(a)],
-        schema={"a": pl.String, "_n": pl.Int32, "_g": pl.String, "_c": pl.Int64, "_border": pl.Boolean},
-        orient="row",
-    )
-    pairs = (
-        rows.lazy()
-        .join(table.lazy(), on="a")
-        .with_columns(
-            _k=pl.when(pl.col("_c") == 1)
-            .then(pl.col("_h").str.contains(pl.col("_g"), literal=True).cast(pl.Int64))
-            .otherwise(pl.col("_h").str.count_matches(pl.col("_g"), literal=True).cast(pl.Int64))
-        )
-        .with_columns(_py=pl.col("_border") & (pl.col("_c") > 1) & (pl.col("_k") < pl.col("_c")))
-        .collect()
-    )
-    fix = pairs["_py"].arg_true()
-    if not fix.is_empty():
-        part = pairs[fix]
-        counted = [overlapping_count(h, g) for h, g in zip(part["_h"].to_list(), part["_g"].to_list())]
-        pairs = pairs.with_columns(pairs["_k"].scatter(fix, pl.Series(counted, dtype=pl.Int64)))
-    per = pairs.group_by("_i", "_n").agg(pl.min_horizontal("_k", "_c").sum().alias("_m"))
-    match = np.zeros((rows.height, ORDER))
-    at = np.searchsorted(rows["_i"].to_numpy(), per["_i"].to_numpy())  # rows' _i ascend
-    match[at, per["_n"].to_numpy() - 1] = per["_m"].to_numpy()
-    return match
-
-
 def chrf_column(answers: pl.Series, responses: pl.Series, threshold: float) -> pl.Series:
     """:func:`chrf_correct` of every row (``chrf_correct``), equal to it row for row."""
-    space = "[" + "".join(f"\\x{{{ord(c):X}}}" for c in WHITESPACE) + "]"
-    frame = pl.DataFrame({"a": answers.cast(pl.String).fill_null(""), "r": responses.cast(pl.String)})
-    frame = frame.with_row_index("_i").with_columns(
-        _h=pl.col("r").fill_null("").str.replace_all(space, ""),
-        _blank=(pl.col("r").is_null() | pl.col("r").str.contains(patterns()["blank"])).fill_null(True),
-    )
-    golden = frame.select(pl.col("a").unique()).with_columns(
-        _r=pl.col("a").str.replace_all(space, ""),
-    )
-    frame = frame.join(golden, on="a", how="left", maintain_order="left").with_columns(
-        _hl=pl.col("_h").str.len_chars(), _rl=pl.col("_r").str.len_chars()
-    )
-    hyp, ref = counts(frame["_hl"].to_numpy().astype(np.int64), frame["_rl"].to_numpy().astype(np.int64))
-    best = f_score(hyp, ref, np.minimum(hyp, ref))
-    inside = frame.select(pl.col("_h").str.contains(pl.col("_r"), literal=True)).to_series().to_numpy()
-    blank = frame["_blank"].to_numpy()
-    verdict = ~blank & inside & (best >= threshold)
-    todo = ~blank & ~inside & (best >= threshold - MARGIN)
-    if todo.any():
-        rows = frame.filter(pl.Series(todo)).select("_i", "a", "_h")
-        where = np.flatnonzero(todo)
-        verdict[where] = f_score(hyp[where], ref[where], _matches(rows)) >= threshold
+    rows = len(answers)
+    golden = answers.cast(pl.String).fill_null("")
+    distinct = golden.unique(maintain_order=True)
+    which = golden.replace_strict(distinct, pl.int_range(distinct.len(), dtype=pl.Int64, eager=True)).to_numpy()
+    text = responses.cast(pl.String)
+    blank = (text.is_null() | text.str.contains(patterns()["blank"])).fill_null(True).to_numpy()
+    ref = strip_whitespace(distinct.to_list())
+    verdict = np.zeros(rows, dtype=bool)
+    for start in range(0, rows, CHUNK):
+        part = slice(start, min(start + CHUNK, rows))
+        hyp = strip_whitespace(text[part].fill_null("").to_list())
+        hyp_len, ref_len = np.diff(hyp[1]), np.diff(ref[1])[which[part]]
+        hyp_n, ref_n = counts(hyp_len, ref_len)
+        best = f_score(hyp_n, ref_n, np.minimum(hyp_n, ref_n))
+        todo = ~blank[part] & (best >= threshold - MARGIN)
+        big = todo & (hyp_len * ref_len > BIG)
+        count = np.flatnonzero(todo & ~big)
+        match = match_counts(hyp, ref, which[part], count)
+        got = verdict[part]
+        got[count] = f_score(hyp_n[count], ref_n[count], match) >= threshold
+        for i in np.flatnonzero(big):
+            got[i] = chrf_correct(golden[start + i], text[start + i], threshold)
     return pl.Series("chrf_correct", verdict, dtype=pl.Boolean)

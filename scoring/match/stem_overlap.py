@@ -3,7 +3,8 @@
 Optional, beside the spec's two metrics (which never change). Both sides are tokenised exactly as
 the spec's word overlap does (lowercase, split on whitespace, strip edge punctuation, drop empty
 words: :func:`scoring.core.protocols.word_set`); each word is then replaced by its stem from
-``snowballstemmer`` (pure Python, no model or download) for the row's language, and the golden
+``snowballstemmer`` (no model or download; it runs PyStemmer's C build of the same algorithms
+where that is installed) for the row's language, and the golden
 stems must all be among the response's::
 
     stem_overlap(a, r) = stems(words(a), lang) <= stems(words(r), lang)
@@ -22,7 +23,7 @@ A word stems the same wherever it appears, so :func:`stem_overlap_column` stems 
 
 from __future__ import annotations
 
-import functools
+import threading
 
 import polars as pl
 import snowballstemmer
@@ -30,6 +31,7 @@ import snowballstemmer
 from scoring.core.columnar import lower_batch, patterns
 from scoring.core.protocols import is_blank, word_set
 
+_LOCAL = threading.local()
 LOW_TYPE = pl.Struct({"low": pl.String, "python": pl.Boolean})
 
 #: Language as written (lower case; a BCP 47 tag such as ``hi-IN`` is read by its first part) ->
@@ -63,9 +65,14 @@ def stemmed(language: str | None) -> bool:
     return algorithm(language) is not None
 
 
-@functools.cache
 def _stemmer(name: str) -> snowballstemmer.stemmer:
-    return snowballstemmer.stemmer(name)
+    """This thread's stemmer for ``name``: PyStemmer's (C) where it is installed, which
+    ``snowballstemmer`` itself prefers, else the pure-Python one (the same algorithms, the same
+    stems: tests/test_stemmer_parity.py). One per thread: a stemmer object keeps state."""
+    made = _LOCAL.__dict__.setdefault("stemmers", {})
+    if name not in made:
+        made[name] = snowballstemmer.stemmer(name)
+    return made[name]
 
 
 def stem_words(words: frozenset[str], language: str | None) -> frozenset[str]:
@@ -88,9 +95,12 @@ def stem_overlap(answer: str, response: str | None, language: str | None) -> boo
 
 
 def _stem_table(words: pl.DataFrame) -> pl.DataFrame:
-    """``_alg``, ``_w`` (distinct pairs) -> ``_s`` their stems, one Python call per pair."""
-    stems = [_stemmer(alg).stemWord(w) for alg, w in words.iter_rows()]
-    return words.with_columns(_s=pl.Series(stems, dtype=pl.String))
+    """``_alg``, ``_w`` (distinct pairs) -> ``_s`` their stems, one ``stemWords`` call per algorithm."""
+    parts = []
+    for (alg,), group in words.group_by("_alg", maintain_order=True):
+        stems = _stemmer(str(alg)).stemWords(group["_w"].to_list())
+        parts.append(group.with_columns(_s=pl.Series(stems, dtype=pl.String)))
+    return pl.concat(parts) if parts else words.with_columns(_s=pl.lit(None, dtype=pl.String))
 
 
 def stem_overlap_column(
