@@ -72,7 +72,7 @@ right.download_button(
     "text/html",
     key="lang_html",
 )
-st.caption("The chart's camera button saves it as a PNG; python -m scoring table --out t.png draws one too.")
+st.caption("The chart's camera button saves it as a PNG.")
 with st.expander("How is this computed?"):
     st.text(f"Cells: {CELL_METHOD}")
     st.text(f"Pairs: {PAIRS_METHOD}")
