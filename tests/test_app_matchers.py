@@ -11,8 +11,8 @@ from apptest_support import alerts, frame_with, open_page, texts
 from sqlalchemy import Engine
 
 from scoring import ingest, review, store
-from scoring.estimate.matcher_quality import ALL_ROWS, METHOD, figures_table, matcher_quality
-from scoring.estimate.stored_matchers import stored_matcher_sample
+from scoring.estimate.matcher_quality import ALL_ROWS, METHOD, NAMES, figures_table, matcher_quality
+from scoring.estimate.stored_matchers import report_set, run_matchers, stored_matcher_sample
 
 LANGS = ("Hindi", "English")
 PAIRS = [
@@ -64,3 +64,27 @@ def test_a_thin_sample_says_it_is_too_small_to_tell(app_engine: Engine) -> None:
     run_id = _save(app_engine, 2)  # 12 reviewed rows
     at = open_page("matchers", reviewer="carol", run_id=run_id)
     assert all("The sample is too small to tell" in b for b in alerts(at))
+
+
+def test_the_matchers_switched_on_are_saved_at_once_and_become_the_reports_set(app_engine: Engine) -> None:
+    """Per run: the page says which matchers are on (every one until a choice is saved), saves the
+    multiselect's choice at once, and the report (page and CLI default) compares only those."""
+    run_id = _save(app_engine, 2)
+    at = open_page("matchers", reviewer="carol", run_id=run_id)
+    assert any(t.startswith("On: Normalised exact, Stemmed word overlap, Character F-score") for t in texts(at))
+    assert set(frame_with(at, "rows to review")["matcher"]) == set(NAMES.values())
+    at.multiselect(key="match_on").set_value(["chrf"])
+    at.button[0].click().run()
+    assert run_matchers(app_engine, run_id) == ("chrf",)  # written at once
+    assert any(b == "Saved: Character F-score (chrF)." for b in alerts(at))
+    again = open_page("matchers", reviewer="carol", run_id=run_id)
+    assert any(t.startswith("On: Character F-score (chrF).") for t in texts(again))
+    assert again.multiselect(key="match_on").value == ["chrf"]
+    shown = set(frame_with(again, "rows to review")["matcher"])
+    assert shown == {NAMES["exact"], NAMES["overlap"], NAMES["chrf"]}
+    assert report_set(app_engine, run_id) == ["exact", "overlap", "chrf"]
+    # none on: the spec's two alone, said so
+    again.multiselect(key="match_on").set_value([])
+    again.button[0].click().run()
+    assert run_matchers(app_engine, run_id) == ()
+    assert any("none (the spec's two metrics only)" in t for t in texts(open_page("matchers", run_id=run_id)))

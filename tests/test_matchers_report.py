@@ -13,9 +13,11 @@ import pytest
 
 from scoring import ingest, review, store
 from scoring.cli import main
+from scoring.core.errors import InputError
 from scoring.estimate import metric_quality
 from scoring.estimate.matcher_quality import ALL_ROWS
-from scoring.estimate.stored_matchers import stored_matcher_sample
+from scoring.estimate.stored_matchers import run_matchers, save_run_matchers, stored_matcher_sample
+from scoring.match import MATCHERS
 from scoring.store import make_engine
 
 ROWS = [
@@ -92,3 +94,23 @@ def test_bad_targets_and_runs_are_one_line(database) -> None:
     )
     code, _, err = _run(["matchers", "--run", "999", "--db", url])
     assert code == 2 and err.strip() == "error: No run with id 999."
+
+
+def test_the_runs_switched_on_matchers_are_the_default_set_and_all_overrides(database) -> None:
+    url, engine, run = database
+    save_run_matchers(engine, run.id, ["stem_overlap"])
+    code, text, _ = _run(["matchers", "--run", str(run.id), "--db", url, "--json"])
+    assert code == 0
+    found = json.loads(text)
+    assert list(found["matchers"]) == ["exact", "overlap", "stem_overlap"]
+    assert {r["matcher"] for r in found["figures"]} == {"exact", "overlap", "stem_overlap"}
+    code, text, _ = _run(["matchers", "--run", str(run.id), "--db", url])
+    assert "Matchers compared: Exact substring (spec), Word overlap (spec), Stemmed word overlap" in text
+    assert "Character F-score" not in text.split("Recommendation")[0]
+    code, text, _ = _run(["matchers", "--run", str(run.id), "--db", url, "--json", "--matchers", "all"])
+    assert {r["matcher"] for r in json.loads(text)["figures"]} == {"exact", "overlap", *MATCHERS}
+    code, _, err = _run(["matchers", "--run", str(run.id), "--db", url, "--matchers", "bleu"])
+    assert code == 2 and "Unknown matcher 'bleu'" in err
+    with pytest.raises(InputError, match="Unknown matcher 'rouge'"):
+        save_run_matchers(engine, run.id, ["rouge"])
+    assert run_matchers(engine, run.id) == ("stem_overlap",)  # a bad choice is not saved

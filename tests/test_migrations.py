@@ -24,6 +24,8 @@ from sqlalchemy import inspect
 
 from scoring import ingest, judge, review, store
 from scoring.core.order import seed_from_sha
+from scoring.estimate.stored_matchers import run_matchers, save_run_matchers
+from scoring.match import MATCHERS
 from scoring.store import ENV_VAR, make_engine, migrations
 from scoring.store.migrations.schema import metadata
 
@@ -331,6 +333,30 @@ def test_the_language_revisions_both_ways(tmp_path: Path) -> None:
     assert store.language_source(engine, run.id) is None and store.get_run(engine, run.id) == run
     assert store.get_run(engine, run.id).languages == ()  # named by its own language again, as before
     assert store.load_table(engine, run.id)["language"].to_list() == ["Hindi", "Tamil"]  # the stored column
+    engine.dispose()
+
+
+def test_the_run_matchers_revision_both_ways(tmp_path: Path) -> None:
+    """0015 adds ``run_matchers`` (no row for existing runs: every matcher, as before); the
+    downgrade drops it with every run kept, the upgrade brings it back empty."""
+    engine = make_engine(_url(tmp_path / "match.db"))
+    run = ingest.save_run(engine, b"question,answer,response\nq,a,a\n", "m.csv").run
+    assert run_matchers(engine, run.id) == MATCHERS  # never chosen
+    save_run_matchers(engine, run.id, ["chrf", "norm_exact"])
+    assert run_matchers(engine, run.id) == ("norm_exact", "chrf")
+    with engine.begin() as conn:
+        command.downgrade(migrations._config(conn), "0014")
+    with sqlite3.connect(tmp_path / "match.db") as raw:
+        tables = {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "run_matchers" not in tables and "runs" in tables
+    engine.dispose()
+    engine = make_engine(_url(tmp_path / "match.db"))  # upgrades again
+    with engine.connect() as conn:
+        assert migrations.current(conn) == migrations.head() == "0015"
+        assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
+    assert store.get_run(engine, run.id) == run and run_matchers(engine, run.id) == MATCHERS
+    save_run_matchers(engine, run.id, [])
+    assert run_matchers(engine, run.id) == ()  # none on: saved as such, not "never chosen"
     engine.dispose()
 
 

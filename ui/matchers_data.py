@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from scoring.core.metric_names import METRIC_COLUMNS
 from scoring.estimate.matcher_quality import (
     MatcherFigures,
     Recommendation,
@@ -17,7 +18,7 @@ from scoring.estimate.matcher_quality import (
     matcher_quality,
     recommendations,
 )
-from scoring.estimate.stored_matchers import stored_matcher_sample
+from scoring.estimate.stored_matchers import run_matchers, save_run_matchers, stored_matcher_sample
 from ui import estimate_data, state
 
 
@@ -33,13 +34,24 @@ class MatchersReport:
         return recommendations(self.figures, target)
 
 
-def report(run_id: int, threshold: float) -> MatchersReport:
-    """Run ``run_id``'s report at chrF ``threshold`` (computed once per revision of its verdicts)."""
+def report(run_id: int, threshold: float, matchers: tuple[str, ...]) -> MatchersReport:
+    """Run ``run_id``'s report at chrF ``threshold``, the spec's two beside ``matchers`` (computed
+    once per revision of its verdicts)."""
 
     def compute() -> MatchersReport:
         _, sample = stored_matcher_sample(state.engine(), run_id, threshold)
-        figures = matcher_quality(sample)
+        figures = matcher_quality(sample, [*METRIC_COLUMNS, *matchers])
         return MatchersReport(figures, figures_table(figures), int(sample["reviewed"].sum()))
 
-    key = ("matchers", run_id, *estimate_data.revisions(), threshold)
+    key = ("matchers", run_id, *estimate_data.revisions(), threshold, matchers)
     return state.run_cache().get(key, compute)
+
+
+def switched_on(run_id: int) -> tuple[str, ...]:
+    """The optional matchers switched on for the run (every one until a team saves a choice)."""
+    return run_matchers(state.engine(), run_id)
+
+
+def save(run_id: int, names: list[str]) -> tuple[str, ...]:
+    """Switch ``names`` on for the run, at once (the report's default set from now on)."""
+    return save_run_matchers(state.engine(), run_id, names)

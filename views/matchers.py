@@ -10,7 +10,7 @@ from scoring import store
 from scoring.core.errors import InputError
 from scoring.core.formatting import percent
 from scoring.estimate.matcher_quality import METHOD
-from scoring.match import CHRF_PARAMS, NOT_STEMMED_NOTE, chrf_threshold, target_precision
+from scoring.match import CHRF_PARAMS, MATCHERS, NOT_STEMMED_NOTE, TITLES, chrf_threshold, target_precision
 from ui import identity, matchers_data, run_choice
 from ui.display import alert, md_escape
 from ui.tables import show_table
@@ -20,13 +20,28 @@ st.title(md_escape(f"Matchers: {run.name}"))
 st.caption(md_escape(store.run_caption(run)))
 identity.hide_if_blind(run.id)  # built on reviewers' verdicts
 
+on = matchers_data.switched_on(run.id)
+st.subheader("Matchers switched on for this run")
+st.text(
+    "On: "
+    + (", ".join(TITLES[m] for m in on) if on else "none (the spec's two metrics only)")
+    + ". The report below compares them with the spec's two metrics."
+)
+with st.form("match_switch"):
+    picked = st.multiselect(
+        "Optional matchers", list(MATCHERS), default=list(on), format_func=TITLES.get, key="match_on"
+    )
+    if st.form_submit_button("Save the matchers for this run"):
+        on = matchers_data.save(run.id, picked)
+        alert("success", "Saved: " + (", ".join(TITLES[m] for m in on) if on else "no optional matcher") + ".")
+
 c1, c2 = st.columns(2)
 target = c1.number_input(
     "Precision the matcher must reach", 0.5, 1.0, float(target_precision()), 0.01, key="match_target"
 )
 threshold = c2.number_input("chrF threshold (0-100)", 0.0, 100.0, float(chrf_threshold()), 1.0, key="match_threshold")
 try:
-    found = matchers_data.report(run.id, float(threshold))
+    found = matchers_data.report(run.id, float(threshold), on)
 except InputError as exc:
     alert("error", f"The matchers cannot be measured for this run: {exc}")
     st.stop()

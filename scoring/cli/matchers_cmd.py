@@ -15,6 +15,7 @@ import json
 from scoring.cli.common import guarded, register
 from scoring.core.errors import InputError
 from scoring.core.formatting import percent
+from scoring.core.metric_names import METRIC_COLUMNS
 from scoring.estimate.matcher_quality import (
     ALL_ROWS,
     METHOD,
@@ -23,8 +24,8 @@ from scoring.estimate.matcher_quality import (
     matcher_quality,
     recommendations,
 )
-from scoring.estimate.stored_matchers import stored_matcher_sample
-from scoring.match import CHRF_PARAMS, NOT_STEMMED_NOTE, chrf_threshold, target_precision
+from scoring.estimate.stored_matchers import report_set, stored_matcher_sample
+from scoring.match import CHRF_PARAMS, MATCHERS, NOT_STEMMED_NOTE, chrf_threshold, parse_matchers, target_precision
 from scoring.store import open_database
 
 
@@ -33,6 +34,12 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="database URL (default: REVIEW_DB_URL, .streamlit/secrets.toml, data/review.db)")
     parser.add_argument("--by", choices=["language"], help="also one block per row language")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--matchers",
+        metavar="LIST",
+        help="which optional matchers to compare beside the spec's two, comma-separated, or 'all' "
+        "(default: those switched on for the run on the Matchers page; every one if none was saved)",
+    )
     parser.add_argument(
         "--target",
         type=float,
@@ -90,8 +97,14 @@ def cmd_matchers(args: argparse.Namespace) -> int:
         threshold = chrf_threshold() if args.threshold is None else args.threshold
         if not 0 <= threshold <= 100:
             raise InputError(f"--threshold must be a chrF score between 0 and 100, not {threshold:g}.")
-        run, sample = stored_matcher_sample(open_database(args.db), args.run, threshold)
-        figures = matcher_quality(sample, by_language=args.by == "language")
+        engine = open_database(args.db)
+        if args.matchers is None:
+            names = report_set(engine, args.run)
+        else:
+            chosen = MATCHERS if args.matchers.strip() == "all" else parse_matchers(args.matchers)
+            names = [*METRIC_COLUMNS, *chosen]
+        run, sample = stored_matcher_sample(engine, args.run, threshold)
+        figures = matcher_quality(sample, names, by_language=args.by == "language")
         table = figures_table(figures).to_dicts()
         recs = [r.as_dict() for r in recommendations(figures, target)]
         info = run.info
@@ -101,7 +114,7 @@ def cmd_matchers(args: argparse.Namespace) -> int:
                 "target_precision": target,
                 "chrf_threshold": threshold,
                 "chrf_params": CHRF_PARAMS,
-                "matchers": NAMES,
+                "matchers": {m: NAMES[m] for m in names},
                 "figures": table,
                 "recommendations": recs,
                 "method": METHOD,
@@ -112,6 +125,7 @@ def cmd_matchers(args: argparse.Namespace) -> int:
             return
         reviewed = int(sample["reviewed"].sum())
         head = f"Run #{info.id} {info.name}: {info.n_rows:,} rows, {reviewed:,} reviewed rows of its random sample"
+        head += f"\nMatchers compared: {', '.join(NAMES[m] for m in names)}"
         print(text_report(head, table, recs, target, threshold))
 
     return guarded(body)

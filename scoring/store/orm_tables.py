@@ -153,6 +153,18 @@ class JudgeChoice(Base):
     chosen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class RunMatchers(Base):
+    """Which optional matchers (:mod:`scoring.match`) a team switched on for a run, set on the
+    Matchers page: the set the matchers report shows by default. One row per run, replaced when
+    saved; no row: every matcher (as before the choice existed)."""
+
+    __tablename__ = "run_matchers"
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    matchers: Mapped[str] = mapped_column(Text, default="")  # comma-separated names; "" = none on
+    chosen_by: Mapped[str] = mapped_column(String(200), default="")
+    chosen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class RunGuidelines(Base):
     """The review guidelines of a run, written by an adjudicator and shown to every reviewer above
     the queue (plain text). Append-only like ``judge_choices``: the latest row of a run is in force
