@@ -38,6 +38,7 @@ from scoring.store.orm_tables import (
     JudgeChoice,
     Run,
     RunGuidelines,
+    RunMatchers,
     VerdictEvent,
     utcnow,
 )
@@ -175,7 +176,7 @@ def delete_run(engine: Engine, run_id: int) -> DeleteSummary:
             raise InputError(f"Run {run_id} is not archived: archive it before deleting it for good.")
         versions = select(RunGuidelines.id).where(RunGuidelines.run_id == run_id)
         conn.execute(delete(GuidelinesRead).where(GuidelinesRead.guidelines_id.in_(versions)))
-        for table in (Claim, BlindScope, AuditRow, JudgeChoice, RunGuidelines):
+        for table in (Claim, BlindScope, AuditRow, JudgeChoice, RunGuidelines, RunMatchers):
             conn.execute(delete(table).where(table.run_id == run_id))
     while True:  # the parts, newest first, a few per transaction
         with writer(engine).begin() as conn:
