@@ -128,12 +128,15 @@ def stem_overlap_column(
     todo = frame.filter(~pl.col("_pass") & ~blank)
     if todo.is_empty():
         return (frame["_pass"] & ~frame.select(blank).to_series()).alias("stem_overlap_correct")
-    words = _words(todo)
+    # Words and algorithms as categoricals: the joins and uniques below then compare integers.
+    words = _words(todo).with_columns(pl.col("_w", "_alg").cast(pl.Categorical))
     stemmable = words.filter(pl.col("_alg").is_not_null()).select("_alg", "_w").unique()
-    table = _stem_table(stemmable)
+    table = _stem_table(stemmable.cast(pl.String)).cast(pl.Categorical)
     words = words.join(table, on=["_alg", "_w"], how="left").with_columns(_s=pl.coalesce("_s", "_w"))
     golden = words.filter(pl.col("_side") == "a").select("_i", "_s").unique()
-    have = words.filter(pl.col("_side") == "r").select("_i", "_s").unique()
+    # a response word whose stem no golden word has cannot make a row pass: dropped before the join
+    useful = pl.col("_s").is_in(golden["_s"].unique().implode())
+    have = words.filter((pl.col("_side") == "r") & useful).select("_i", "_s")
     missing = golden.join(have, on=["_i", "_s"], how="anti").select("_i").unique()
     passed = todo.select("_i").join(missing, on="_i", how="anti")["_i"]
     out = frame["_pass"].clone()
