@@ -4,6 +4,7 @@ points, self-overlapping n-grams) and hypothesis' own strings."""
 
 from __future__ import annotations
 
+import importlib
 import random
 
 import numpy as np
@@ -23,7 +24,10 @@ from scoring.match import (
     stem_overlap_column,
 )
 from scoring.match.chrf import chrf_score, counts, f_score, golden_ngrams
+from scoring.match.chrf_count import strip_whitespace
 from scoring.match.norm_exact import column_patterns
+
+chrf_module = importlib.import_module("scoring.match.chrf")
 
 PIECES = [
     "a", "A", "l", "ll", "ab", "aba", " ", "  ", "\u00a0", "\x1c", "\t", ".", ",", "।", "॥", "“", "”", "-",
@@ -134,3 +138,25 @@ def test_every_matcher_column_equals_its_row_function_on_hypothesis_strings(rows
     assert got["norm_exact_correct"].to_list() == [norm_exact(a, r) for a, r, _ in rows]
     assert got["stem_overlap_correct"].to_list() == [stem_overlap(a, r, lang) for a, r, lang in rows]
     assert got["chrf_correct"].to_list() == [chrf_correct(a, r, 30.0) for a, r, _ in rows]
+
+
+def test_chrf_column_in_small_chunks_with_huge_pairs_sent_to_sacrebleu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunk edges (each chunk a slice of the column) and the pairs too big to count in memory,
+    which sacrebleu scores itself: the same verdicts."""
+    answers, responses, _ = _rows(15, 1500, PIECES)
+    monkeypatch.setattr(chrf_module, "CHUNK", 97)
+    monkeypatch.setattr(chrf_module, "BIG", 20)
+    sent: list[str] = []
+    real = chrf_module.chrf_correct
+    monkeypatch.setattr(chrf_module, "chrf_correct", lambda a, r, t: sent.append(a) or real(a, r, t))
+    got = chrf_column(pl.Series(answers), pl.Series(responses, dtype=pl.String), 30.0).to_list()
+    assert got == [chrf_correct(a, r, 30.0) for a, r in zip(answers, responses)]
+    assert 100 < len(sent) < 1400  # both paths taken
+
+
+def test_whitespace_is_stripped_from_utf8_as_str_split_does() -> None:
+    texts = ["a b\u3000c\x1c", None, "", "क ख\u00a0𝔘 \u200b", "\U0001f600x\ty"]
+    column = pl.Series(["pad", *texts], dtype=pl.String)[1:]  # a slice: Arrow offset not zero
+    flat, at = strip_whitespace(column)
+    got = ["".join(map(chr, flat[at[i] : at[i + 1]])) for i in range(len(texts))]
+    assert got == ["".join((t or "").split()) for t in texts]

@@ -11,10 +11,8 @@ a long answer that contains the golden one can score low. sacrebleu downloads no
 test runs it with the network refused).
 
 Per row, sacrebleu counts every n-gram in Python (about 0.1 ms a row). :func:`chrf_column` gives
-the same verdicts for whole columns: the matched n-grams of an order are at most the fewer of the
-two sides', so a row whose best possible score (from the two lengths) is below the threshold fails
-without counting; the other rows are counted by compiled code
-(:func:`scoring.match.chrf_count.match_counts`), and the score is computed from the counts with
+the same verdicts for whole columns: the n-grams are counted by compiled code
+(:mod:`scoring.match.chrf_count`) on two threads, and the score is computed from the counts with
 sacrebleu's own operations (:func:`f_score`), so the floats are the same. A pair too long to count
 in memory (:data:`BIG`) is scored by sacrebleu itself.
 """
@@ -22,6 +20,7 @@ in memory (:data:`BIG`) is scored by sacrebleu itself.
 from __future__ import annotations
 
 import functools
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import polars as pl
@@ -35,10 +34,8 @@ from scoring.match.chrf_count import match_counts, strip_whitespace
 CHRF_PARAMS = {"char_order": 6, "word_order": 0, "beta": 2, "lowercase": False, "whitespace": False}
 ORDER, BETA = CHRF_PARAMS["char_order"], CHRF_PARAMS["beta"]
 EPS = 1e-16  # sacrebleu's, for an order with nothing to count
-#: A row whose best possible score is within this of the threshold is counted, never pruned.
-MARGIN = 1e-9
-#: Rows counted at a time (memory: their code points, 4 bytes each, twice).
-CHUNK = 200_000
+#: Rows counted at a time (memory: their code points, 4 bytes each), and chunks at once.
+CHUNK, THREADS = 100_000, 2
 #: A pair whose two lengths multiply past this (memory to count it: 8 bytes each) goes to sacrebleu.
 BIG = 1 << 24
 
@@ -116,20 +113,23 @@ def chrf_column(answers: pl.Series, responses: pl.Series, threshold: float) -> p
     which = golden.replace_strict(distinct, pl.int_range(distinct.len(), dtype=pl.Int64, eager=True)).to_numpy()
     text = responses.cast(pl.String)
     blank = (text.is_null() | text.str.contains(patterns()["blank"])).fill_null(True).to_numpy()
-    ref = strip_whitespace(distinct.to_list())
+    ref = strip_whitespace(distinct)
+    ref_len = np.diff(ref[1])
     verdict = np.zeros(rows, dtype=bool)
-    for start in range(0, rows, CHUNK):
+
+    def chunk(start: int) -> None:
         part = slice(start, min(start + CHUNK, rows))
-        hyp = strip_whitespace(text[part].fill_null("").to_list())
-        hyp_len, ref_len = np.diff(hyp[1]), np.diff(ref[1])[which[part]]
-        hyp_n, ref_n = counts(hyp_len, ref_len)
-        best = f_score(hyp_n, ref_n, np.minimum(hyp_n, ref_n))
-        todo = ~blank[part] & (best >= threshold - MARGIN)
-        big = todo & (hyp_len * ref_len > BIG)
-        count = np.flatnonzero(todo & ~big)
+        hyp = strip_whitespace(text[part])
+        hyp_len, row_ref = np.diff(hyp[1]), ref_len[which[part]]
+        hyp_n, ref_n = counts(hyp_len, row_ref)
+        big = hyp_len * row_ref > BIG
+        count = np.flatnonzero(~blank[part] & ~big)
         match = match_counts(hyp, ref, which[part], count)
         got = verdict[part]
         got[count] = f_score(hyp_n[count], ref_n[count], match) >= threshold
-        for i in np.flatnonzero(big):
-            got[i] = chrf_correct(golden[start + i], text[start + i], threshold)
+        for i in np.flatnonzero(~blank[part] & big):
+            got[i] = chrf_correct(golden[start + int(i)], text[start + int(i)], threshold)
+
+    with ThreadPoolExecutor(THREADS) as pool:  # the counting releases the GIL
+        list(pool.map(chunk, range(0, rows, CHUNK)))
     return pl.Series("chrf_correct", verdict, dtype=pl.Boolean)

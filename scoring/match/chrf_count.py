@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+import polars as pl
+import pyarrow as pa
 
 from scoring.core.columnar import WHITESPACE
 
@@ -33,18 +35,33 @@ SPACE[[ord(c) for c in WHITESPACE]] = True
 
 
 @numba.njit(cache=True, nogil=True)
-def _strip(flat: np.ndarray, at: np.ndarray, space: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
-    out = np.empty_like(flat)
-    new_at = np.zeros_like(at)
+def _strip(
+    data: np.ndarray, offsets: np.ndarray, space: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """UTF-8 texts (``data[offsets[i]:offsets[i + 1]]``) as code points without whitespace."""
+    out = np.empty(offsets[-1] - offsets[0], np.uint32)
+    at = np.zeros(offsets.shape[0], np.int64)
     c, top = 0, space.shape[0]
-    for i in range(at.shape[0] - 1):
-        for k in range(at[i], at[i + 1]):
-            cp = flat[k]
+    for i in range(offsets.shape[0] - 1):
+        k, end = offsets[i], offsets[i + 1]
+        while k < end:
+            b = np.uint32(data[k])
+            if b < 0x80:
+                cp, k = b, k + 1
+            elif b < 0xE0:
+                cp, k = ((b & 0x1F) << 6) | (data[k + 1] & 0x3F), k + 2
+            elif b < 0xF0:
+                cp = ((b & 0x0F) << 12) | ((data[k + 1] & 0x3F) << 6) | (data[k + 2] & 0x3F)
+                k += 3
+            else:
+                cp = ((b & 0x07) << 18) | ((data[k + 1] & 0x3F) << 12) | ((data[k + 2] & 0x3F) << 6)
+                cp |= data[k + 3] & 0x3F
+                k += 4
             if cp >= top or not space[cp]:
                 out[c] = cp
                 c += 1
-        new_at[i + 1] = c
-    return out[:c], new_at
+        at[i + 1] = c
+    return out[:c], at
 
 
 @numba.njit(cache=True, nogil=True)
@@ -147,17 +164,17 @@ def _rows(
         _row(h, r, first[s:e], times[s:e], pos, out[t])
 
 
-def code_points(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """All ``texts`` as one array of code points, and where each starts (``len(texts) + 1`` offsets)."""
-    flat = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
-    at = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum([len(t) for t in texts], out=at[1:])
-    return flat, at
-
-
-def strip_whitespace(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`code_points` of the texts with whitespace removed, as chrF removes it."""
-    return _strip(*code_points(texts), SPACE)
+def strip_whitespace(texts: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The texts (a null as "") as one array of code points with whitespace removed, as chrF removes
+    it, and where each text starts (``len(texts) + 1`` offsets). Read from the texts' UTF-8 bytes
+    in Arrow's buffers, without a Python string per row."""
+    arrow = texts.cast(pl.String).fill_null("").to_arrow()
+    if arrow.type != pa.large_string():
+        arrow = arrow.cast(pa.large_string())
+    _, offsets, data = arrow.buffers()
+    offsets = np.frombuffer(offsets, dtype=np.int64)[arrow.offset : arrow.offset + len(arrow) + 1]
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(1, np.uint8)
+    return _strip(data, offsets, SPACE)
 
 
 def match_counts(
