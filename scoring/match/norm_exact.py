@@ -127,18 +127,18 @@ def column_patterns() -> dict[str, str]:
 
 
 def normalize_expr(text: pl.Expr) -> pl.Expr:
-    """:func:`normalize_answer` after :func:`nfc_column` as a polars expression, for rows without
-    a ``python`` character.
+    """:func:`normalize_answer`'s steps after NFC up to case folding, as a polars expression, for
+    rows without a ``python`` character (:func:`normalized_column` adds NFC before and case after).
 
-    A run of whitespace and punctuation that holds whitespace is a word boundary (one space); one at
-    either end goes: exactly the words ``split()`` gives, stripped of edge punctuation, empties
-    dropped, joined by a space. Rust's lowercasing equals ``str.lower()`` for assigned characters,
-    which equals ``casefold()`` on text without a ``python`` character.
+    Each nukta letter NFC keeps is replaced by its literal two-character spelling. A run of
+    whitespace and punctuation that holds whitespace is a word boundary (one space); one at either
+    end goes: exactly the words ``split()`` gives, stripped of edge punctuation, empties dropped,
+    joined by a space.
     """
     pat = column_patterns()
-    folded = text.str.replace_many(list(NUKTA_FOLD), list(NUKTA_FOLD.values()))
-    stripped = folded.str.replace_all(pat["gap"], " ").str.replace_all(pat["edge"], "")
-    return stripped.str.to_lowercase()
+    for letter, spelled in NUKTA_FOLD.items():
+        text = text.str.replace_all(letter, spelled, literal=True)
+    return text.str.replace_all(pat["gap"], " ").str.replace_all(pat["edge"], "")
 
 
 def nfc_column(texts: pl.Series) -> pl.Series:
@@ -154,12 +154,19 @@ def nfc_column(texts: pl.Series) -> pl.Series:
 
 
 def normalized_column(texts: pl.Series) -> pl.Series:
-    """:func:`normalize_expr` of :func:`nfc_column`, the rows cut into :data:`SLICES` computed at
-    once (polars runs one string operation on one thread)."""
+    """:func:`normalize_answer` of every text without a ``python`` character: :func:`nfc_column`,
+    then :func:`normalize_expr` on :data:`SLICES` slices of rows at once (polars runs one string
+    operation on one thread), then lowercasing, only of the rows holding a cased character (Rust's
+    lowercasing equals ``str.lower()`` for assigned characters, which equals ``casefold()`` on text
+    without a ``python`` character; it changes nothing else)."""
     frame = pl.DataFrame({"t": nfc_column(texts)})
     step = max(1, -(-frame.height // SLICES))
     parts = [frame.lazy().slice(at, step).select(normalize_expr(pl.col("t"))) for at in range(0, frame.height, step)]
-    return pl.concat(parts).collect().to_series() if parts else frame.to_series()
+    out = pl.concat(parts).collect().to_series() if parts else frame.to_series()
+    cased = out.str.contains(patterns()["cased"]).fill_null(False).arg_true()
+    if cased.is_empty():
+        return out
+    return out.scatter(cased, out.gather(cased).str.to_lowercase())
 
 
 def norm_exact_column(answers: pl.Series, responses: pl.Series) -> pl.Series:
