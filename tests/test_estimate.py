@@ -231,6 +231,23 @@ def test_reviewed_sample_reads_final_verdicts() -> None:
     assert reviewed_sample(polars_final).equals(sample)
 
 
+def test_a_sample_without_all_text_carries_it_on_settled_rows_and_changes_no_figure() -> None:
+    """The estimate's own sample converts the text of settled rows only (a million rows' text is
+    not copied again); every other column, and what-if, are those of the full sample."""
+    full = reviewed_sample(final_frame())
+    for final in (final_frame(), pl.from_pandas(final_frame().drop(columns=["reviewed_at"]))):
+        lean = reviewed_sample(final, all_text=False)
+        assert lean.columns == full.columns
+        text = ["question", "answer", "response"]
+        assert lean.drop(text).equals(full.drop(text))
+        for column in text:
+            settled = [v if r else None for v, r in zip(full[column].to_list(), full["reviewed"].to_list())]
+            assert lean[column].to_list() == settled
+        assert lean["answer"].null_count() == 3
+        assert what_if(lean).equals(what_if(full))
+    assert run_estimate(final_frame()).sample["question"].null_count() == 3
+
+
 def test_run_estimate_puts_raw_adjudicated_and_estimated_side_by_side() -> None:
     figures = run_estimate(final_frame(), half_width=0.05)
     table = figures.comparison()
@@ -451,3 +468,17 @@ def test_reason_counts_and_the_golden_answer_report() -> None:
     assert len(lines) == 1
     record = json.loads(lines[0])
     assert record["question"] == "Q1" and [r["run_id"] for r in record["responses"]] == [1, 2]
+
+
+def test_a_golden_answer_report_without_flags_is_empty_with_its_columns_and_types() -> None:
+    """No question flagged: the report is empty, typed as a full one (no run's text is converted)."""
+    rows = pd.DataFrame({c: ["x", "y"] for c in ("item_key", "question", "answer", "Domain", "response")})
+    current = pd.DataFrame(
+        [("x", "ann", "wrong", "paraphrase", "", pd.Timestamp("2026-01-01", tz="UTC"))],
+        columns=["item_key", "reviewer", "verdict", "reason", "note", "reviewed_at"],
+    )
+    for run in (rows, pl.from_pandas(rows)):
+        report = golden_wrong_report(current, [RunRows(1, "model A", "Hindi", run)])
+        assert report.height == 0 and tuple(report.columns) == REPORT_COLUMNS
+        assert report.schema["flags"] == pl.Int64 and report.schema["run_id"] == pl.Int64
+        assert all(report.schema[c] == pl.String for c in ("question", "response", "final_verdict", "notes"))

@@ -10,7 +10,7 @@ language comes from its metadata, :class:`scoring.store.RunInfo`). A row's item 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 import polars as pl
@@ -102,10 +102,12 @@ def golden_wrong_report(verdicts: pd.DataFrame | pl.DataFrame, runs: Sequence[Ru
     """Every question reviewers marked "golden answer wrong", with the golden answer, who flagged
     it and their notes, and the response of every given run holding the same (question, answer):
     one row per (question, answer, run), :data:`REPORT_COLUMNS`, sorted by question and run id."""
+    flagged = _marks(verdicts).filter(pl.col("reason") == GOLDEN_WRONG)
+    if flagged.is_empty():  # an empty report: no run's text is converted for it (a million rows' on an Overview)
+        runs = [replace(r, rows=r.rows[:0]) for r in runs]
     rows = _rows(runs, ["item_key", "question", "answer", "Domain", "response", "final_verdict"])
     if "final_verdict" not in rows.columns:
         rows = rows.with_columns(final_verdict=pl.lit(None, dtype=pl.String))
-    flagged = _marks(verdicts).filter(pl.col("reason") == GOLDEN_WRONG)
     marked = rows.filter(pl.col("item_key").is_in(flagged["item_key"].implode()))
     where = flagged.join(marked.select("item_key", "question", "answer", "Domain").unique("item_key"), on="item_key")
     # Only the flagged questions' rows in every run (a million rows' text is not made unique for a few).

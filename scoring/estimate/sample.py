@@ -85,20 +85,26 @@ def _as_polars(final: pd.DataFrame | pl.DataFrame, columns: list[str]) -> pl.Dat
 
 
 def reviewed_sample(
-    final: pd.DataFrame | pl.DataFrame, rank: np.ndarray | None = None, served: np.ndarray | None = None
+    final: pd.DataFrame | pl.DataFrame,
+    rank: np.ndarray | None = None,
+    served: np.ndarray | None = None,
+    all_text: bool = True,
 ) -> pl.DataFrame:
     """The estimator's view of a run's final verdicts (:data:`SAMPLE_COLUMNS`, polars).
 
     ``rank``: each row's place in the run's review order (``scoring.core.order.review_rank``);
     ``served``: per row, whether the queue served it in this run (default: every settled row).
-    With ``rank`` the random-sample rule of the module applies. Raises :class:`InputError` when
-    a needed column is missing or a bucket is unknown.
+    With ``rank`` the random-sample rule of the module applies. ``all_text=False`` carries
+    :data:`TEXT_COLUMNS` on settled rows only (null elsewhere): all the estimate reads of them
+    (:func:`scoring.estimate.what_if`), without a second copy of a million rows' text.
+    Raises :class:`InputError` when a needed column is missing or a bucket is unknown.
     """
     missing = [c for c in _NEEDED if c not in final.columns]
     if missing:
         raise InputError(f"Cannot estimate from a table without the columns {', '.join(missing)}.")
     extra = [c for c in ("row_idx", "judge_label", *CARRIED_COLUMNS) if c in final.columns]
-    table = _as_polars(final, [*_NEEDED, *extra])
+    later = [] if all_text else [c for c in TEXT_COLUMNS if c in extra]
+    table = _as_polars(final, [*_NEEDED, *(c for c in extra if c not in later)])
     if "row_idx" not in table.columns:
         table = table.with_row_index("row_idx")
     label = pl.col("judge_label") if "judge_label" in extra else pl.lit(None, dtype=pl.String)
@@ -115,8 +121,25 @@ def reviewed_sample(
         reviewed=reviewed.fill_null(False),
         truth=pl.when(reviewed).then(pl.col("final_verdict").cast(pl.String) == "correct").otherwise(None),
         conflict=(human == CONFLICT) & ~reviewed.fill_null(False),
-    ).hstack(table.select(pl.col(c).cast(pl.String) for c in CARRIED_COLUMNS if c in extra))
+    ).hstack(table.select(pl.col(c).cast(pl.String) for c in CARRIED_COLUMNS if c in table.columns))
+    if later:
+        text = _settled_text(final, later, sample["reviewed"])
+        own = [c for c in sample.columns if c not in CARRIED_COLUMNS]
+        sample = sample.hstack(text).select(*own, *(c for c in CARRIED_COLUMNS if c in extra))
     return check_sample(random_prefix(sample, rank, served))
+
+
+def _settled_text(final: pd.DataFrame | pl.DataFrame, columns: list[str], settled: pl.Series) -> list[pl.Series]:
+    """``columns`` of ``final`` on the ``settled`` rows, null on the others: only those rows convert."""
+    at = np.flatnonzero(settled.fill_null(False).to_numpy())
+    empty = pl.repeat(None, settled.len(), dtype=pl.String, eager=True)
+    if not at.size:
+        return [empty.alias(c) for c in columns]
+    if isinstance(final, pl.DataFrame):
+        picked = final.select(columns)[at]
+    else:
+        picked = pl.from_pandas(final[columns].iloc[at].reset_index(drop=True))
+    return [empty.alias(c).scatter(at, picked[c].cast(pl.String)) for c in columns]
 
 
 def random_prefix(sample: pl.DataFrame, rank: np.ndarray | None, served: np.ndarray | None = None) -> pl.DataFrame:

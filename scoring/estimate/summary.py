@@ -166,7 +166,8 @@ def run_estimate(
     """All of a run's figures from its final verdicts (:func:`scoring.review.final_verdicts`'s
     frame, judge labels optional): see :class:`RunEstimate`. ``rank`` and ``served`` (per row)
     apply the random-sample rule (:func:`scoring.estimate.reviewed_sample`)."""
-    sample = reviewed_sample(final, rank, served)
+    # The text of unsettled rows is read by nothing here (what-if reads the reviewed rows).
+    sample = reviewed_sample(final, rank, served, all_text=False)
     strata = build_strata(sample)
     adjudicated_input = (
         final.select("Domain", "final_verdict").to_pandas() if isinstance(final, pl.DataFrame) else (final)

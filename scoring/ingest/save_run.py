@@ -100,6 +100,7 @@ def save_run(
     report("saving", 0, table.height)
     saved = (lambda done, total: report("saving", table.height * done // total, table.height)) if progress else None
     run_id, created = runs.insert_run(engine, new, parts, saved)
+    del parts  # the stored file (tens of MB on a million rows): not needed once written
     if not created:
         existing = runs.get_run(engine, run_id)
         assert existing is not None

@@ -79,18 +79,24 @@ def scored_rows(table: pl.DataFrame, extra_columns: Sequence[str], languages: pl
     return pl.concat([scored, extras], how="horizontal")
 
 
-def to_parts(rows: pl.DataFrame) -> list[bytes]:
-    """The rows as Parquet bytes and their seal, cut into parts of at most :data:`PART_BYTES`."""
+def to_parts(rows: pl.DataFrame) -> list[memoryview]:
+    """The rows as Parquet bytes and their seal, cut into parts of at most :data:`PART_BYTES`.
+
+    The parts are views into one bytes object, the buffer Parquet was written to (``getvalue``
+    hands it over without copying while no view of the buffer is open): a million rows' file
+    (about 70 MB) is held once, not again as sliced copies, until the parts are written.
+    """
     buffer = io.BytesIO()
     rows.write_parquet(buffer, compression="zstd", compression_level=1, statistics=False)
     with buffer.getbuffer() as parquet:  # released before the buffer grows
         seal = hashlib.sha256(parquet).digest() + SEAL_MAGIC
     buffer.write(seal)
-    data = buffer.getvalue()
-    return [data[start : start + PART_BYTES] for start in range(0, len(data), PART_BYTES)] or [b""]
+    whole = memoryview(buffer.getvalue())
+    del buffer
+    return [whole[start : start + PART_BYTES] for start in range(0, len(whole), PART_BYTES)] or [whole]
 
 
-def _unsealed(parts: Sequence[bytes]) -> list[bytes]:
+def _unsealed(parts: Sequence[bytes | memoryview]) -> list[bytes | memoryview]:
     """The parts without their seal, checked against it (unchanged for a run stored unsealed).
 
     Only the last part or two are copied (the seal may straddle a cut); the hash reads the parts
@@ -98,7 +104,7 @@ def _unsealed(parts: Sequence[bytes]) -> list[bytes]:
     """
     body, tail = list(parts), b""
     while body and len(tail) < SEAL_BYTES:
-        tail = body.pop() + tail
+        tail = bytes(body.pop()) + tail
     if len(tail) < SEAL_BYTES or not tail.endswith(SEAL_MAGIC):
         if tail.endswith(b"PAR1"):  # ``tail`` is the whole file when shorter than a seal
             return list(parts)  # stored before the seal: read unchecked
@@ -112,7 +118,7 @@ def _unsealed(parts: Sequence[bytes]) -> list[bytes]:
     return body
 
 
-def from_parts(parts: Sequence[bytes]) -> pl.DataFrame:
+def from_parts(parts: Sequence[bytes | memoryview]) -> pl.DataFrame:
     """The rows of a run's parts; :class:`_Unreadable` when the bytes are not what was stored."""
     body = _unsealed(parts)
     try:
@@ -130,7 +136,7 @@ def from_parts(parts: Sequence[bytes]) -> pl.DataFrame:
 def write_parts(
     engine: Engine,
     run_id: int,
-    parts: list[bytes],
+    parts: Sequence[bytes | memoryview],
     still_ours: Callable[[Connection], None],
     progress: Callable[[int, int], None] | None = None,
 ) -> WriteStats:
@@ -142,7 +148,7 @@ def write_parts(
     numbered = list(enumerate(parts))
     done = 0
 
-    def write(conn: Connection, chunk: Sequence[tuple[int, bytes]]) -> None:
+    def write(conn: Connection, chunk: Sequence[tuple[int, bytes | memoryview]]) -> None:
         nonlocal done
         still_ours(conn)
         _insert_parts(conn, [{"run_id": run_id, "part": i, "data": data} for i, data in chunk])

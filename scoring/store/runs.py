@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -167,7 +167,7 @@ class _TakenOver(Exception):
 
 
 def insert_run(
-    engine: Engine, run: NewRun, parts: list[bytes], progress: Callable[[int, int], None] | None = None
+    engine: Engine, run: NewRun, parts: Sequence[bytes | memoryview], progress: Callable[[int, int], None] | None = None
 ) -> tuple[int, bool]:
     """Create the run and write its rows (``parts``: :func:`scoring.store.run_table.to_parts`), or
     find the same bytes' run: ``(run_id, created)``. ``progress(done, total)`` after each part.
@@ -232,7 +232,11 @@ def _progress(engine: Engine, sha: str) -> tuple[int, bool, int | None] | None:
 
 
 def _write_parts(
-    engine: Engine, run_id: int, sha: str, parts: list[bytes], progress: Callable[[int, int], None] | None
+    engine: Engine,
+    run_id: int,
+    sha: str,
+    parts: Sequence[bytes | memoryview],
+    progress: Callable[[int, int], None] | None,
 ) -> WriteStats:
     """Insert the run's parts in short transactions.
 
