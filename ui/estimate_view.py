@@ -293,18 +293,15 @@ def language_frame(by_language: pl.DataFrame) -> pd.DataFrame:
     )
 
 
-def raw_language_frame(accuracy: dict[str, list]) -> pd.DataFrame:
-    """Per language, before any review: rows and both metrics' accuracy (``accuracy``: metric ->
-    :func:`scoring.core.report.accuracy_by_domain` rows grouped by language)."""
+def raw_language_sentence(accuracy: dict[str, list]) -> str:
+    """Per language, before any review, in one plain line: rows and both metrics' accuracy
+    (``accuracy``: metric -> :func:`scoring.core.report.accuracy_by_domain` rows by language)."""
     exact, overlap = accuracy["exact_substring"][:-1], accuracy["word_overlap"][:-1]
-    return pd.DataFrame(
-        {
-            "language": [r.domain for r in exact],
-            "rows": [r.n for r in exact],
-            "exact substring": [r.accuracy for r in exact],
-            "word overlap": [r.accuracy for r in overlap],
-        }
-    )
+    parts = [
+        f"{e.domain} {e.n:,} rows, exact {percent(e.accuracy)}, overlap {percent(o.accuracy)}"
+        for e, o in zip(exact, overlap, strict=True)
+    ]
+    return "By language (the metrics; no estimate before a review): " + "; ".join(parts) + "."
 
 
 def strata_notes(acc: AccuracyEstimate) -> list[str]:
