@@ -123,7 +123,35 @@ def column_patterns() -> dict[str, str]:
         "gap": f"{either}*{_class_of(WHITESPACE)}{either}*",
         "edge": f"^{either}+|{either}+$",
         "invisible": _class_of(INVISIBLE),
+        "nfc": nfc_unsure(),
     }
+
+
+#: Where Python's Unicode version assigns characters (planes 0-3 and 14); the rest is unassigned:
+#: canonical combining class 0 and NFC quick check "yes".
+ASSIGNED = (range(0x32000), range(0xE0000, 0xE1000))
+
+
+def nfc_unsure() -> str:
+    """A regex matching where NFC might change a text, from Python's tables (UAX #15's quick
+    check): a character NFC never keeps (quick check "no": NFC changes it alone), one that may
+    compose with the character before it (quick check "maybe": the second of a two-character
+    canonical decomposition NFC recomposes, and Hangul medial vowels and final consonants), or two
+    non-starters (combining class not 0) in a row, which NFC might reorder. A text with none of
+    these passes the quick check, so NFC leaves it as it is."""
+    unsure, marks = [], []
+    for ch in map(chr, (c for part in ASSIGNED for c in part)):
+        if unicodedata.combining(ch):
+            marks.append(ch)
+        if unicodedata.normalize("NFC", ch) != ch:
+            unsure.append(ch)
+            continue
+        parts = unicodedata.decomposition(ch).split()
+        if len(parts) == 2 and not parts[0].startswith("<"):
+            unsure.append(chr(int(parts[1], 16)))
+    unsure += map(chr, [*range(0x1161, 0x1176), *range(0x11A8, 0x11C3)])  # Hangul V and T jamo
+    mark = _class_of("".join(marks))
+    return f"{_class_of(''.join(unsure))}|{mark}{mark}"
 
 
 def normalize_expr(text: pl.Expr) -> pl.Expr:
@@ -143,10 +171,9 @@ def normalize_expr(text: pl.Expr) -> pl.Expr:
 
 def nfc_column(texts: pl.Series) -> pl.Series:
     """:func:`nfc` of :func:`remove_invisible` of every text. NFC is Python's own (the
-    definition, and quick on text already in NFC), for the texts holding a non-ASCII character
-    only: ASCII text is in NFC."""
+    definition), for the texts NFC might change only (:func:`nfc_unsure`)."""
     cleaned = texts.str.replace_all(column_patterns()["invisible"], "")
-    where = cleaned.str.contains(r"[^\x00-\x7F]").fill_null(False).arg_true()
+    where = cleaned.str.contains(column_patterns()["nfc"]).fill_null(False).arg_true()
     if where.is_empty():
         return cleaned
     composed = [nfc(t) for t in cleaned.gather(where).to_list()]
