@@ -107,7 +107,8 @@ def test_without_a_column_rows_follow_the_run_language_or_show_their_script(engi
     assert store.language_source(engine, run.id) == "script" and run.language == ""
     assert store.load_table(engine, run.id)["language"].to_list() == ["Latin", "Devanagari", "Unknown script"]
     assert run.languages == ("Devanagari", "Latin", "Unknown script")
-    assert store.run_label(run).endswith("· Devanagari, Latin, Unknown script (3 rows)")
+    # scripts are not languages: run lists name none (as before rows had a language)
+    assert store.run_label(run).endswith("· capitals (3 rows)")
     store.update_run_meta(engine, run.id, run.name, run.model, "hi")  # named later on the Upload page
     assert store.load_table(engine, run.id)["language"].to_list() == ["Hindi"] * 3
     typed = ingest.save_run(engine, data + b"a,b,c\n", "other.csv", language="Hindi").run

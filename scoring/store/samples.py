@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 
 from scoring.core.language_names import languages_label
+from scoring.core.row_language import SCRIPTS, UNKNOWN_SCRIPT
 from scoring.store.engine import PROJECT_ROOT
 from scoring.store.runs import RunInfo, sha256_bytes
 
@@ -50,6 +51,10 @@ def sample_hashes() -> frozenset[str]:
     return frozenset(sha256_bytes(s.path.read_bytes()) for s in SAMPLE_SET if s.path.exists())
 
 
+#: The names a row without a language gets from its script (:mod:`scoring.core.row_language`).
+SCRIPT_NAMES = frozenset({*SCRIPTS, UNKNOWN_SCRIPT})
+
+
 def is_sample(run: RunInfo) -> bool:
     """Whether ``run`` is one of the bundled samples (the same bytes)."""
     return run.sha256 in sample_hashes()
@@ -57,8 +62,9 @@ def is_sample(run: RunInfo) -> bool:
 
 def run_language_label(run: RunInfo) -> str:
     """A run's language as pages and commands print it: the run's own when it has one, else its
-    rows' (``English, Hindi, Tamil``, ``5 languages``: a mixed run), else ""."""
-    return run.language.strip() or languages_label(list(run.languages))
+    rows' (``English, Hindi, Tamil``, ``5 languages``: a mixed run), else "". A script name
+    ("Latin", "Devanagari": rows without a language) is not a language: it is not named here."""
+    return run.language.strip() or languages_label([v for v in run.languages if v not in SCRIPT_NAMES])
 
 
 def run_caption(run: RunInfo) -> str:
