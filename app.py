@@ -28,7 +28,7 @@ PAGES = [
     st.Page("views/judge.py", title="Judge", icon=":material/gavel:"),
     st.Page("views/export.py", title="Export", icon=":material/download:"),
 ]
-nav = st.navigation(PAGES)
+nav = st.navigation(PAGES, expanded=True)  # 13 pages: the default folds past 12 behind "View more"
 
 
 def _on_pick() -> None:

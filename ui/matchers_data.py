@@ -19,6 +19,7 @@ from scoring.estimate.matcher_quality import (
     recommendations,
 )
 from scoring.estimate.stored_matchers import run_matchers, save_run_matchers, stored_matcher_sample
+from scoring.store import database_url
 from ui import estimate_data, state
 
 
@@ -43,7 +44,8 @@ def report(run_id: int, threshold: float, matchers: tuple[str, ...]) -> Matchers
         figures = matcher_quality(sample, [*METRIC_COLUMNS, *matchers])
         return MatchersReport(figures, figures_table(figures), int(sample["reviewed"].sum()))
 
-    key = ("matchers", run_id, *estimate_data.revisions(), threshold, matchers)
+    # the database in the key: a server (or a test process) may open another database with a run of the same id
+    key = ("matchers", database_url(), run_id, *estimate_data.revisions(), threshold, matchers)
     return state.run_cache().get(key, compute)
 
 

@@ -20,6 +20,9 @@ on a machine pays a few seconds to compile.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numba
 import numpy as np
 import polars as pl
@@ -34,7 +37,17 @@ SPACE = np.zeros(max(map(ord, WHITESPACE)) + 1, dtype=np.bool_)
 SPACE[[ord(c) for c in WHITESPACE]] = True
 
 
-@numba.njit(cache=True, nogil=True)
+def compiled(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` compiled by numba, its machine code cached beside the module (or in numba's
+    user-wide cache) so later processes skip the compile; where neither is writable (a read-only
+    checkout run by another user) numba refuses to cache at all, and each process compiles anew."""
+    try:
+        return numba.njit(cache=True, nogil=True)(func)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return numba.njit(cache=False, nogil=True)(func)
+
+
+@compiled
 def _strip(
     data: np.ndarray, offsets: np.ndarray, space: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
@@ -64,7 +77,7 @@ def _strip(
     return out[:c], at
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def _golden(r: np.ndarray, first: np.ndarray, times: np.ndarray) -> None:  # pragma: no cover - compiled
     """Per order and position of the golden answer ``r``: whether its n-gram starts there first
     (``first``), and how often that n-gram occurs in ``r`` (``times``)."""
@@ -82,7 +95,7 @@ def _golden(r: np.ndarray, first: np.ndarray, times: np.ndarray) -> None:  # pra
                         first[j, n - 1] = False
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def _row(
     h: np.ndarray, r: np.ndarray, first: np.ndarray, times: np.ndarray, pos: np.ndarray, out: np.ndarray
 ) -> None:  # pragma: no cover - compiled
@@ -116,7 +129,7 @@ def _row(
         out[n - 1] = total
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def _inside(h: np.ndarray, r: np.ndarray) -> bool:  # pragma: no cover - compiled
     """Whether ``r`` occurs in ``h`` (``r`` not empty)."""
     rl = r.shape[0]
@@ -130,7 +143,7 @@ def _inside(h: np.ndarray, r: np.ndarray) -> bool:  # pragma: no cover - compile
     return False
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def _rows(
     hyp: np.ndarray,
     hyp_at: np.ndarray,
