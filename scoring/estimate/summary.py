@@ -41,20 +41,8 @@ COMPARISON_COLUMNS = (
     "needed",
 )
 
-#: Columns of :attr:`RunEstimate.by_language` (``raw_judge`` only when the run has judge labels).
-LANGUAGE_COLUMNS = (
-    "scope",
-    "rows",
-    "reviewed",
-    "raw_exact",
-    "raw_overlap",
-    "raw_judge",
-    "estimate",
-    "ci_low",
-    "ci_high",
-    "shown",
-    "needed",
-)
+#: Columns of :attr:`RunEstimate.by_language`: the comparison's without the adjudicated ones.
+LANGUAGE_COLUMNS = tuple(c for c in COMPARISON_COLUMNS if not c.startswith("adjudicated"))
 
 
 @dataclass(frozen=True)

@@ -98,14 +98,14 @@ def with_language(table: pl.DataFrame, fallback: str) -> pl.DataFrame:
 
 
 def _metrics(runs: Sequence[Run], language: str) -> tuple[MetricFigure, ...]:
+    parts = [(r, r.table.filter(groups_key(r.table) == language)) for r in runs]  # each run filtered once
     out = []
     for source in (s for s in SOURCES if s != ADJUDICATED):
-        column = verdict_column(source)
-        parts = [r.table.filter(groups_key(r.table) == language)[column] for r in runs if source in r.sources]
-        values = pl.concat([p for p in parts if p.len()]) if any(p.len() for p in parts) else None
-        if values is None:
+        values = [rows[verdict_column(source)] for r, rows in parts if source in r.sources and rows.height]
+        if not values:
             continue
-        n, correct = int(values.is_not_null().sum()), int(values.sum() or 0)
+        column = pl.concat(values)
+        n, correct = int(column.is_not_null().sum()), int(column.sum() or 0)
         low, high = wilson_interval(correct, n) if n else (None, None)
         out.append(MetricFigure(source, n, correct, correct / n if n else None, low, high))
     return tuple(out)
