@@ -20,7 +20,8 @@ and :mod:`scoring.store.blind_table`; the two reads a caller of these rules need
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import itertools
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -28,9 +29,16 @@ from sqlalchemy import Engine
 
 from scoring.core.verdict_rules import check_reviewer
 from scoring.store.blind_table import WHOLE_RUN, blind_scope_rows, set_blind_scope
-from scoring.store.claim_table import claims_on, held_by, live_claims, release_claims, reviewers_per_item, try_claim
+from scoring.store.claim_table import (
+    claims_on,
+    held_by,
+    judged_by,
+    live_claims,
+    release_claims,
+    reviewers_per_item,
+    try_claim,
+)
 from scoring.store.orm_tables import utcnow
-from scoring.store.verdict_log import current_verdicts
 
 __all__ = [
     "CLAIM_TTL",
@@ -57,6 +65,9 @@ __all__ = [
 VERDICTS_NEEDED = 2
 CLAIM_TTL = timedelta(minutes=10)
 WINDOW = 200  #: candidates read per query by :func:`claim_next` (the front of the queue suffices)
+#: The first window's size: the row a press is handed is nearly always among the queue's first
+#: few, and reading 200 items' verdicts and claims cost a key press 10 ms.
+FIRST_WINDOW = 16
 
 
 @dataclass(frozen=True)
@@ -156,6 +167,8 @@ def claim_next(
     rule: ClaimRule = DOUBLE_BLIND,
     skipped: Collection[str] = (),
     keep: Collection[str] | None = None,
+    distinct: bool = False,
+    member: Callable[[str], bool] | None = None,
 ) -> str | None:
     """The item the reviewer reviews next (claimed for them), or None when no item of
     ``candidates`` (the scope's keys in queue order) is what ``rule`` wants and free.
@@ -165,19 +178,26 @@ def claim_next(
     front, as on a newly chosen scope); ``skipped`` (the reviewer's skipped items) come last, and
     once another item is theirs their other claims among the candidates are let go, so a skipped
     row goes back to the pool at once. The candidates are read :data:`WINDOW` at a time from the
-    front, so a call costs the same at 300 and at 300,000 items while the front of the queue has
-    work.
+    front (:data:`FIRST_WINDOW` first), so a call costs the same at 300 and at 300,000 items while
+    the front of the queue has work. ``distinct``: the candidates are already distinct strings
+    (the queue's index, sliced a window at a time, never copied whole); ``member``: whether a key
+    is a candidate (its index answers without a set of 30,000 keys).
     """
     name = check_reviewer(reviewer)
-    keys = list(dict.fromkeys(str(k) for k in candidates))
+    keys = candidates if distinct else list(dict.fromkeys(str(k) for k in candidates))
     later = {str(k) for k in skipped}
     if later:
         keys = [k for k in keys if k not in later] + [k for k in keys if k in later]
     now = utcnow()
-    mine = set(keys) & held_by(engine, name, now)
-    first = mine if keep is None else set(keys) & {str(k) for k in keep}
+    held = held_by(engine, name, now)
+    wanted = held if keep is None else {str(k) for k in keep}
+    if member is None or later:
+        member = (set(keys) if held or wanted else set()).__contains__
+    mine = {k for k in held if member(k)}
+    first = mine if keep is None else {k for k in wanted if member(k)}
     windows = [[k for k in keys if k in first and k not in later]] if first - later else []
-    windows += [keys[i : i + WINDOW] for i in range(0, len(keys), WINDOW)]
+    starts = [0, *range(FIRST_WINDOW, len(keys), WINDOW)]
+    windows = itertools.chain(windows, (list(keys[a:b]) for a, b in zip(starts, [*starts[1:], len(keys)]) if a < b))
     for window in windows:
         found = _first_open(engine, run_id, name, window, now, ttl, rule)
         if found is not None:
@@ -200,13 +220,10 @@ def _first_open(
 
     An item the reviewer holds for more than half the TTL yet is served without a write (a rerun
     after every press need not wait for a busy database's write lock to show the same row)."""
-    current = current_verdicts(engine, window)
-    judged_by: dict[str, set[str]] = {}
-    for key, who in zip(current["item_key"], current["reviewer"]):
-        judged_by.setdefault(str(key), set()).add(str(who))
+    judged = judged_by(engine, window)
     held = claims_on(engine, window)
     for key in window:
-        done = judged_by.get(key, set())
+        done = judged.get(key, set())
         if name in done or not rule.wants(len(done)):
             continue
         holder = held.get(key)

@@ -6,6 +6,7 @@ own marks, not to the run's size.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -151,6 +152,45 @@ class QueueScope:
     def __len__(self) -> int:
         return len(self.row_idx)
 
+    @functools.cached_property
+    def domain_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the scope's domains sorted, each row's index into them): a press counts its progress
+        with one ``bincount`` instead of a pandas group-by (20 ms a press at 100k rows)."""
+        names, codes = np.unique(self.domains.astype(str), return_inverse=True)
+        return names.astype(object), codes.reshape(-1)
+
+    @functools.cached_property
+    def first_of_item(self) -> np.ndarray:
+        """True at each item's first position: the candidates a claim tries, each item once."""
+        first = np.zeros(len(self), dtype=bool)
+        first[[places[0] for places in self.positions.values()]] = True
+        return first
+
+    def mask(self, item_keys: Iterable[str]) -> np.ndarray:
+        """True at every position of ``item_keys`` in the scope, looked up key by key: a press
+        costs work in proportion to the marks it reads, not to the scope's size."""
+        hit = np.zeros(len(self), dtype=bool)
+        places = [p for key in item_keys for p in self.positions.get(key, ())]
+        hit[places] = True
+        return hit
+
+    def progress_table(self, done: np.ndarray) -> pd.DataFrame:
+        """:func:`_progress_table` of this scope, counted on :attr:`domain_codes`."""
+        names, codes = self.domain_codes
+        n = np.bincount(codes, minlength=len(names)).astype("int64")
+        reviewed = np.bincount(codes, weights=done, minlength=len(names)).astype("int64")
+        table = pd.DataFrame(
+            {
+                "domain": [*names.tolist(), COMBINED],
+                "n": [*n.tolist(), len(self)],
+                "reviewed": [*reviewed.tolist(), int(done.sum())],
+            }
+        )
+        table["n"] = table["n"].astype("int64")
+        table["reviewed"] = table["reviewed"].astype("int64")
+        table["remaining"] = table["n"] - table["reviewed"]
+        return table
+
 
 def queue_scope(
     scored: pd.DataFrame,
@@ -176,9 +216,9 @@ def next_in_queue(scope: QueueScope, engine: Engine, reviewer: str | None) -> in
     """
     name = reviewer.strip() if isinstance(reviewer, str) else ""
     if not len(scope) or not name:
-        return _next(scope, set(), set())
+        return next_unmarked(scope, set(), set())
     marked, skipped = reviewer_state(engine, name, None)
-    return _next(scope, set(marked), set(skipped))
+    return next_unmarked(scope, set(marked), set(skipped))
 
 
 def claim_in_queue(
@@ -189,6 +229,7 @@ def claim_in_queue(
     rule: ClaimRule = SPLIT,
     counts: Mapping[str, int] | None = None,
     keep: Collection[str] | None = None,
+    state: tuple[Collection[str], Collection[str]] | None = None,
 ) -> int | None:
     """row_idx of the row claimed for ``reviewer`` next (see :mod:`scoring.review.claim_rules`): the
     first in queue order that ``rule`` wants, without their verdict and held by nobody else,
@@ -200,12 +241,27 @@ def claim_in_queue(
     over the rows the rule no longer wants; each try still re-checks on fresh data. ``keep``:
     the rows to serve first if still open (default: every row the reviewer holds; ``[]`` on a
     scope just chosen, so it starts at its front), as for :func:`~scoring.review.claim_rules.claim_next`.
+    ``state``: the reviewer's (marked, skipped) keys when the caller has just read them.
     """
-    marked, skipped = reviewer_state(engine, reviewer, None)
+    marked, skipped = reviewer_state(engine, reviewer, None) if state is None else state
     counts = reviewers_per_item(engine) if counts is None else counts
-    given = pd.Series(scope.item_keys, dtype=object).map(counts).fillna(0).to_numpy()
-    wanted = (given >= rule.least) & (given < rule.needed) & ~isin(scope.item_keys, marked)
-    key = claim_next(engine, run_id, reviewer, scope.item_keys[wanted], rule=rule, skipped=set(skipped), keep=keep)
+    given = np.zeros(len(scope), dtype=np.int64)
+    for key, n in counts.items():  # the items with a verdict, not every row of the scope
+        given[scope.positions.get(key, [])] = n
+    wanted = (given >= rule.least) & (given < rule.needed) & ~scope.mask(marked) & scope.first_of_item
+    candidates = scope.item_keys[wanted]
+    places = scope.positions
+    key = claim_next(
+        engine,
+        run_id,
+        reviewer,
+        candidates,
+        rule=rule,
+        skipped=set(skipped),
+        keep=keep,
+        distinct=True,
+        member=lambda k: k in places and bool(wanted[places[k][0]]),
+    )
     return int(scope.row_idx[scope.positions[key][0]]) if key is not None else None
 
 
@@ -227,7 +283,7 @@ def resume(seen: Hashable | None, here: Hashable, on_screen: str | None) -> tupl
 def team_progress(scope: QueueScope, counts: Mapping[str, int]) -> pd.DataFrame:
     """The table of :func:`scope_progress` counting every reviewer's verdicts, from
     :func:`~scoring.review.claim_rules.reviewers_per_item` (read once per press for the claim as well)."""
-    return _progress_table(scope.domains, _done(scope, (k for k, n in counts.items() if n)))
+    return scope.progress_table(scope.mask(k for k, n in counts.items() if n))
 
 
 def hold(engine: Engine, run_id: int, reviewer: str, item_key: str, rule: ClaimRule = SPLIT) -> bool:
@@ -236,7 +292,8 @@ def hold(engine: Engine, run_id: int, reviewer: str, item_key: str, rule: ClaimR
     return claim_next(engine, run_id, reviewer, [item_key], rule=rule) is not None
 
 
-def _next(scope: QueueScope, marked: set[str], skipped: set[str]) -> int | None:
+def next_unmarked(scope: QueueScope, marked: set[str], skipped: set[str]) -> int | None:
+    """row_idx of the scope's first row without a verdict in ``marked``, the skipped ones last."""
     first_skipped = None
     for pos, key in enumerate(scope.item_keys):
         if key in marked:
@@ -246,14 +303,6 @@ def _next(scope: QueueScope, marked: set[str], skipped: set[str]) -> int | None:
         else:
             return int(scope.row_idx[pos])
     return int(scope.row_idx[first_skipped]) if first_skipped is not None else None
-
-
-def _done(scope: QueueScope, marked: Iterable[str]) -> np.ndarray:
-    done = np.zeros(len(scope), dtype=bool)
-    for key in marked:
-        for pos in scope.positions.get(key, ()):
-            done[pos] = True
-    return done
 
 
 def unreviewed_in(table: VerdictTable, bucket: str = "overlap_only") -> int:
@@ -272,7 +321,7 @@ def queue_position(scope: QueueScope, engine: Engine, reviewer: str | None) -> t
     if not name:
         return next_in_queue(scope, engine, None), scope_progress(scope, engine, None)
     marked, skipped = reviewer_state(engine, name, None)
-    return _next(scope, set(marked), set(skipped)), _progress_table(scope.domains, _done(scope, marked))
+    return next_unmarked(scope, set(marked), set(skipped)), scope.progress_table(scope.mask(marked))
 
 
 def scope_progress(scope: QueueScope, engine: Engine, reviewer: str | None = None) -> pd.DataFrame:
@@ -280,4 +329,4 @@ def scope_progress(scope: QueueScope, engine: Engine, reviewer: str | None = Non
     name = reviewer.strip() if isinstance(reviewer, str) and reviewer.strip() else None
     events = read_events(engine, None, reviewer=name, actions=("mark", "undo"), columns=STATE_COLUMNS)
     marked = current_marks(events)["item_key"] if not events.empty else ()
-    return _progress_table(scope.domains, _done(scope, marked))
+    return scope.progress_table(scope.mask(marked))

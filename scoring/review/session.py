@@ -32,11 +32,19 @@ from scoring.core.errors import NotSaved
 from scoring.review.blind import BlindRows, blind_rows
 from scoring.review.claim_rules import SPLIT, BlindSpec, ClaimRule, blind_scopes, covers, release, rule_for, set_blind
 from scoring.review.loop import Feedback, ReviewLoop, Screen
-from scoring.review.queue import QueueScope, claim_in_queue, hold, queue_position, resume, team_progress
+from scoring.review.queue import (
+    QueueScope,
+    claim_in_queue,
+    hold,
+    next_unmarked,
+    queue_position,
+    resume,
+    team_progress,
+)
 from scoring.store.audit import AUDIT, audit_keys
 from scoring.store.claim_table import reviewers_per_item
 from scoring.store.engine import DatabaseError
-from scoring.store.verdict_log import current_verdicts
+from scoring.store.verdict_log import reviewer_state, verdict_in_force
 
 
 class Shown(Enum):
@@ -113,6 +121,8 @@ class ScopeProgress:
     mine_done: int
     total: int
     team: bool
+    #: The reviewer's (marked, skipped) item keys, read once per press for the claim as well.
+    state: tuple[Collection[str], Collection[str]] | None = None
 
     @property
     def done(self) -> int:
@@ -201,13 +211,16 @@ class ReviewSession:
 
     def progress(self, engine: Engine, scope: QueueScope, reviewer: str, mode: ReviewMode) -> ScopeProgress:
         """How far ``scope`` is reviewed (raises the database's error when it cannot be reached)."""
-        first, table = queue_position(scope, engine, reviewer)
-        mine_done, total = int(table.iloc[-1]["reviewed"]), int(table.iloc[-1]["n"])
-        counts = reviewers_per_item(engine) if reviewer else {}
-        team = bool(reviewer) and mode.rule == SPLIT  # the team splits the scope: everyone's marks
-        if team:
-            table = team_progress(scope, counts)
-        return ScopeProgress(first, table, counts, mine_done, total, team)
+        if not reviewer:
+            first, table = queue_position(scope, engine, reviewer)
+            return ScopeProgress(first, table, {}, int(table.iloc[-1]["reviewed"]), len(scope), False)
+        marked, skipped = reviewer_state(engine, reviewer, None)
+        first = next_unmarked(scope, set(marked), set(skipped))
+        mine = scope.mask(marked)
+        counts = reviewers_per_item(engine)
+        team = mode.rule == SPLIT  # the team splits the scope: everyone's marks
+        table = team_progress(scope, counts) if team else scope.progress_table(mine)
+        return ScopeProgress(first, table, counts, int(mine.sum()), len(scope), team, (marked, skipped))
 
     def next_row(
         self,
@@ -235,7 +248,7 @@ class ReviewSession:
         first, busy = progress.first, False
         if reviewer:
             try:
-                first = self._claim(engine, scored, scope, reviewer, mode, progress.counts)
+                first = self._claim(engine, scored, scope, reviewer, mode, progress.counts, progress.state)
             except NotSaved:
                 busy = True
                 first = loop.opened if loop.opened is not None else loop.screen.row_idx if loop.screen else None
@@ -259,6 +272,7 @@ class ReviewSession:
         reviewer: str,
         mode: ReviewMode,
         counts: Mapping[str, int],
+        state: tuple[Collection[str], Collection[str]] | None = None,
     ) -> int | None:
         loop = self.loop
         if loop.opened is not None:  # shown on purpose: held while on screen, whatever the order
@@ -268,7 +282,7 @@ class ReviewSession:
         keep, let_go = resume(self.claimed_in, here, loop.screen.item_key if loop.screen is not None else None)
         self.claimed_in = here
         release(engine, reviewer, let_go)
-        return claim_in_queue(scope, engine, self.run_id, reviewer, mode.rule, counts, keep)
+        return claim_in_queue(scope, engine, self.run_id, reviewer, mode.rule, counts, keep, state)
 
     def offline_screen(self) -> Screen | None:
         """The database cannot be reached: the row that was on screen stays (presses on it say
@@ -278,12 +292,11 @@ class ReviewSession:
 
     def given(self, engine: Engine, reviewer: str, item_key: str) -> GivenVerdict | None:
         """The reviewer's verdict in force on ``item_key``, if any (for the card)."""
-        mine = current_verdicts(engine, [item_key], reviewer=reviewer)
-        if not len(mine):
+        found = verdict_in_force(engine, reviewer, item_key)
+        if found is None:
             return None
-        row = mine.iloc[0]
-        other = None if pd.isna(row["run_id"]) or int(row["run_id"]) == self.run_id else int(row["run_id"])
-        return GivenVerdict(str(row["verdict"]), other)
+        verdict, run_id = found
+        return GivenVerdict(verdict, None if run_id is None or int(run_id) == self.run_id else int(run_id))
 
     # ------------------------------------------------------------------ actions
 

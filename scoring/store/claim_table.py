@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Collection
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, exists, func, select, update
+from sqlalchemy import Engine, bindparam, exists, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DBAPIError
@@ -30,15 +30,24 @@ def _upsert(dialect: str):
     return pg_insert if dialect == "postgresql" else sqlite_insert
 
 
-def _in_force(item_key: str, reviewer: str):
-    """SQL: ``reviewer`` has a mark on ``item_key`` that no undo retracted (a verdict in force)."""
-    mark, undo = aliased(VerdictEvent), aliased(VerdictEvent)
-    return exists().where(
-        mark.item_key == item_key,
-        mark.reviewer == reviewer,
-        mark.action == "mark",
-        ~exists().where(undo.undoes == mark.id),
+_MARK, _UNDO = aliased(VerdictEvent), aliased(VerdictEvent)
+_NOT_UNDONE = ~exists().where(_UNDO.undoes == _MARK.id)
+#: SQL: reviewer ``who`` has a mark on item ``key`` that no undo retracted (a verdict in force).
+#: The statements are built once, with bound parameters: building them per claim cost more
+#: than running them.
+_IN_FORCE = select(
+    exists().where(
+        _MARK.item_key == bindparam("key"),
+        _MARK.reviewer == bindparam("who"),
+        _MARK.action == "mark",
+        _NOT_UNDONE,
     )
+)
+#: SQL: how many reviewers have a verdict in force on item ``key``.
+_JUDGES = select(func.count(func.distinct(_MARK.reviewer))).where(
+    _MARK.item_key == bindparam("key"), _MARK.action == "mark", _NOT_UNDONE
+)
+_HOLDER = select(Claim.reviewer, Claim.expires_at).where(Claim.item_key == bindparam("key")).with_for_update()
 
 
 def aware(stamp: datetime) -> datetime:
@@ -60,6 +69,21 @@ def reviewers_per_item(engine: Engine) -> dict[str, int]:
     return dict(Counter(str(key) for key, _ in pairs))
 
 
+def judged_by(engine: Engine, item_keys: Collection[str]) -> dict[str, set[str]]:
+    """Item key -> the reviewers with a verdict in force on it, for ``item_keys`` (one query;
+    what a claim's window checks before it tries its items)."""
+    if not item_keys:
+        return {}
+    stmt = select(_MARK.item_key, _MARK.reviewer).where(
+        _MARK.item_key.in_(list(item_keys)), _MARK.action == "mark", _NOT_UNDONE
+    )
+    found: dict[str, set[str]] = {}
+    with engine.connect() as conn:
+        for key, who in conn.execute(stmt).all():
+            found.setdefault(str(key), set()).add(str(who))
+    return found
+
+
 def try_claim(
     engine: Engine,
     item_key: str,
@@ -78,13 +102,9 @@ def try_claim(
     it, and when none of them is ``reviewer``. A busy or unreachable database raises
     :class:`~scoring.core.errors.NotSaved`, as for a mark.
     """
-    mark, undo = aliased(VerdictEvent), aliased(VerdictEvent)
-    judges = select(func.count(func.distinct(mark.reviewer))).where(
-        mark.item_key == item_key, mark.action == "mark", ~exists().where(undo.undoes == mark.id)
-    )
     free = {"item_key": item_key, "run_id": run_id, "reviewer": "", "expires_at": now - ttl}
     try:
-        return _take(engine, item_key, run_id, reviewer, now, ttl, judges, free, wants)
+        return _take(engine, item_key, run_id, reviewer, now, ttl, free, wants)
     except DBAPIError as exc:  # busy beyond ACTION_BUSY_MS, or unreachable: as for a mark
         raise not_saved_error(exc) from exc
 
@@ -96,20 +116,17 @@ def _take(
     reviewer: str,
     now: datetime,
     ttl: timedelta,
-    judges,
     free: dict,
     wants: Callable[[int], bool],
 ) -> bool:
     with action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
         conn.execute(_upsert(engine.dialect.name)(Claim).values(**free).on_conflict_do_nothing())
-        holder, expires = conn.execute(
-            select(Claim.reviewer, Claim.expires_at).where(Claim.item_key == item_key).with_for_update()
-        ).one()
+        holder, expires = conn.execute(_HOLDER, {"key": item_key}).one()
         held_by_other = holder not in ("", reviewer) and aware(expires) >= now
-        if held_by_other and not conn.execute(select(_in_force(item_key, holder))).scalar():
+        if held_by_other and not conn.execute(_IN_FORCE, {"key": item_key, "who": holder}).scalar():
             return False
-        unwanted = not wants(conn.execute(judges).scalar_one())
-        if unwanted or conn.execute(select(_in_force(item_key, reviewer))).scalar():
+        unwanted = not wants(conn.execute(_JUDGES, {"key": item_key}).scalar_one())
+        if unwanted or conn.execute(_IN_FORCE, {"key": item_key, "who": reviewer}).scalar():
             return False
         conn.execute(
             update(Claim)
