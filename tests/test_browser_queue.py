@@ -203,6 +203,20 @@ def test_fast_presses_each_mark_the_row_seen_once(server: AppServer, page: Page)
     assert len(events_of(server.db_url, "fastfingers")) == before + 6
     assert "not applied" not in page.locator(MAIN).inner_text()
 
+    # The per-domain progress is drawn only while its expander is open; it stays open across a press.
+    table = page.locator(f"{MAIN} [data-testid='stExpander'] [data-testid='stDataFrame']")
+    assert table.count() == 0
+    page.locator(f"{MAIN} [data-testid='stExpander'] summary", has_text="Progress per domain").click()
+    expect(table).to_be_visible(timeout=TIMEOUT_MS)
+    settle(page)
+    focus_page(page)
+    row = shown_row(page)
+    page.keyboard.press("y")
+    expect(page.locator(MAIN)).to_contain_text(f"Row {order[order.index(row) + 1]} of the run")
+    settle(page)
+    expect(table).to_be_visible(timeout=TIMEOUT_MS)
+    assert len(events_of(server.db_url, "fastfingers")) == before + 7
+
 
 def stored_after(db_url: str, reviewer: str, count: int, page: Page, timeout_ms: int = 20_000) -> list:
     """The reviewer's events once ``count`` are stored (or the timeout passed), the page settled."""

@@ -418,8 +418,10 @@ def queue_view() -> None:
         return
     _card(row, turn.screen.number, lines)
     _keyboard()
-    with st.expander("Progress per domain"):
-        st.dataframe(prog.table, hide_index=True)
+    # Drawn only while open: a closed expander's table was redrawn by the browser on every press.
+    per_domain = st.expander("Progress per domain", key="q_progress_open", on_change="rerun")
+    if per_domain.open:
+        per_domain.dataframe(prog.table, hide_index=True)
 
 
 def my_verdicts_view() -> None:
