@@ -16,7 +16,7 @@ from scoring.core.loader import (
     mapping_text,
     suggest_columns,
 )
-from ui import run_choice, state
+from ui import run_choice, state, uploads
 from ui.display import alert, md_escape
 
 st.title("Upload a model run")
@@ -32,7 +32,7 @@ choose = st.toggle(
     "Choose which field is which, even when the names match (another metadata field as the domain, say)",
     key="map_always",
 )
-files = st.file_uploader("Responses files", type=UPLOAD_TYPES, accept_multiple_files=True, key="uploads")
+files = uploads.uploaded_files("Responses files", UPLOAD_TYPES, key="uploads")
 #: What the mapping form asks for: (canonical name, label, required).
 MAPPED = (
     ("answer", "Golden answer", True),
@@ -228,6 +228,7 @@ if newest is not None:
     waiting = [item for item in current if item["run_id"] is None]  # refused, or a mapping to ask for
     if any(item.get("ask") or any(kind == "error" for kind, _ in item["messages"]) for item in waiting):
         st.rerun()
+    uploads.let_go("uploads", files)  # saved: the server need not hold the files' bytes any longer
     st.switch_page("views/overview.py")
 
 run = run_choice.selected_run()
