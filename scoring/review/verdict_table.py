@@ -5,10 +5,11 @@ source under :func:`scoring.review.final_verdicts`' rule.
 
 Export (every format), the estimate, compare, the pages and the CLI read this table instead of
 assembling their own, so they cannot drift apart. It is built in polars: rows nobody reviewed
-(nearly all of a large run) get their verdict once per (bucket, judge label) pair and joined back;
-the reviewed rows go through the rule as they are. :func:`verdict_table` keeps the newest builds
-per (database, run, verdict revision, judge revision, judge switch), so a command or a page that
-asks twice builds once.
+(nearly all of a large run) get their verdict once per (bucket, judge label) pair; the reviewed
+rows go through the rule as they are. Each row holds which of those outcomes is its own, so the
+verdict columns of a million rows are not a million strings each until a reader asks for them.
+:func:`verdict_table` keeps the newest builds per (database, run, verdict revision, judge
+revision, judge switch), so a command or a page that asks twice builds once.
 """
 
 from __future__ import annotations
@@ -46,8 +47,12 @@ class VerdictTable:
     info: RunInfo
     #: Each row's ``item_key`` and ``bucket``, in upload order: what the rule and the counts read.
     keys: pl.DataFrame
-    #: Per row of ``rows``, the columns of :data:`VERDICT_COLUMNS`.
-    verdicts: pl.DataFrame
+    #: The columns of :data:`VERDICT_COLUMNS` once per outcome of the rule: each (bucket, judge
+    #: label) pair of the rows nobody reviewed, then each reviewed row (:attr:`verdicts` per row).
+    values: pl.DataFrame
+    #: Per row of ``keys``, its row of ``values`` (a million rows' ten text columns, mostly one
+    #: value, held as 4 bytes a row rather than 170 MB of strings).
+    pick: pl.Series
     #: Every reviewer's current verdict on the run's rows (:func:`scoring.review.current_verdicts`).
     current: pd.DataFrame
     #: The adjudicators' decisions in force, indexed by item key.
@@ -68,6 +73,12 @@ class VerdictTable:
         so they do not hold a second copy of a million rows (260 MB); an export does."""
         return self.loaded if self.loaded is not None else pl.from_pandas(self.scored)
 
+    @cached_property
+    def verdicts(self) -> pl.DataFrame:
+        """Per row of ``rows``, the columns of :data:`VERDICT_COLUMNS` (built on first use: the
+        export writes them; the pages' frames take theirs from :attr:`values` directly)."""
+        return self.values.select(pl.all().gather(self.pick))
+
     @property
     def judged(self) -> bool:
         """Whether any row has a judge label (without one, readers show no judge column)."""
@@ -84,9 +95,10 @@ class VerdictTable:
         returns them (``judge_label`` only when the run has judge labels); for the estimate and the
         pages' summaries, which are written in pandas."""
         out = (self.rows.to_pandas() if self.scored is None else self.scored).copy(deep=False)
-        verdicts = self.verdicts if self.judged else self.verdicts.drop("judge_label")
-        for col, values in verdicts.to_pandas().items():
-            out[col] = values.set_axis(out.index)
+        values = self.values if self.judged else self.values.drop("judge_label")
+        pick = self.pick.to_numpy()
+        for col, column in values.to_pandas().items():  # each outcome converted once, then taken per row
+            out[col] = column.take(pick).set_axis(out.index)
         return out
 
 
@@ -118,18 +130,19 @@ def build(
         found = RunLabels({}, judge_choice.get_choice(engine, run_id))
     else:
         found = judge_choice.run_labels(engine, run_id, keys)
-    verdicts = _verdict_columns(keyed, summary, decisions, found.labels, judge_settles)
-    return VerdictTable(info, keyed, verdicts, current, decisions, found, engine, judge_settles, scored, rows)
+    values, pick = _verdict_values(keyed, summary, decisions, found.labels, judge_settles)
+    return VerdictTable(info, keyed, values, pick, current, decisions, found, engine, judge_settles, scored, rows)
 
 
-def _verdict_columns(
+def _verdict_values(
     keyed: pl.DataFrame, summary: pd.DataFrame, decisions: pd.DataFrame, labels: Mapping[str, str], settles: bool
-) -> pl.DataFrame:
-    """:data:`VERDICT_COLUMNS` per row of ``keyed`` (item_key, bucket) under the rule.
+) -> tuple[pl.DataFrame, pl.Series]:
+    """:data:`VERDICT_COLUMNS` per outcome of the rule, and per row of ``keyed`` (item_key, bucket)
+    which outcome is its (:attr:`VerdictTable.values`, :attr:`VerdictTable.pick`).
 
     The rule is not restated here: every row nobody reviewed has a final verdict that depends only
-    on its bucket and judge label, so :func:`final_verdicts` runs once per distinct pair and the
-    result is joined back; the reviewed rows go through it as they are."""
+    on its bucket and judge label, so :func:`final_verdicts` runs once per distinct pair; the
+    reviewed rows go through it as they are, one outcome each."""
     label = keyed["item_key"].replace_strict(dict(labels), default="", return_dtype=pl.String) if labels else None
     keyed = keyed.with_columns(_label=label if label is not None else pl.lit("", dtype=pl.String))
     touched = [*summary.index.astype(str), *decisions.index.astype(str)]
@@ -145,17 +158,19 @@ def _verdict_columns(
         decisions.iloc[:0],
     )
     ruled_pl = pl.from_pandas(ruled[["bucket", "_label", *text]].astype(str))
-    out = keyed.join(ruled_pl, on=["bucket", "_label"], how="left", maintain_order="left").select(text)
-    out = out.with_columns(pl.lit(None, dtype=pl.Datetime("us", "UTC")).alias("reviewed_at"))
+    outcomes = ruled_pl.select("bucket", "_label").with_row_index("_pick")
+    pick = keyed.join(outcomes, on=["bucket", "_label"], how="left", maintain_order="left")["_pick"]
+    values = ruled_pl.select(text).with_columns(pl.lit(None, dtype=pl.Datetime("us", "UTC")).alias("reviewed_at"))
     where = reviewed.arg_true()
     if not where.is_empty():  # the reviewed rows (a few), through the rule as they are
         part = final_verdicts(keyed.filter(reviewed).to_pandas(), summary, labels, settles, decisions)
         stamps = pl.Series(pd.to_datetime(part["reviewed_at"], utc=True)).cast(pl.Datetime("us", "UTC"))
-        out = out.with_columns(
-            *(out[col].scatter(where, pl.Series(part[col].astype(str).tolist(), dtype=pl.String)) for col in text),
-            out["reviewed_at"].scatter(where, stamps),
-        )
-    return out.select(VERDICT_COLUMNS)
+        own = pl.DataFrame({col: pl.Series(part[col].astype(str).tolist(), dtype=pl.String) for col in text})
+        own = own.with_columns(stamps.alias("reviewed_at"))
+        first = values.height
+        values = pl.concat([values, own])
+        pick = pick.scatter(where, pl.int_range(first, first + len(where), dtype=pick.dtype, eager=True))
+    return values.select(VERDICT_COLUMNS), pick
 
 
 def revisions(engine: Engine) -> tuple[int, int]:
