@@ -234,11 +234,10 @@ def _open(row_idx: int) -> None:
     st.session_state["q_view"] = "Queue"
 
 
-def _show_feedback(items: list | None = None) -> None:
-    """The messages since the last run (``items``, taken already, or taken now), each shown once,
-    in one container (see :func:`_card`)."""
+def _show_feedback() -> None:
+    """The messages since the last run, each shown once, in one container (see :func:`_card`)."""
     box = st.container()
-    for item in session.take_feedback() if items is None else items:
+    for item in session.take_feedback():
         with box:
             alert(ALERTS.get(item.kind, "info"), item.text)
 
@@ -274,9 +273,12 @@ def _finished(scope: review.QueueScope) -> None:
         )
 
 
-def _card_lines(row: pd.Series, offline: bool = False) -> list[str]:
-    """The plain-text lines above the row (its place, the metrics' verdicts, the judge's
-    suggestion, your verdict), read from the database before anything of the fragment is drawn."""
+def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
+    """The row on ``screen`` and its buttons. The row's block carries the screen a key press names
+    (:func:`ui.keys.row_marker`); everything is read from the database before anything is drawn,
+    and the lines above the row (its number among them) sit in the row's own block, so the redraw
+    from one row to the next is one replacement: the number a reviewer reads and the row a key
+    press names change together, never a moment without a row."""
     language = f"   Language: {row['language']}" if row.get("language") else ""  # text, escaped by show_row
     place = f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}{language}"
     row_blind = blind_view.hides(row["item_key"])
@@ -293,18 +295,6 @@ def _card_lines(row: pd.Series, offline: bool = False) -> list[str]:
             "" if given.other_run is None else (f" (marked in run #{given.other_run}, which holds the identical row)")
         )
         lines.append(f"Your current verdict: {given.verdict}{where}. Marking the row again replaces it.")
-    return lines
-
-
-def _card(row: pd.Series, screen: int, lines: list[str]) -> None:
-    """The row on ``screen`` and its buttons. The row's block carries the screen a key press names
-    (:func:`ui.keys.row_marker`); everything is read from the database before anything is drawn
-    (:func:`_card_lines`, called before the fragment draws its first element, so the browser gets
-    the fragment's elements together and redraws once), and the lines above the row (its number
-    among them) sit in the row's own block, so the redraw from one row to the next is one
-    replacement: the number a reviewer reads and the row a key press names change together, never
-    a moment without a row."""
-    row_blind = blind_view.hides(row["item_key"])
     show_row(row, plain=row_blind, data=keys.row_marker(run.id, screen, str(row["item_key"])), lines=lines)
     # The buttons come right after the row, the reason and note beside them: one line, so all of it
     # is visible unscrolled on a 1280x720 window (the fields' labels are their placeholders).
@@ -342,8 +332,7 @@ def _offline() -> None:
     _show_feedback()
     screen = session.offline_screen()
     if screen is not None:
-        row = frame.iloc[screen.row_idx]
-        _card(row, screen.number, _card_lines(row, offline=True))
+        _card(frame.iloc[screen.row_idx], screen.number, offline=True)
     _keyboard()
 
 
@@ -381,20 +370,16 @@ def queue_view() -> None:
     st.session_state["db_unreachable"] = False
     done, total = prog.done, prog.total
     who = "anyone: the team shares this scope" if prog.team else "you" if reviewer else "anyone"
-    progress_text = f"Reviewed {done} of {total} in this scope (rows marked by {who}) · {MODE_LINE}"
-    feedback = session.take_feedback()
+    st.progress(
+        done / total if total else 1.0,
+        text=f"Reviewed {done} of {total} in this scope (rows marked by {who}) · {MODE_LINE}",
+    )
+    _show_feedback()
     try:
         turn = session.next_row(engine, frame, scope, reviewer, review_mode, prog)
-        row = frame.iloc[turn.screen.row_idx] if turn.screen is not None else None
-        lines = _card_lines(row) if row is not None else []
     except store.DatabaseError:
-        st.progress(done / total if total else 1.0, text=progress_text)
-        _show_feedback(feedback)
         _offline()
         return
-    # Everything is read: now draw, so the fragment's elements reach the browser together.
-    st.progress(done / total if total else 1.0, text=progress_text)
-    _show_feedback(feedback)
     if turn.shown is Shown.HELD_OFF:  # the row the old mode held is let go
         st.info("The review mode changed: no row is held for you until you start reviewing in it.")
         st.button("Start reviewing", key="q_start", type="primary", on_click=session.start_reviewing)
@@ -416,7 +401,7 @@ def queue_view() -> None:
     if turn.screen is None:
         _keyboard()
         return
-    _card(row, turn.screen.number, lines)
+    _card(frame.iloc[turn.screen.row_idx], turn.screen.number)
     _keyboard()
     # Drawn only while open: a closed expander's table was redrawn by the browser on every press.
     per_domain = st.expander("Progress per domain", key="q_progress_open", on_change="rerun")
