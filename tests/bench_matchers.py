@@ -35,7 +35,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from bench_goals import goal  # noqa: E402
 from bench_scoring import check_child, generate_csv, run_child  # noqa: E402
 
-from scoring.match import MATCHER_COLUMNS, MATCHERS, match_row, score_matchers  # noqa: E402
+from scoring.match import MATCHER_COLUMNS, MATCHERS  # noqa: E402
+from scoring.match.scorers import match_row, score_matchers  # noqa: E402
 
 GOAL_RATIO = 2.0
 ALL = ",".join(MATCHERS)

@@ -10,28 +10,21 @@ import pytest
 
 from scoring.core.errors import InputError
 from scoring.core.protocols import exact_substring, word_overlap
-from scoring.match import (
-    CHRF_PARAMS,
-    MATCHERS,
-    chrf_correct,
-    chrf_score,
-    match_row,
-    norm_exact,
-    normalize_answer,
-    parse_matchers,
-    stem_overlap,
-    stemmed,
-    stemming_by_language,
-)
+from scoring.match import CHRF_PARAMS, MATCHERS, parse_matchers, stemmed, stemming_by_language
+from scoring.match.chrf import chrf_correct, chrf_score
+from scoring.match.languages import algorithm
 from scoring.match.norm_exact import (
     casefold,
     collapse_whitespace,
     fold_nukta,
     nfc,
+    norm_exact,
+    normalize_answer,
     remove_invisible,
     strip_edge_punctuation,
 )
-from scoring.match.stem_overlap import algorithm, stem_words
+from scoring.match.scorers import match_row
+from scoring.match.stem_overlap import stem_overlap, stem_words
 
 ZWJ, ZWNJ, SOFT_HYPHEN, NUKTA = "\u200d", "\u200c", "\u00ad", "\u093c"
 

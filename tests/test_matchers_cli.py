@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring.cli import main
-from scoring.match import MATCHER_COLUMNS, match_row
+from scoring.match import MATCHER_COLUMNS
+from scoring.match.scorers import match_row
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = "norm_exact,stem_overlap,chrf"

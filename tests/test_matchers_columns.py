@@ -15,18 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring.core.protocols import word_overlap
-from scoring.match import (
-    chrf_column,
-    chrf_correct,
-    norm_exact,
-    norm_exact_column,
-    score_matchers,
-    stem_overlap,
-    stem_overlap_column,
-)
-from scoring.match.chrf import chrf_score, counts, f_score, golden_ngrams
-from scoring.match.chrf_count import strip_whitespace
-from scoring.match.norm_exact import column_patterns
+from scoring.match.chrf import chrf_column, chrf_correct, chrf_score, counts, golden_ngrams
+from scoring.match.chrf_count import f_score, strip_whitespace
+from scoring.match.norm_exact import column_patterns, norm_exact, norm_exact_column
+from scoring.match.scorers import score_matchers
+from scoring.match.stem_overlap import stem_overlap, stem_overlap_column
 
 chrf_module = importlib.import_module("scoring.match.chrf")
 

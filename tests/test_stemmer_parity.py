@@ -21,7 +21,7 @@ from snowballstemmer.hindi_stemmer import HindiStemmer
 from snowballstemmer.nepali_stemmer import NepaliStemmer
 from snowballstemmer.tamil_stemmer import TamilStemmer
 
-from scoring.match.stem_overlap import STEMMERS
+from scoring.match.languages import STEMMERS
 
 PURE = {"english": EnglishStemmer, "hindi": HindiStemmer, "tamil": TamilStemmer, "nepali": NepaliStemmer}
 TESTS = Path(__file__).resolve().parent

@@ -2,6 +2,7 @@
 ``python -m scoring score``: the spec's deterministic scorers as command lines."""
 
 import argparse
+import importlib
 import json
 from collections.abc import Sequence
 
@@ -29,7 +30,6 @@ from scoring.match import (
     NOT_STEMMED_NOTE,
     chrf_threshold,
     parse_matchers,
-    score_matchers,
     stemming_by_language,
 )
 from scoring.match import TITLES as MATCHER_TITLES
@@ -139,7 +139,8 @@ def with_matchers(scored: pl.DataFrame, names: tuple[str, ...], normalized: bool
     """``scored`` with one verdict column per matcher; the matchers read the raw pair (they
     normalise in their own way), so the spec's overlap may spare the stemmer only when raw."""
     overlap = None if normalized else scored["overlap_correct"]
-    return scored.hstack(score_matchers(scored, names, overlap=overlap))
+    scorers = importlib.import_module("scoring.match.scorers")  # sacrebleu and numba: only when asked for
+    return scored.hstack(scorers.score_matchers(scored, names, overlap=overlap))
 
 
 def matchers_report(scored: pl.DataFrame, names: tuple[str, ...]) -> dict:

@@ -33,7 +33,8 @@ from scoring.estimate.estimator import estimate_indicator
 from scoring.estimate.group_estimate import LANGUAGE, groups_key, groups_of
 from scoring.estimate.metric_quality import Ratio, column_quality
 from scoring.estimate.strata import build_strata
-from scoring.match import MATCHER_COLUMNS, MATCHERS, TITLES, score_matchers, stemmed
+from scoring.match import MATCHER_COLUMNS, MATCHERS, TITLES, stemmed
+from scoring.match.scorers import score_matchers
 
 #: Every matcher measured, the spec's two first, and its verdict column in the sample.
 COLUMNS: dict[str, str] = {**METRIC_COLUMNS, **MATCHER_COLUMNS}

@@ -11,10 +11,11 @@ a long answer that contains the golden one can score low. sacrebleu downloads no
 test runs it with the network refused).
 
 Per row, sacrebleu counts every n-gram in Python (about 0.1 ms a row). :func:`chrf_column` gives
-the same verdicts for whole columns: the n-grams are counted by compiled code
-(:mod:`scoring.match.chrf_count`) on two threads, and the score is computed from the counts with
-sacrebleu's own operations (:func:`f_score`), so the floats are the same. A pair too long to count
-in memory (:data:`BIG`) is scored by sacrebleu itself.
+the same verdicts for whole columns: the n-grams are counted and scored by compiled code
+(:mod:`scoring.match.chrf_count`) on two threads, the score with sacrebleu's own operations
+(:func:`scoring.match.chrf_count.f_score`), so the floats are the same. A pair too long to count
+in memory (:data:`BIG`) is scored by sacrebleu itself. :func:`counts` and :func:`golden_ngrams`
+spell the counting out in plain Python, for the tests to check the compiled code against.
 """
 
 from __future__ import annotations
@@ -26,14 +27,11 @@ import numpy as np
 import polars as pl
 from sacrebleu.metrics.chrf import CHRF
 
-from scoring.core.columnar import patterns
 from scoring.core.protocols import is_blank
-from scoring.match.chrf_count import match_counts, strip_whitespace
+from scoring.match import CHRF_PARAMS
+from scoring.match.chrf_count import ORDER, chrf_verdicts, golden_tables, strip_whitespace
+from scoring.match.utf8 import distinct
 
-#: sacrebleu's defaults, named so the docs and the result can say them.
-CHRF_PARAMS = {"char_order": 6, "word_order": 0, "beta": 2, "lowercase": False, "whitespace": False}
-ORDER, BETA = CHRF_PARAMS["char_order"], CHRF_PARAMS["beta"]
-EPS = 1e-16  # sacrebleu's, for an order with nothing to count
 #: Rows counted at a time (memory: their code points, 4 bytes each), and chunks at once.
 CHUNK, THREADS = 100_000, 2
 #: A pair whose two lengths multiply past this (memory to count it: 8 bytes each) goes to sacrebleu.
@@ -57,30 +55,7 @@ def chrf_correct(answer: str, response: str | None, threshold: float) -> bool:
     return chrf_score(answer, response) >= threshold
 
 
-# ---------------------------------------------------------------- numpy / polars
-
-
-def f_score(hyp: np.ndarray, ref: np.ndarray, match: np.ndarray) -> np.ndarray:
-    """sacrebleu's ``CHRF._compute_f_score`` (effective order) for rows of per-order counts
-    (each array rows x :data:`ORDER`), operation for operation, so the floats are the same."""
-    factor = BETA**2
-    rows = hyp.shape[0]
-    avg_prec, avg_rec, effective = np.zeros(rows), np.zeros(rows), np.zeros(rows)
-    for n in range(ORDER):
-        h, r, m = hyp[:, n], ref[:, n], match[:, n]
-        prec = np.divide(m, h, out=np.full(rows, EPS), where=h > 0)
-        rec = np.divide(m, r, out=np.full(rows, EPS), where=r > 0)
-        use = (h > 0) & (r > 0)
-        avg_prec = np.where(use, avg_prec + prec, avg_prec)
-        avg_rec = np.where(use, avg_rec + rec, avg_rec)
-        effective += use
-    some = effective > 0
-    avg_prec = np.divide(avg_prec, effective, out=np.zeros(rows), where=some)
-    avg_rec = np.divide(avg_rec, effective, out=np.zeros(rows), where=some)
-    top = (1 + factor) * avg_prec * avg_rec
-    bottom = (factor * avg_prec) + avg_rec
-    score = np.divide(top, bottom, out=np.zeros(rows), where=(avg_prec + avg_rec) != 0)
-    return np.where((avg_prec + avg_rec) != 0, 100 * score, 0.0)
+# ---------------------------------------------------------------- columns
 
 
 def counts(hyp_len: np.ndarray, ref_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -106,30 +81,21 @@ def golden_ngrams(answer: str) -> list[tuple[int, str, int, bool]]:
 
 
 def chrf_column(answers: pl.Series, responses: pl.Series, threshold: float) -> pl.Series:
-    """:func:`chrf_correct` of every row (``chrf_correct``), equal to it row for row."""
-    rows = len(answers)
-    golden = answers.cast(pl.String).fill_null("")
-    distinct = golden.unique(maintain_order=True)
-    which = golden.replace_strict(distinct, pl.int_range(distinct.len(), dtype=pl.Int64, eager=True)).to_numpy()
+    """:func:`chrf_correct` of every row (``chrf_correct``), equal to it row for row: counted and
+    scored by compiled code (:func:`scoring.match.chrf_count.chrf_verdicts`), :data:`CHUNK` rows
+    at a time on :data:`THREADS` threads; a pair past :data:`BIG` is scored by sacrebleu itself."""
+    golden, which = distinct(answers)
+    ref = golden_tables(strip_whitespace(golden))
     text = responses.cast(pl.String)
-    blank = (text.is_null() | text.str.contains(patterns()["blank"])).fill_null(True).to_numpy()
-    ref = strip_whitespace(distinct)
-    ref_len = np.diff(ref[1])
-    verdict = np.zeros(rows, dtype=bool)
+    verdict = np.zeros(len(which), dtype=bool)
 
     def chunk(start: int) -> None:
-        part = slice(start, min(start + CHUNK, rows))
-        hyp = strip_whitespace(text[part])
-        hyp_len, row_ref = np.diff(hyp[1]), ref_len[which[part]]
-        hyp_n, ref_n = counts(hyp_len, row_ref)
-        big = hyp_len * row_ref > BIG
-        count = np.flatnonzero(~blank[part] & ~big)
-        match = match_counts(hyp, ref, which[part], count)
-        got = verdict[part]
-        got[count] = f_score(hyp_n[count], ref_n[count], match) >= threshold
-        for i in np.flatnonzero(~blank[part] & big):
-            got[i] = chrf_correct(golden[start + int(i)], text[start + int(i)], threshold)
+        part = slice(start, min(start + CHUNK, len(which)))
+        got, big = chrf_verdicts(strip_whitespace(text[part]), ref, which[part], BIG, threshold)
+        for i in np.flatnonzero(big):
+            got[i] = chrf_correct(golden[int(which[start + i])], text[start + int(i)], threshold)
+        verdict[part] = got
 
     with ThreadPoolExecutor(THREADS) as pool:  # the counting releases the GIL
-        list(pool.map(chunk, range(0, rows, CHUNK)))
+        list(pool.map(chunk, range(0, len(which), CHUNK)))
     return pl.Series("chrf_correct", verdict, dtype=pl.Boolean)

@@ -1,50 +1,39 @@
-"""chrF's character n-gram counts for many rows at once, compiled (numba).
+"""chrF's character n-gram counts and score for many rows at once, compiled (numba).
 
 sacreBLEU's chrF removes whitespace (``"".join(text.split())``) and counts, per order n, the
-n-grams of each side (overlapping) and the matched ones, ``sum(min(hyp[g], ref[g]) for g in ref)``.
-This module computes the same integers for whole columns:
+n-grams of each side (overlapping) and the matched ones, ``sum(min(hyp[g], ref[g]) for g in ref)``,
+then scores them (:func:`f_score`). This module computes the same integers and floats for whole
+columns:
 
 - :func:`strip_whitespace`: every text without the characters ``str.split()`` splits on, as one
   array of code points and the offsets of each text;
-- :func:`match_counts`: per row and order, the matched n-grams. For each position ``j`` of the
+- :func:`chrf_verdicts`: per row, the score against the threshold. For each position ``j`` of the
   golden answer it keeps the response positions where the golden n-gram starting at ``j`` occurs:
-  for n = 1 by comparing characters, for each next order by keeping those followed by the next
-  golden character, so every count is exact (self-overlapping n-grams included). A golden n-gram
-  is counted once, at its first position, at most as often as it occurs in the golden answer.
-  A row whose response contains the whole golden answer matches every golden n-gram as often as
-  it occurs: its counts are the golden answer's, without the walk.
+  for n = 1 from one pass over the response (each character looked up among the golden answer's
+  distinct characters), for each next order by keeping those followed by the next golden
+  character, so every count is exact (self-overlapping n-grams included). A golden n-gram is
+  counted once, at its first position, at most as often as it occurs in the golden answer. A row
+  whose response contains the whole golden answer matches every golden n-gram as often as it
+  occurs: its counts are the golden answer's, without the walk. The score is sacreBLEU's
+  ``CHRF._compute_f_score``, operation for operation, so the floats are the same.
 
-Compiled with numba on first use and cached beside this file (``cache=True``): the first process
-on a machine pays a few seconds to compile.
+Compiled with numba on first use and cached beside this file (:func:`scoring.match.utf8.compiled`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-import numba
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from scoring.core.columnar import WHITESPACE
+from scoring.match.utf8 import compiled, utf8_of
 
-#: chrF's character n-gram orders (sacrebleu's default ``char_order``).
-ORDER = 6
+#: chrF's character n-gram orders and beta (sacrebleu's defaults ``char_order`` and ``beta``).
+ORDER, BETA = 6, 2
+STEP = ORDER + 1
 #: ``SPACE[c]``: whether code point ``c`` (below ``len(SPACE)``) is whitespace for ``str.split()``.
 SPACE = np.zeros(max(map(ord, WHITESPACE)) + 1, dtype=np.bool_)
 SPACE[[ord(c) for c in WHITESPACE]] = True
-
-
-def compiled(func: Callable[..., Any]) -> Callable[..., Any]:
-    """``func`` compiled by numba, its machine code cached beside the module (or in numba's
-    user-wide cache) so later processes skip the compile; where neither is writable (a read-only
-    checkout run by another user) numba refuses to cache at all, and each process compiles anew."""
-    try:
-        return numba.njit(cache=True, nogil=True)(func)
-    except RuntimeError:  # "cannot cache function ...: no locator available"
-        return numba.njit(cache=False, nogil=True)(func)
 
 
 @compiled
@@ -78,9 +67,12 @@ def _strip(
 
 
 @compiled
-def _golden(r: np.ndarray, first: np.ndarray, times: np.ndarray) -> None:  # pragma: no cover - compiled
+def _golden(
+    r: np.ndarray, first: np.ndarray, times: np.ndarray, nxt: np.ndarray
+) -> None:  # pragma: no cover - compiled
     """Per order and position of the golden answer ``r``: whether its n-gram starts there first
-    (``first``), and how often that n-gram occurs in ``r`` (``times``)."""
+    (``first``), and how often that n-gram occurs in ``r`` (``times``); ``nxt[j]``: the next
+    position holding the character at ``j`` (-1: none)."""
     rl = r.shape[0]
     same = np.empty((rl, rl), np.bool_)  # golden n-gram at k == golden n-gram at j
     for n in range(1, ORDER + 1):
@@ -93,50 +85,21 @@ def _golden(r: np.ndarray, first: np.ndarray, times: np.ndarray) -> None:  # pra
                     times[j, n - 1] += 1
                     if k < j:
                         first[j, n - 1] = False
+            if n == 1:
+                nxt[j] = -1
+                for k in range(j + 1, rl):
+                    if same[k, j]:
+                        nxt[j] = k
+                        break
 
 
 @compiled
-def _row(
-    h: np.ndarray, r: np.ndarray, first: np.ndarray, times: np.ndarray, pos: np.ndarray, out: np.ndarray
-) -> None:  # pragma: no cover - compiled
-    """``out[n - 1]``: the matched n-grams of the response ``h`` against the golden ``r``.
-    ``pos[j, :cnt[j]]``: where the response holds the golden n-gram starting at ``j``."""
-    hl, rl = h.shape[0], r.shape[0]
-    cnt = np.zeros(rl, np.int64)
-    for j in range(rl):
-        c, ch = 0, r[j]
-        for p in range(hl):
-            if h[p] == ch:
-                pos[j, c] = p
-                c += 1
-        cnt[j] = c
-    for n in range(1, ORDER + 1):
-        grams = rl - n + 1
-        if grams <= 0 or hl - n + 1 <= 0:
-            break
-        total = 0
-        for j in range(grams):
-            if n > 1 and cnt[j] > 0:
-                c, ch = 0, r[j + n - 1]
-                for t in range(cnt[j]):
-                    p = pos[j, t]
-                    if p + n - 1 < hl and h[p + n - 1] == ch:
-                        pos[j, c] = p
-                        c += 1
-                cnt[j] = c
-            if first[j, n - 1]:
-                total += min(cnt[j], times[j, n - 1])
-        out[n - 1] = total
-
-
-@compiled
-def _inside(h: np.ndarray, r: np.ndarray) -> bool:  # pragma: no cover - compiled
-    """Whether ``r`` occurs in ``h`` (``r`` not empty)."""
-    rl = r.shape[0]
-    for p in range(h.shape[0] - rl + 1):
-        if h[p] == r[0]:
+def _inside(h: np.ndarray, hs: int, hl: int, r: np.ndarray, rs: int, rl: int) -> bool:  # pragma: no cover
+    """Whether ``r[rs:rs + rl]`` (not empty) occurs in ``h[hs:hs + hl]``."""
+    for p in range(hs, hs + hl - rl + 1):
+        if h[p] == r[rs]:
             k = 1
-            while k < rl and h[p + k] == r[k]:
+            while k < rl and h[p + k] == r[rs + k]:
                 k += 1
             if k == rl:
                 return True
@@ -144,60 +107,150 @@ def _inside(h: np.ndarray, r: np.ndarray) -> bool:  # pragma: no cover - compile
 
 
 @compiled
-def _rows(
+def _f(hyp: np.ndarray, ref: np.ndarray, match: np.ndarray) -> float:  # pragma: no cover - compiled
+    """sacreBLEU's ``CHRF._compute_f_score`` (effective order) of one row's per-order counts."""
+    factor = BETA**2
+    avg_prec, avg_rec, effective = 0.0, 0.0, 0
+    for n in range(ORDER):
+        if hyp[n] > 0 and ref[n] > 0:
+            avg_prec += match[n] / hyp[n]
+            avg_rec += match[n] / ref[n]
+            effective += 1
+    if effective == 0:
+        avg_prec = avg_rec = 0.0
+    else:
+        avg_prec /= effective
+        avg_rec /= effective
+    if avg_prec + avg_rec:
+        score = (1 + factor) * avg_prec * avg_rec
+        score /= (factor * avg_prec) + avg_rec
+        return 100 * score
+    return 0.0
+
+
+@compiled
+def _f_rows(hyp: np.ndarray, ref: np.ndarray, match: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    out = np.empty(hyp.shape[0])
+    for i in range(hyp.shape[0]):
+        out[i] = _f(hyp[i], ref[i], match[i])
+    return out
+
+
+def f_score(hyp: np.ndarray, ref: np.ndarray, match: np.ndarray) -> np.ndarray:
+    """sacreBLEU's chrF score of rows of per-order counts (each array rows x :data:`ORDER`)."""
+    return _f_rows(*(np.ascontiguousarray(a, dtype=np.float64) for a in (hyp, ref, match)))
+
+
+@compiled
+def _verdicts(
     hyp: np.ndarray,
     hyp_at: np.ndarray,
-    ref: np.ndarray,
-    ref_at: np.ndarray,
-    rows: np.ndarray,
+    golden: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     which: np.ndarray,
-    out: np.ndarray,
+    big: int,
+    threshold: float,
+    out: tuple[np.ndarray, np.ndarray],
 ) -> None:  # pragma: no cover - compiled
-    first = np.zeros((ref.shape[0], ORDER), np.bool_)
-    times = np.zeros((ref.shape[0], ORDER), np.int64)
+    """Each response ``i`` of ``hyp`` against golden answer ``which[i]``: its score at least
+    ``threshold`` (``verdict``), or, a pair past ``big``, left to the caller (``big_rows``)."""
+    ref, ref_at, first, times, nxt = golden
+    verdict, big_rows = out
+    longest = 1
     for a in range(ref_at.shape[0] - 1):
-        s, e = ref_at[a], ref_at[a + 1]
-        _golden(ref[s:e], first[s:e], times[s:e])
-    size = 0
-    for t in range(rows.shape[0]):
-        i, a = rows[t], which[rows[t]]
-        size = max(size, (hyp_at[i + 1] - hyp_at[i]) * (ref_at[a + 1] - ref_at[a]))
-    buffer = np.empty(size, np.int64)
-    for t in range(rows.shape[0]):
-        i, a = rows[t], which[rows[t]]
-        s, e = ref_at[a], ref_at[a + 1]
-        h, r = hyp[hyp_at[i] : hyp_at[i + 1]], ref[s:e]
-        if e == s or h.shape[0] == 0:
+        longest = max(longest, ref_at[a + 1] - ref_at[a])
+    cap = 2
+    while cap < 2 * longest:
+        cap *= 2
+    slot_cp, slot_j = np.full(cap, -1, np.int64), np.empty(cap, np.int64)
+    # reach[j * STEP + l]: response positions agreeing with the golden at j for exactly l characters
+    reach = np.zeros(longest * STEP, np.int64)
+    hyp_n, ref_n, match = np.zeros(ORDER), np.zeros(ORDER), np.zeros(ORDER)
+    for i in range(which.shape[0]):  # no slices here: each costs a reference count, twice
+        hs, hl, a = hyp_at[i], hyp_at[i + 1] - hyp_at[i], which[i]
+        s, rl = ref_at[a], ref_at[a + 1] - ref_at[a]
+        if hl == 0:  # blank: nothing but whitespace
             continue
-        if _inside(h, r):
-            for n in range(1, ORDER + 1):
-                out[t, n - 1] = max(e - s - n + 1, 0)
+        if hl * rl > big:
+            big_rows[i] = True
             continue
-        pos = buffer[: (e - s) * h.shape[0]].reshape((e - s, h.shape[0]))
-        _row(h, r, first[s:e], times[s:e], pos, out[t])
+        for n in range(ORDER):
+            ref_n[n] = max(rl - n, 0)
+            hyp_n[n] = max(hl - n, 0) if ref_n[n] > 0 else 0
+            match[n] = 0
+        if rl > 0 and _inside(hyp, hs, hl, ref, s, rl):
+            for n in range(ORDER):
+                match[n] = ref_n[n]
+        elif rl > 0:
+            mask = 1  # a table of the golden's distinct characters -> first position, at most half full
+            while mask + 1 < 2 * rl:
+                mask = 2 * mask + 1
+            for j in range(rl * STEP):
+                reach[j] = 0
+            for j in range(rl):
+                if first[s + j, 0]:
+                    q = ref[s + j] & mask
+                    while slot_cp[q] >= 0:
+                        q = (q + 1) & mask
+                    slot_cp[q], slot_j[q] = ref[s + j], j
+            for p in range(hl):  # each golden position with this character: how far they agree
+                c = hyp[hs + p]
+                q = c & mask
+                while slot_cp[q] >= 0:
+                    if slot_cp[q] == c:
+                        j = slot_j[q]
+                        while j >= 0:
+                            most = min(ORDER, rl - j, hl - p)
+                            length = 1
+                            while length < most and hyp[hs + p + length] == ref[s + j + length]:
+                                length += 1
+                            reach[j * STEP + length] += 1
+                            j = nxt[s + j]
+                        break
+                    q = (q + 1) & mask
+            for q in range(mask + 1):
+                slot_cp[q] = -1
+            for j in range(rl):
+                found = 0  # response positions agreeing with the golden at j for n characters or more
+                for n in range(min(ORDER, rl - j), 0, -1):
+                    found += reach[j * STEP + n]
+                    if first[s + j, n - 1]:
+                        match[n - 1] += min(found, times[s + j, n - 1])
+        verdict[i] = _f(hyp_n, ref_n, match) >= threshold
+
+
+def golden_tables(ref: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """The golden answers from :func:`strip_whitespace` with what :func:`chrf_verdicts` needs of
+    each: ``first``, ``times`` and ``nxt`` (:func:`_golden`)."""
+    cps, at = ref
+    first, times = np.zeros((cps.shape[0], ORDER), np.bool_), np.zeros((cps.shape[0], ORDER), np.int64)
+    nxt = np.zeros(cps.shape[0], np.int64)
+    _goldens(cps, at, first, times, nxt)
+    return cps, at, first, times, nxt
+
+
+@compiled
+def _goldens(
+    cps: np.ndarray, at: np.ndarray, first: np.ndarray, times: np.ndarray, nxt: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    for a in range(at.shape[0] - 1):
+        s, e = at[a], at[a + 1]
+        _golden(cps[s:e], first[s:e], times[s:e], nxt[s:e])
 
 
 def strip_whitespace(texts: pl.Series) -> tuple[np.ndarray, np.ndarray]:
     """The texts (a null as "") as one array of code points with whitespace removed, as chrF removes
     it, and where each text starts (``len(texts) + 1`` offsets). Read from the texts' UTF-8 bytes
     in Arrow's buffers, without a Python string per row."""
-    arrow = texts.cast(pl.String).fill_null("").to_arrow()
-    if arrow.type != pa.large_string():
-        arrow = arrow.cast(pa.large_string())
-    _, offsets, data = arrow.buffers()
-    offsets = np.frombuffer(offsets, dtype=np.int64)[arrow.offset : arrow.offset + len(arrow) + 1]
-    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(1, np.uint8)
-    return _strip(data, offsets, SPACE)
+    return _strip(*utf8_of(texts), SPACE)
 
 
-def match_counts(
-    hyp: tuple[np.ndarray, np.ndarray], ref: tuple[np.ndarray, np.ndarray], which: np.ndarray, rows: np.ndarray
-) -> np.ndarray:
-    """For each of ``rows`` (response ``i`` of ``hyp`` against golden answer ``which[i]`` of
-    ``ref``, both from :func:`strip_whitespace`), per order, the matched n-grams as sacrebleu
-    counts them: ``len(rows)`` x :data:`ORDER` floats. Memory: the largest row's two lengths
-    multiplied (8 bytes each), so the caller keeps huge pairs out."""
-    out = np.zeros((rows.shape[0], ORDER), dtype=np.int64)
-    if rows.shape[0]:
-        _rows(*hyp, *ref, rows.astype(np.int64), which.astype(np.int64), out)
-    return out.astype(float)
+def chrf_verdicts(
+    hyp: tuple[np.ndarray, np.ndarray], golden: tuple[np.ndarray, ...], which: np.ndarray, big: int, threshold: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each response of ``hyp`` (:func:`strip_whitespace`) against golden answer ``which[i]`` of
+    ``golden`` (:func:`golden_tables`): whether its chrF is at least ``threshold`` (a blank
+    response: no), and which pairs were left out as past ``big`` (their two lengths multiplied;
+    the memory to count a pair is 8 bytes each) for the caller to score."""
+    verdict, big_rows = np.zeros(which.shape[0], np.bool_), np.zeros(which.shape[0], np.bool_)
+    _verdicts(*hyp, golden, which.astype(np.int64), big, float(threshold), (verdict, big_rows))
+    return verdict, big_rows

@@ -25,24 +25,29 @@ from __future__ import annotations
 import functools
 import sys
 import unicodedata
+from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import polars as pl
 
 from scoring.core.columnar import WHITESPACE, patterns
 from scoring.core.protocols import PUNCTUATION, is_blank
 from scoring.core.unicode_tables import runs
+from scoring.match.char_tables import INVISIBLE_CHARS, char_tables
+from scoring.match.text_kernels import norm_all, norm_rows
+from scoring.match.utf8 import distinct, utf8_of
 
 #: Zero-width joiner and non-joiner, soft hyphen, byte-order mark (zero-width no-break space),
 #: word joiner and zero-width space: they change rendering or line breaking, not the word.
-INVISIBLE = "\u200d\u200c\u00ad\ufeff\u2060\u200b"
+INVISIBLE = INVISIBLE_CHARS
 #: Precomposed nukta letters NFC keeps (NNNA, RRA, LLLA) -> consonant + nukta U+093C. The other
 #: nukta letters (U+0958-U+095F, Bengali U+09DC/09DD/09DF...) are composition exclusions: NFC
 #: already decomposes them, so after NFC every nukta letter is consonant + nukta.
 NUKTA_FOLD = {"\u0929": "\u0928\u093c", "\u0931": "\u0930\u093c", "\u0934": "\u0933\u093c"}
 _INVISIBLE_TABLE = dict.fromkeys(map(ord, INVISIBLE))
 _NUKTA_TABLE = str.maketrans(NUKTA_FOLD)
-#: Slices of rows normalised at once (one thread each; the machines here have 2 cores).
-SLICES = 4
+#: Slices of rows normalised, on threads (the machines here have 2 cores).
+SLICES, THREADS = 8, 2
 
 
 def remove_invisible(text: str) -> str:
@@ -154,71 +159,45 @@ def nfc_unsure() -> str:
     return f"{_class_of(''.join(unsure))}|{mark}{mark}"
 
 
-def normalize_expr(text: pl.Expr) -> pl.Expr:
-    """:func:`normalize_answer`'s steps after NFC up to case folding, as a polars expression, for
-    rows without a ``python`` character (:func:`normalized_column` adds NFC before and case after).
-
-    Each nukta letter NFC keeps is replaced by its literal two-character spelling. A run of
-    whitespace and punctuation that holds whitespace is a word boundary (one space); one at either
-    end goes: exactly the words ``split()`` gives, stripped of edge punctuation, empties dropped,
-    joined by a space.
-    """
-    pat = column_patterns()
-    for letter, spelled in NUKTA_FOLD.items():
-        text = text.str.replace_all(letter, spelled, literal=True)
-    return text.str.replace_all(pat["gap"], " ").str.replace_all(pat["edge"], "")
-
-
-def nfc_column(texts: pl.Series) -> pl.Series:
-    """:func:`nfc` of :func:`remove_invisible` of every text. NFC is Python's own (the
-    definition), for the texts NFC might change only (:func:`nfc_unsure`)."""
-    cleaned = texts.str.replace_all(column_patterns()["invisible"], "")
-    where = cleaned.str.contains(column_patterns()["nfc"]).fill_null(False).arg_true()
-    if where.is_empty():
-        return cleaned
-    composed = [nfc(t) for t in cleaned.gather(where).to_list()]
-    return cleaned.scatter(where, pl.Series(composed, dtype=pl.String))
-
-
-def normalized_column(texts: pl.Series) -> pl.Series:
-    """:func:`normalize_answer` of every text without a ``python`` character: :func:`nfc_column`,
-    then :func:`normalize_expr` on :data:`SLICES` slices of rows at once (polars runs one string
-    operation on one thread), then lowercasing, only of the rows holding a cased character (Rust's
-    lowercasing equals ``str.lower()`` for assigned characters, which equals ``casefold()`` on text
-    without a ``python`` character; it changes nothing else)."""
-    frame = pl.DataFrame({"t": nfc_column(texts)})
-    step = max(1, -(-frame.height // SLICES))
-    parts = [frame.lazy().slice(at, step).select(normalize_expr(pl.col("t"))) for at in range(0, frame.height, step)]
-    out = pl.concat(parts).collect().to_series() if parts else frame.to_series()
-    cased = out.str.contains(patterns()["cased"]).fill_null(False).arg_true()
-    if cased.is_empty():
-        return out
-    return out.scatter(cased, out.gather(cased).str.to_lowercase())
+def normalized(texts: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`normalize_answer` of every text (a null as ""), as code points one after another
+    and where each starts: compiled (:func:`scoring.match.text_kernels.norm_all`), the texts it
+    flags done by :func:`normalize_answer` itself and put in their place."""
+    t, utf8 = char_tables(), utf8_of(texts)
+    cps, at, python = norm_all(utf8.data, utf8.offsets, t.flags, t.ccc, t.fold, t.pairs)
+    rows = np.flatnonzero(python)
+    if rows.size == 0:
+        return cps, at
+    done = [normalize_answer(text) for text in texts.cast(pl.String).fill_null("").gather(rows).to_list()]
+    lengths = np.array([len(d) for d in done], dtype=np.int64)
+    added = np.zeros(len(at), dtype=np.int64)
+    added[rows + 1] = lengths
+    flat = np.frombuffer("".join(done).encode("utf-32-le"), dtype=np.uint32)
+    return np.insert(cps, np.repeat(at[rows], lengths), flat), at + np.cumsum(added)
 
 
 def norm_exact_column(answers: pl.Series, responses: pl.Series) -> pl.Series:
     """:func:`norm_exact` of every row (``norm_exact_correct``), equal to it row for row.
 
-    Distinct golden answers are normalised once. A row holding a character of
-    :func:`column_patterns`' ``python`` class on either side is scored by :func:`norm_exact` itself.
+    Distinct golden answers are normalised once (:func:`normalized`); each response is normalised
+    and searched by compiled code (:func:`scoring.match.text_kernels.norm_rows`), :data:`SLICES`
+    slices of rows on :data:`THREADS` threads. A row it flags (NFC might change the response, or a
+    character folds to several) is scored by :func:`norm_exact` itself.
     """
-    pat = column_patterns()
-    frame = pl.DataFrame({"a": answers.cast(pl.String).fill_null(""), "r": responses.cast(pl.String)})
-    golden = frame.select(pl.col("a").unique())
-    golden = golden.with_columns(a_norm=normalized_column(golden["a"]), a_py=pl.col("a").str.contains(pat["python"]))
-    blank = pl.col("r").is_null() | pl.col("r").str.contains(patterns()["blank"])
-    scored = (
-        frame.with_columns(_r=normalized_column(frame["r"]))
-        .join(golden, on="a", how="left", maintain_order="left")
-        .with_columns(
-            _py=(pl.col("a_py") | pl.col("r").str.contains(pat["python"])).fill_null(False),
-            _hit=~blank.fill_null(True) & pl.col("_r").str.contains(pl.col("a_norm"), literal=True),
-        )
-    )
-    out = scored["_hit"].fill_null(False)
-    where = scored["_py"].arg_true()
-    if not where.is_empty():
-        part = frame[where]
-        fixed = [norm_exact(a, r) for a, r in zip(part["a"].to_list(), part["r"].to_list())]
-        out = out.scatter(where, pl.Series(fixed, dtype=pl.Boolean))
-    return out.alias("norm_exact_correct")
+    golden, which = distinct(answers)
+    cps, at = normalized(golden)
+    t, texts, rows = char_tables(), utf8_of(responses), len(which)
+    verdict, python = np.zeros(rows, dtype=np.bool_), np.zeros(rows, dtype=np.bool_)
+    tables = (t.flags, t.ccc, t.fold, t.pairs)
+    step = max(1, -(-rows // SLICES))
+
+    def part(lo: int) -> None:
+        norm_rows(texts.data, texts.offsets, lo, min(lo + step, rows), which, cps, at, tables, verdict, python)
+
+    with ThreadPoolExecutor(THREADS) as pool:  # the kernel releases the GIL
+        list(pool.map(part, range(0, rows, step)))
+    where = np.flatnonzero(python)
+    if where.size:
+        pairs = zip(golden.gather(which[where]).to_list(), responses.cast(pl.String).gather(where).to_list())
+        verdict[where] = [norm_exact(a, r) for a, r in pairs]
+    return pl.Series("norm_exact_correct", verdict, dtype=pl.Boolean)

@@ -9,60 +9,34 @@ stems must all be among the response's::
 
     stem_overlap(a, r) = stems(words(a), lang) <= stems(words(r), lang)
 
-**Only English, Hindi, Tamil and Nepali are stemmed** (:data:`STEMMERS`: Snowball has no stemmer
-for Bengali, Telugu, Kannada, Malayalam, Marathi, Gujarati and the rest). A row in any other
-language, with no language, or with a script named in place of a language ("Devanagari",
-"Tamil script") is *not stemmed*: its verdict is the spec's word overlap. :func:`stemmed` says
-which. The Hindi stemmer is a light suffix stripper ("A Lightweight Stemmer for Hindi"); the
-Tamil one strips case and plural endings and sometimes more than a linguist would (கோவில்
-"temple" stems to கோ while கோவில்கள் stems to கோவில்: the tests show it).
+**Only English, Hindi, Tamil and Nepali are stemmed** (:mod:`scoring.match.languages`: Snowball
+has no stemmer for Bengali, Telugu, Kannada, Malayalam, Marathi, Gujarati and the rest). A row in
+any other language, with no language, or with a script named in place of a language
+("Devanagari", "Tamil script") is *not stemmed*: its verdict is the spec's word overlap
+(:func:`scoring.match.languages.stemmed` says which). The Hindi stemmer is a light suffix stripper
+("A Lightweight Stemmer for Hindi"); the Tamil one strips case and plural endings and sometimes
+more than a linguist would (கோவில் "temple" stems to கோ while கோவில்கள் stems to கோவில்: the
+tests show it).
 
 A word stems the same wherever it appears, so :func:`stem_overlap_column` stems each distinct
-(language, word) once.
+word once per algorithm.
 """
 
 from __future__ import annotations
 
 import threading
 
+import numpy as np
 import polars as pl
 import snowballstemmer
 
-from scoring.core.columnar import lower_batch, patterns
 from scoring.core.protocols import is_blank, word_set
+from scoring.match.char_tables import char_tables
+from scoring.match.languages import algorithm
+from scoring.match.text_kernels import Words, stem_verdicts, word_ids
+from scoring.match.utf8 import distinct, utf8_of
 
 _LOCAL = threading.local()
-LOW_TYPE = pl.Struct({"low": pl.String, "python": pl.Boolean})
-
-#: Language as written (lower case; a BCP 47 tag such as ``hi-IN`` is read by its first part) ->
-#: Snowball algorithm. Everything else is not stemmed.
-STEMMERS: dict[str, str] = {
-    **dict.fromkeys(("english", "en", "eng"), "english"),
-    **dict.fromkeys(("hindi", "hi", "hin", "हिन्दी", "हिंदी"), "hindi"),
-    **dict.fromkeys(("tamil", "ta", "tam", "தமிழ்"), "tamil"),
-    **dict.fromkeys(("nepali", "ne", "nep", "npi", "नेपाली"), "nepali"),
-}
-#: The languages stemmed, as the CLI help and the page name them.
-STEMMED_LANGUAGES = ("English", "Hindi", "Tamil", "Nepali")
-NOT_STEMMED_NOTE = (
-    "stemmed word overlap stems English, Hindi, Tamil and Nepali only (snowballstemmer); rows in any "
-    "other language, or whose language is only a script name, are not stemmed (their verdict is the "
-    "spec's word overlap)"
-)
-
-
-def algorithm(language: str | None) -> str | None:
-    """The Snowball algorithm for ``language`` (a name, an ISO code or a BCP 47 tag), or None."""
-    key = (language or "").strip().lower()
-    if key in STEMMERS:
-        return STEMMERS[key]
-    head = key.replace("_", "-").split("-")[0]
-    return STEMMERS.get(head) if "-" in key.replace("_", "-") else None
-
-
-def stemmed(language: str | None) -> bool:
-    """Whether rows in ``language`` are stemmed (else the verdict is the spec's word overlap)."""
-    return algorithm(language) is not None
 
 
 def _stemmer(name: str) -> snowballstemmer.stemmer:
@@ -91,16 +65,24 @@ def stem_overlap(answer: str, response: str | None, language: str | None) -> boo
     return stem_words(word_set(answer), language) <= stem_words(word_set(response), language)
 
 
-# ---------------------------------------------------------------- polars
+# ---------------------------------------------------------------- columns
 
 
-def _stem_table(words: pl.DataFrame) -> pl.DataFrame:
-    """``_alg``, ``_w`` (distinct pairs) -> ``_s`` their stems, one ``stemWords`` call per algorithm."""
-    parts = []
-    for (alg,), group in words.group_by("_alg", maintain_order=True):
-        stems = _stemmer(str(alg)).stemWords(group["_w"].to_list())
-        parts.append(group.with_columns(_s=pl.Series(stems, dtype=pl.String)))
-    return pl.concat(parts) if parts else words.with_columns(_s=pl.lit(None, dtype=pl.String))
+def stem_table(words: list[str], algorithms: list[str]) -> np.ndarray:
+    """``out[w, g]``: an id of word ``w``'s stem for algorithm ``g`` (0: no stemming, the word's
+    own id; ``g`` > 0: ``algorithms[g - 1]``), equal for two words exactly when their stems are.
+    Every word is stemmed by every algorithm named: one ``stemWords`` call each."""
+    out = np.empty((len(words), len(algorithms) + 1), dtype=np.int32)
+    out[:, 0] = np.arange(len(words), dtype=np.int32)
+    for g, name in enumerate(algorithms, start=1):
+        ids: dict[str, int] = {}
+        out[:, g] = [ids.setdefault(s, len(ids)) for s in _stemmer(name).stemWords(words)]
+    return out
+
+
+def _tables() -> tuple[np.ndarray, np.ndarray]:
+    tables = char_tables()
+    return tables.flags, tables.lower
 
 
 def stem_overlap_column(
@@ -108,62 +90,37 @@ def stem_overlap_column(
 ) -> pl.Series:
     """:func:`stem_overlap` of every row (``stem_overlap_correct``), equal to it row for row.
 
-    Words are the spec's (lowercased with Python's ``str.lower()`` wherever polars could differ:
-    :func:`scoring.core.columnar.lower_batch`), stemmed once per distinct (language, word). A row the
+    The spec's words of the distinct golden answers and of the responses are found and numbered
+    by compiled code (:func:`scoring.match.text_kernels.word_ids`), each distinct word stemmed
+    once per algorithm, and the stems compared as numbers (:func:`stem_verdicts`). A row the
     spec's overlap passes (``overlap``, when given) passes here too: its golden words are response
-    words, so their stems are response stems; only the other rows are tokenised.
+    words, so their stems are response stems; only the other rows are read. A row holding a
+    character whose lowercasing Python does differently (Σ, İ) is scored by :func:`stem_overlap`.
     """
     n = len(answers)
     langs = languages.cast(pl.String).fill_null("")
-    algs = langs.replace_strict({v: algorithm(v) for v in langs.unique().to_list()}, return_dtype=pl.String)
-    frame = pl.DataFrame(
-        {
-            "a": answers.cast(pl.String).fill_null(""),
-            "r": responses.cast(pl.String),
-            "_alg": pl.Series(algs, dtype=pl.String),
-            "_pass": overlap if overlap is not None else pl.repeat(False, n, eager=True),
-        }
-    ).with_row_index("_i")
-    blank = (pl.col("r").is_null() | pl.col("r").str.contains(patterns()["blank"])).fill_null(True)
-    todo = frame.filter(~pl.col("_pass") & ~blank)
-    if todo.is_empty():
-        return (frame["_pass"] & ~frame.select(blank).to_series()).alias("stem_overlap_correct")
-    # Words and algorithms as categoricals: the joins and uniques below then compare integers.
-    words = _words(todo).with_columns(pl.col("_w", "_alg").cast(pl.Categorical))
-    stemmable = words.filter(pl.col("_alg").is_not_null()).select("_alg", "_w").unique()
-    table = _stem_table(stemmable.cast(pl.String)).cast(pl.Categorical)
-    words = words.join(table, on=["_alg", "_w"], how="left").with_columns(_s=pl.coalesce("_s", "_w"))
-    golden = words.filter(pl.col("_side") == "a").select("_i", "_s").unique()
-    # a response word whose stem no golden word has cannot make a row pass: dropped before the join
-    useful = pl.col("_s").is_in(golden["_s"].unique().implode())
-    have = words.filter((pl.col("_side") == "r") & useful).select("_i", "_s")
-    missing = golden.join(have, on=["_i", "_s"], how="anti").select("_i").unique()
-    passed = todo.select("_i").join(missing, on="_i", how="anti")["_i"]
-    out = frame["_pass"].clone()
-    if not passed.is_empty():
-        out = out.scatter(passed, True)
-    return (out & ~frame.select(blank).to_series()).alias("stem_overlap_correct")
-
-
-def _words(rows: pl.DataFrame) -> pl.DataFrame:
-    """Per row (``_i``) and side (``a``/``r``), its spec words (``_w``) with the row's ``_alg``.
-
-    Tokenised by the same regex as the spec's columnar overlap (a stripped token matched whole),
-    lowercased first; rows whose lowercasing polars might do differently are tokenised in Python.
-    """
-    from_python: list[dict] = []
-    parts = []
-    for side in ("a", "r"):
-        lowered = rows.select("_i", "_alg", _l=pl.col(side).fill_null("")).with_columns(
-            _low=pl.col("_l").map_batches(lower_batch, return_dtype=LOW_TYPE)
+    found = {v: algorithm(v) for v in langs.unique().to_list()}
+    names = sorted({a for a in found.values() if a is not None})
+    code = {v: 0 if a is None else names.index(a) + 1 for v, a in found.items()}
+    algs = langs.replace_strict(code, return_dtype=pl.Int64).to_numpy()
+    passed = np.zeros(n, dtype=np.bool_) if overlap is None else overlap.fill_null(False).to_numpy().astype(np.bool_)
+    rows = np.flatnonzero(~passed)
+    golden, which = distinct(answers)
+    words, tables = Words(), _tables()
+    g_words = word_ids(utf8_of(golden), np.arange(len(golden)), tables, words)
+    r_words = word_ids(utf8_of(responses), rows, tables, words)
+    stems = stem_table(words.strings(), names)
+    verdict = passed.copy()
+    verdict[rows] = ~r_words[3] & stem_verdicts(rows, which, algs, g_words[:2], r_words[:2], stems)
+    python = np.zeros(n, dtype=np.bool_)
+    python[rows[r_words[2]]] = True
+    python[rows[g_words[2][which[rows]]]] = True
+    where = np.flatnonzero(python)
+    if where.size:
+        triples = zip(
+            golden.gather(which[where]).to_list(),
+            responses.cast(pl.String).gather(where).to_list(),
+            langs.gather(where).to_list(),
         )
-        flagged = lowered.filter(pl.col("_low").struct.field("python"))
-        for i, alg, text, _ in flagged.iter_rows():
-            from_python += [{"_i": i, "_alg": alg, "_w": w, "_side": side} for w in word_set(text)]
-        plain = lowered.filter(~pl.col("_low").struct.field("python")).select(
-            "_i", "_alg", _w=pl.col("_low").struct.field("low").str.extract_all(patterns()["token"]), _side=pl.lit(side)
-        )
-        parts.append(plain.explode("_w").drop_nulls("_w"))
-    schema = {"_i": pl.UInt32, "_alg": pl.String, "_w": pl.String, "_side": pl.String}
-    extra = pl.DataFrame(from_python, schema=schema) if from_python else pl.DataFrame(schema=schema)
-    return pl.concat([p.select(schema.keys()).cast(schema) for p in parts] + [extra])
+        verdict[where] = [stem_overlap(a, r, lang) for a, r, lang in triples]
+    return pl.Series("stem_overlap_correct", verdict, dtype=pl.Boolean)

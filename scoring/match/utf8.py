@@ -1,0 +1,55 @@
+"""Text columns as their UTF-8 bytes, for the compiled matchers (numba).
+
+A polars string column is handed to compiled code as Arrow's two buffers (:func:`utf8_of`): the
+bytes of every text one after another, and where each text starts. The kernels decode code points
+from the bytes themselves, so no Python string is made per row.
+
+Kernels are compiled with numba on first use and cached beside their module (:func:`compiled`):
+the first process on a machine pays a few seconds to compile; later ones load the machine code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numba
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+
+class Utf8(NamedTuple):
+    """Texts as UTF-8: text ``i`` is ``data[offsets[i]:offsets[i + 1]]`` (a null is "")."""
+
+    data: np.ndarray  # uint8
+    offsets: np.ndarray  # int64, one more than the texts
+
+
+def compiled(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` compiled by numba, its machine code cached beside the module (or in numba's
+    user-wide cache) so later processes skip the compile; where neither is writable (a read-only
+    checkout run by another user) numba refuses to cache at all, and each process compiles anew."""
+    try:
+        return numba.njit(cache=True, nogil=True)(func)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return numba.njit(cache=False, nogil=True)(func)
+
+
+def utf8_of(texts: pl.Series) -> Utf8:
+    """``texts`` (nulls as "") as :class:`Utf8`, read from Arrow's buffers without a copy per row."""
+    arrow = texts.cast(pl.String).fill_null("").to_arrow()
+    if arrow.type != pa.large_string():
+        arrow = arrow.cast(pa.large_string())
+    _, offsets, data = arrow.buffers()
+    offsets = np.frombuffer(offsets, dtype=np.int64)[arrow.offset : arrow.offset + len(arrow) + 1]
+    data = np.frombuffer(data if data is not None else b"\0", dtype=np.uint8)  # read-only either way
+    return Utf8(data, offsets)
+
+
+def distinct(texts: pl.Series) -> tuple[pl.Series, np.ndarray]:
+    """The distinct texts (nulls as "") in first-seen order, and each row's index among them."""
+    values = texts.cast(pl.String).fill_null("")
+    unique = values.unique(maintain_order=True)
+    which = values.replace_strict(unique, pl.int_range(unique.len(), dtype=pl.Int64, eager=True))
+    return unique, which.to_numpy()
