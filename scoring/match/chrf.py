@@ -30,7 +30,7 @@ from sacrebleu.metrics.chrf import CHRF
 from scoring.core.protocols import is_blank
 from scoring.match import CHRF_PARAMS
 from scoring.match.chrf_count import ORDER, chrf_verdicts, golden_tables, strip_whitespace
-from scoring.match.utf8 import distinct
+from scoring.match.utf8 import Pairs, Utf8, pairs_of
 
 #: Rows counted at a time (memory: their code points, 4 bytes each), and chunks at once.
 CHUNK, THREADS = 100_000, 2
@@ -81,21 +81,26 @@ def golden_ngrams(answer: str) -> list[tuple[int, str, int, bool]]:
 
 
 def chrf_column(answers: pl.Series, responses: pl.Series, threshold: float) -> pl.Series:
-    """:func:`chrf_correct` of every row (``chrf_correct``), equal to it row for row: counted and
+    """:func:`chrf_correct` of every row (``chrf_correct``), equal to it row for row."""
+    return chrf_pairs(pairs_of(answers, responses), threshold)
+
+
+def chrf_pairs(pairs: Pairs, threshold: float) -> pl.Series:
+    """:func:`chrf_column` of rows read once (:func:`scoring.match.utf8.pairs_of`): counted and
     scored by compiled code (:func:`scoring.match.chrf_count.chrf_verdicts`), :data:`CHUNK` rows
     at a time on :data:`THREADS` threads; a pair past :data:`BIG` is scored by sacrebleu itself."""
-    golden, which = distinct(answers)
+    golden, which, rows = pairs.golden, pairs.which, len(pairs.which)
     ref = golden_tables(strip_whitespace(golden))
-    text = responses.cast(pl.String)
-    verdict = np.zeros(len(which), dtype=bool)
+    verdict = np.zeros(rows, dtype=bool)
 
     def chunk(start: int) -> None:
-        part = slice(start, min(start + CHUNK, len(which)))
-        got, big = chrf_verdicts(strip_whitespace(text[part]), ref, which[part], BIG, threshold)
+        part = slice(start, min(start + CHUNK, rows))
+        texts = Utf8(pairs.texts.data, pairs.texts.offsets[start : part.stop + 1])
+        got, big = chrf_verdicts(texts, ref, which[part], BIG, threshold)
         for i in np.flatnonzero(big):
-            got[i] = chrf_correct(golden[int(which[start + i])], text[start + int(i)], threshold)
+            got[i] = chrf_correct(golden[int(which[start + i])], pairs.responses[start + int(i)], threshold)
         verdict[part] = got
 
     with ThreadPoolExecutor(THREADS) as pool:  # the counting releases the GIL
-        list(pool.map(chunk, range(0, len(which), CHUNK)))
+        list(pool.map(chunk, range(0, rows, CHUNK)))
     return pl.Series("chrf_correct", verdict, dtype=pl.Boolean)

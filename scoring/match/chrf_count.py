@@ -26,14 +26,41 @@ import numpy as np
 import polars as pl
 
 from scoring.core.columnar import WHITESPACE
-from scoring.match.utf8 import compiled, utf8_of
+from scoring.match.utf8 import Utf8, compiled, utf8_of
 
 #: chrF's character n-gram orders and beta (sacrebleu's defaults ``char_order`` and ``beta``).
 ORDER, BETA = 6, 2
-STEP = ORDER + 1
+#: Slots of the per-row table from a code point's low bits to its distinct golden character.
+TABLE = 1024
 #: ``SPACE[c]``: whether code point ``c`` (below ``len(SPACE)``) is whitespace for ``str.split()``.
 SPACE = np.zeros(max(map(ord, WHITESPACE)) + 1, dtype=np.bool_)
 SPACE[[ord(c) for c in WHITESPACE]] = True
+
+
+@compiled
+def _strip_row(
+    data: np.ndarray, k: int, end: int, space: np.ndarray, out: np.ndarray, at: int
+) -> int:  # pragma: no cover - compiled
+    """The UTF-8 text ``data[k:end]`` as code points without whitespace, written from ``out[at]``:
+    how many."""
+    c, top = at, space.shape[0]
+    while k < end:
+        b = np.uint32(data[k])
+        if b < 0x80:
+            cp, k = b, k + 1
+        elif b < 0xE0:
+            cp, k = ((b & 0x1F) << 6) | (data[k + 1] & 0x3F), k + 2
+        elif b < 0xF0:
+            cp = ((b & 0x0F) << 12) | ((data[k + 1] & 0x3F) << 6) | (data[k + 2] & 0x3F)
+            k += 3
+        else:
+            cp = ((b & 0x07) << 18) | ((data[k + 1] & 0x3F) << 12) | ((data[k + 2] & 0x3F) << 6)
+            cp |= data[k + 3] & 0x3F
+            k += 4
+        if cp >= top or not space[cp]:
+            out[c] = cp
+            c += 1
+    return c - at
 
 
 @compiled
@@ -43,37 +70,20 @@ def _strip(
     """UTF-8 texts (``data[offsets[i]:offsets[i + 1]]``) as code points without whitespace."""
     out = np.empty(offsets[-1] - offsets[0], np.uint32)
     at = np.zeros(offsets.shape[0], np.int64)
-    c, top = 0, space.shape[0]
     for i in range(offsets.shape[0] - 1):
-        k, end = offsets[i], offsets[i + 1]
-        while k < end:
-            b = np.uint32(data[k])
-            if b < 0x80:
-                cp, k = b, k + 1
-            elif b < 0xE0:
-                cp, k = ((b & 0x1F) << 6) | (data[k + 1] & 0x3F), k + 2
-            elif b < 0xF0:
-                cp = ((b & 0x0F) << 12) | ((data[k + 1] & 0x3F) << 6) | (data[k + 2] & 0x3F)
-                k += 3
-            else:
-                cp = ((b & 0x07) << 18) | ((data[k + 1] & 0x3F) << 12) | ((data[k + 2] & 0x3F) << 6)
-                cp |= data[k + 3] & 0x3F
-                k += 4
-            if cp >= top or not space[cp]:
-                out[c] = cp
-                c += 1
-        at[i + 1] = c
-    return out[:c], at
+        at[i + 1] = at[i] + _strip_row(data, offsets[i], offsets[i + 1], space, out, at[i])
+    return out[: at[-1]], at
 
 
 @compiled
 def _golden(
-    r: np.ndarray, first: np.ndarray, times: np.ndarray, nxt: np.ndarray
-) -> None:  # pragma: no cover - compiled
+    r: np.ndarray, first: np.ndarray, times: np.ndarray, dix: np.ndarray, dch: np.ndarray
+) -> int:  # pragma: no cover - compiled
     """Per order and position of the golden answer ``r``: whether its n-gram starts there first
-    (``first``), and how often that n-gram occurs in ``r`` (``times``); ``nxt[j]``: the next
-    position holding the character at ``j`` (-1: none)."""
-    rl = r.shape[0]
+    (``first``), and how often that n-gram occurs in ``r`` (``times``); its distinct characters
+    (``dch``, in order of first appearance) and which one stands at each position (``dix``):
+    how many distinct characters."""
+    rl, distinct = r.shape[0], 0
     same = np.empty((rl, rl), np.bool_)  # golden n-gram at k == golden n-gram at j
     for n in range(1, ORDER + 1):
         grams = rl - n + 1
@@ -85,12 +95,17 @@ def _golden(
                     times[j, n - 1] += 1
                     if k < j:
                         first[j, n - 1] = False
-            if n == 1:
-                nxt[j] = -1
-                for k in range(j + 1, rl):
+        if n == 1:  # each position's distinct character, before the next orders overwrite ``same``
+            for j in range(rl):
+                dix[j] = -1
+                for k in range(j):
                     if same[k, j]:
-                        nxt[j] = k
+                        dix[j] = dix[k]
                         break
+                if dix[j] < 0:
+                    dix[j], dch[distinct] = distinct, r[j]
+                    distinct += 1
+    return distinct
 
 
 @compiled
@@ -142,32 +157,48 @@ def f_score(hyp: np.ndarray, ref: np.ndarray, match: np.ndarray) -> np.ndarray:
 
 
 @compiled
+def _popcount(x: np.uint64) -> int:  # pragma: no cover - compiled
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@compiled
 def _verdicts(
-    hyp: np.ndarray,
-    hyp_at: np.ndarray,
-    golden: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    data: np.ndarray,
+    offsets: np.ndarray,
+    golden: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     which: np.ndarray,
     big: int,
     threshold: float,
     out: tuple[np.ndarray, np.ndarray],
 ) -> None:  # pragma: no cover - compiled
-    """Each response ``i`` of ``hyp`` against golden answer ``which[i]``: its score at least
-    ``threshold`` (``verdict``), or, a pair past ``big``, left to the caller (``big_rows``)."""
-    ref, ref_at, first, times, nxt = golden
+    """Each response (UTF-8 ``data[offsets[i]:offsets[i + 1]]``) against golden answer
+    ``which[i]``: its score at least ``threshold`` (``verdict``), or, a pair past ``big``, left to
+    the caller (``big_rows``).
+
+    Per row, one bit set per response position for each distinct golden character found there
+    (``bits``, ``words`` 64-bit words each; position by position: no branch on the character);
+    then for each golden position ``j`` and order ``n``, the positions where the response holds
+    the golden n-gram starting at ``j`` are the AND of those sets shifted by 0 to n - 1."""
+    ref, ref_at, first, times, dix, dch, distinct = golden
     verdict, big_rows = out
-    longest = 1
-    for a in range(ref_at.shape[0] - 1):
-        longest = max(longest, ref_at[a + 1] - ref_at[a])
-    cap = 2
-    while cap < 2 * longest:
-        cap *= 2
-    slot_cp, slot_j = np.full(cap, -1, np.int64), np.empty(cap, np.int64)
-    # reach[j * STEP + l]: response positions agreeing with the golden at j for exactly l characters
-    reach = np.zeros(longest * STEP, np.int64)
+    longest, size = 1, 1
+    for i in range(which.shape[0]):
+        a, most = which[i], offsets[i + 1] - offsets[i]  # at most one code point a byte
+        rl = ref_at[a + 1] - ref_at[a]
+        longest = max(longest, most)
+        most = min(most, big // rl) if rl > 0 else 0
+        size = max(size, (distinct[a] + 1) * ((most + 63) // 64 + 1))
+    h, bits, run = np.empty(longest, np.uint32), np.zeros(size, np.uint64), np.zeros(size, np.uint64)
+    table = np.full(TABLE, -1, np.int64)
     hyp_n, ref_n, match = np.zeros(ORDER), np.zeros(ORDER), np.zeros(ORDER)
-    for i in range(which.shape[0]):  # no slices here: each costs a reference count, twice
-        hs, hl, a = hyp_at[i], hyp_at[i + 1] - hyp_at[i], which[i]
-        s, rl = ref_at[a], ref_at[a + 1] - ref_at[a]
+    one = np.uint64(1)
+    for i in range(which.shape[0]):
+        hl = _strip_row(data, offsets[i], offsets[i + 1], SPACE, h, 0)
+        a = which[i]
+        s, rl, nd = ref_at[a], ref_at[a + 1] - ref_at[a], distinct[a]
         if hl == 0:  # blank: nothing but whitespace
             continue
         if hl * rl > big:
@@ -177,42 +208,45 @@ def _verdicts(
             ref_n[n] = max(rl - n, 0)
             hyp_n[n] = max(hl - n, 0) if ref_n[n] > 0 else 0
             match[n] = 0
-        if rl > 0 and _inside(hyp, hs, hl, ref, s, rl):
+        if rl > 0 and _inside(h, 0, hl, ref, s, rl):
             for n in range(ORDER):
                 match[n] = ref_n[n]
         elif rl > 0:
-            mask = 1  # a table of the golden's distinct characters -> first position, at most half full
-            while mask + 1 < 2 * rl:
-                mask = 2 * mask + 1
-            for j in range(rl * STEP):
-                reach[j] = 0
+            words = (hl + 63) // 64
+            for q in range((nd + 1) * words):
+                bits[q] = 0
+            clash = False  # two distinct golden characters with the same table slot
+            for d in range(nd):
+                clash = clash or table[dch[s + d] & (TABLE - 1)] >= 0
+                table[dch[s + d] & (TABLE - 1)] = d
+            for p in range(hl):
+                c = h[p]
+                d = table[c & (TABLE - 1)]
+                if clash:
+                    d = -1
+                    for e in range(nd):
+                        d = e if dch[s + e] == c else d
+                d = d if d >= 0 and dch[s + d] == c else nd  # nd: no golden character
+                bits[d * words + (p >> 6)] |= one << np.uint64(p & 63)
+            for d in range(nd):
+                table[dch[s + d] & (TABLE - 1)] = -1
             for j in range(rl):
-                if first[s + j, 0]:
-                    q = ref[s + j] & mask
-                    while slot_cp[q] >= 0:
-                        q = (q + 1) & mask
-                    slot_cp[q], slot_j[q] = ref[s + j], j
-            for p in range(hl):  # each golden position with this character: how far they agree
-                c = hyp[hs + p]
-                q = c & mask
-                while slot_cp[q] >= 0:
-                    if slot_cp[q] == c:
-                        j = slot_j[q]
-                        while j >= 0:
-                            most = min(ORDER, rl - j, hl - p)
-                            length = 1
-                            while length < most and hyp[hs + p + length] == ref[s + j + length]:
-                                length += 1
-                            reach[j * STEP + length] += 1
-                            j = nxt[s + j]
+                base = dix[s + j] * words
+                for w in range(words):
+                    run[w] = bits[base + w]
+                for n in range(1, min(ORDER, rl - j) + 1):
+                    found = 0
+                    if n > 1:  # and the golden's n-th character n - 1 positions on
+                        src, shift = dix[s + j + n - 1] * words, np.uint64(n - 1)
+                        for w in range(words):
+                            v = bits[src + w] >> shift
+                            if w + 1 < words:
+                                v |= bits[src + w + 1] << (np.uint64(64) - shift)
+                            run[w] &= v
+                    for w in range(words):
+                        found += _popcount(run[w])
+                    if found == 0:
                         break
-                    q = (q + 1) & mask
-            for q in range(mask + 1):
-                slot_cp[q] = -1
-            for j in range(rl):
-                found = 0  # response positions agreeing with the golden at j for n characters or more
-                for n in range(min(ORDER, rl - j), 0, -1):
-                    found += reach[j * STEP + n]
                     if first[s + j, n - 1]:
                         match[n - 1] += min(found, times[s + j, n - 1])
         verdict[i] = _f(hyp_n, ref_n, match) >= threshold
@@ -220,21 +254,24 @@ def _verdicts(
 
 def golden_tables(ref: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, ...]:
     """The golden answers from :func:`strip_whitespace` with what :func:`chrf_verdicts` needs of
-    each: ``first``, ``times`` and ``nxt`` (:func:`_golden`)."""
+    each (:func:`_golden`): ``first``, ``times``, ``dix``, ``dch`` (at the answer's own offsets)
+    and how many distinct characters each has."""
     cps, at = ref
     first, times = np.zeros((cps.shape[0], ORDER), np.bool_), np.zeros((cps.shape[0], ORDER), np.int64)
-    nxt = np.zeros(cps.shape[0], np.int64)
-    _goldens(cps, at, first, times, nxt)
-    return cps, at, first, times, nxt
+    dix, dch = np.zeros(cps.shape[0], np.int64), np.zeros(cps.shape[0], np.int64)
+    distinct = np.zeros(at.shape[0] - 1, np.int64)
+    _goldens(cps, at, (first, times, dix, dch), distinct)
+    return cps, at, first, times, dix, dch, distinct
 
 
 @compiled
 def _goldens(
-    cps: np.ndarray, at: np.ndarray, first: np.ndarray, times: np.ndarray, nxt: np.ndarray
+    cps: np.ndarray, at: np.ndarray, out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], distinct: np.ndarray
 ) -> None:  # pragma: no cover - compiled
+    first, times, dix, dch = out
     for a in range(at.shape[0] - 1):
         s, e = at[a], at[a + 1]
-        _golden(cps[s:e], first[s:e], times[s:e], nxt[s:e])
+        distinct[a] = _golden(cps[s:e], first[s:e], times[s:e], dix[s:e], dch[s:e])
 
 
 def strip_whitespace(texts: pl.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -245,12 +282,12 @@ def strip_whitespace(texts: pl.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def chrf_verdicts(
-    hyp: tuple[np.ndarray, np.ndarray], golden: tuple[np.ndarray, ...], which: np.ndarray, big: int, threshold: float
+    texts: Utf8, golden: tuple[np.ndarray, ...], which: np.ndarray, big: int, threshold: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each response of ``hyp`` (:func:`strip_whitespace`) against golden answer ``which[i]`` of
-    ``golden`` (:func:`golden_tables`): whether its chrF is at least ``threshold`` (a blank
-    response: no), and which pairs were left out as past ``big`` (their two lengths multiplied;
-    the memory to count a pair is 8 bytes each) for the caller to score."""
+    """Each response (UTF-8) against golden answer ``which[i]`` of ``golden`` (:func:`golden_tables`):
+    whether its chrF is at least ``threshold`` (a blank response: no), and which pairs were left
+    out as past ``big`` (their two lengths multiplied; the memory to count a pair is a bit each,
+    the time to count it up to eight times that) for the caller to score."""
     verdict, big_rows = np.zeros(which.shape[0], np.bool_), np.zeros(which.shape[0], np.bool_)
-    _verdicts(*hyp, golden, which.astype(np.int64), big, float(threshold), (verdict, big_rows))
+    _verdicts(*texts, golden, which.astype(np.int64), big, float(threshold), (verdict, big_rows))
     return verdict, big_rows

@@ -35,7 +35,7 @@ from scoring.core.protocols import PUNCTUATION, is_blank
 from scoring.core.unicode_tables import runs
 from scoring.match.char_tables import INVISIBLE_CHARS, char_tables
 from scoring.match.text_kernels import norm_all, norm_rows
-from scoring.match.utf8 import distinct, utf8_of
+from scoring.match.utf8 import Pairs, pairs_of, utf8_of
 
 #: Zero-width joiner and non-joiner, soft hyphen, byte-order mark (zero-width no-break space),
 #: word joiner and zero-width space: they change rendering or line breaking, not the word.
@@ -177,16 +177,20 @@ def normalized(texts: pl.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def norm_exact_column(answers: pl.Series, responses: pl.Series) -> pl.Series:
-    """:func:`norm_exact` of every row (``norm_exact_correct``), equal to it row for row.
+    """:func:`norm_exact` of every row (``norm_exact_correct``), equal to it row for row."""
+    return norm_exact_pairs(pairs_of(answers, responses))
+
+
+def norm_exact_pairs(pairs: Pairs) -> pl.Series:
+    """:func:`norm_exact_column` of rows read once (:func:`scoring.match.utf8.pairs_of`).
 
     Distinct golden answers are normalised once (:func:`normalized`); each response is normalised
     and searched by compiled code (:func:`scoring.match.text_kernels.norm_rows`), :data:`SLICES`
     slices of rows on :data:`THREADS` threads. A row it flags (NFC might change the response, or a
     character folds to several) is scored by :func:`norm_exact` itself.
     """
-    golden, which = distinct(answers)
-    cps, at = normalized(golden)
-    t, texts, rows = char_tables(), utf8_of(responses), len(which)
+    cps, at = normalized(pairs.golden)
+    t, texts, which, rows = char_tables(), pairs.texts, pairs.which, len(pairs.which)
     verdict, python = np.zeros(rows, dtype=np.bool_), np.zeros(rows, dtype=np.bool_)
     tables = (t.flags, t.ccc, t.fold, t.pairs)
     step = max(1, -(-rows // SLICES))
@@ -198,6 +202,6 @@ def norm_exact_column(answers: pl.Series, responses: pl.Series) -> pl.Series:
         list(pool.map(part, range(0, rows, step)))
     where = np.flatnonzero(python)
     if where.size:
-        pairs = zip(golden.gather(which[where]).to_list(), responses.cast(pl.String).gather(where).to_list())
-        verdict[where] = [norm_exact(a, r) for a, r in pairs]
+        answers = pairs.golden.gather(which[where]).to_list()
+        verdict[where] = [norm_exact(a, r) for a, r in zip(answers, pairs.responses.gather(where).to_list())]
     return pl.Series("norm_exact_correct", verdict, dtype=pl.Boolean)

@@ -12,9 +12,10 @@ import polars as pl
 
 from scoring.core.errors import InputError
 from scoring.match import LANGUAGE_COLUMN, MATCHERS, chrf_threshold
-from scoring.match.chrf import chrf_column, chrf_correct
-from scoring.match.norm_exact import norm_exact, norm_exact_column
-from scoring.match.stem_overlap import stem_overlap, stem_overlap_column
+from scoring.match.chrf import chrf_correct, chrf_pairs
+from scoring.match.norm_exact import norm_exact, norm_exact_pairs
+from scoring.match.stem_overlap import stem_overlap, stem_overlap_pairs
+from scoring.match.utf8 import pairs_of
 
 
 def match_row(name: str, answer: str, response: str | None, language: str | None, threshold: float) -> bool:
@@ -41,20 +42,20 @@ def score_matchers(
     spared the rows it passes (their stems match too).
     ``threshold``: chrF's, by default the setting's (:func:`chrf_threshold`).
     """
-    answers, responses = table[answer], table[response]
+    pairs = pairs_of(table[answer], table[response])  # read once for all the matchers
     out = []
     for name in names:
         if name == "norm_exact":
-            out.append(norm_exact_column(answers, responses))
+            out.append(norm_exact_pairs(pairs))
         elif name == "stem_overlap":
             languages = (
                 table[LANGUAGE_COLUMN]
                 if LANGUAGE_COLUMN in table.columns
                 else pl.repeat(None, table.height, dtype=pl.String, eager=True)
             )
-            out.append(stem_overlap_column(answers, responses, languages, overlap))
+            out.append(stem_overlap_pairs(pairs, languages, overlap))
         elif name == "chrf":
-            out.append(chrf_column(answers, responses, chrf_threshold() if threshold is None else threshold))
+            out.append(chrf_pairs(pairs, chrf_threshold() if threshold is None else threshold))
         else:
             raise InputError(f"Unknown matcher {name!r}: choose from {', '.join(MATCHERS)}.")
     return pl.DataFrame(out)

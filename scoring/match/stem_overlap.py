@@ -34,7 +34,7 @@ from scoring.core.protocols import is_blank, word_set
 from scoring.match.char_tables import char_tables
 from scoring.match.languages import algorithm
 from scoring.match.text_kernels import Words, stem_verdicts, word_ids
-from scoring.match.utf8 import distinct, utf8_of
+from scoring.match.utf8 import Pairs, pairs_of, utf8_of
 
 _LOCAL = threading.local()
 
@@ -88,7 +88,13 @@ def _tables() -> tuple[np.ndarray, np.ndarray]:
 def stem_overlap_column(
     answers: pl.Series, responses: pl.Series, languages: pl.Series, overlap: pl.Series | None = None
 ) -> pl.Series:
-    """:func:`stem_overlap` of every row (``stem_overlap_correct``), equal to it row for row.
+    """:func:`stem_overlap` of every row (``stem_overlap_correct``), equal to it row for row
+    (:func:`stem_overlap_pairs`)."""
+    return stem_overlap_pairs(pairs_of(answers, responses), languages, overlap)
+
+
+def stem_overlap_pairs(pairs: Pairs, languages: pl.Series, overlap: pl.Series | None = None) -> pl.Series:
+    """:func:`stem_overlap_column` of rows read once (:func:`scoring.match.utf8.pairs_of`).
 
     The spec's words of the distinct golden answers and of the responses are found and numbered
     by compiled code (:func:`scoring.match.text_kernels.word_ids`), each distinct word stemmed
@@ -97,7 +103,7 @@ def stem_overlap_column(
     words, so their stems are response stems; only the other rows are read. A row holding a
     character whose lowercasing Python does differently (Σ, İ) is scored by :func:`stem_overlap`.
     """
-    n = len(answers)
+    golden, which, n = pairs.golden, pairs.which, len(pairs.which)
     langs = languages.cast(pl.String).fill_null("")
     found = {v: algorithm(v) for v in langs.unique().to_list()}
     names = sorted({a for a in found.values() if a is not None})
@@ -105,10 +111,9 @@ def stem_overlap_column(
     algs = langs.replace_strict(code, return_dtype=pl.Int64).to_numpy()
     passed = np.zeros(n, dtype=np.bool_) if overlap is None else overlap.fill_null(False).to_numpy().astype(np.bool_)
     rows = np.flatnonzero(~passed)
-    golden, which = distinct(answers)
     words, tables = Words(), _tables()
     g_words = word_ids(utf8_of(golden), np.arange(len(golden)), tables, words)
-    r_words = word_ids(utf8_of(responses), rows, tables, words)
+    r_words = word_ids(pairs.texts, rows, tables, words)
     stems = stem_table(words.strings(), names)
     verdict = passed.copy()
     verdict[rows] = ~r_words[3] & stem_verdicts(rows, which, algs, g_words[:2], r_words[:2], stems)
@@ -119,7 +124,7 @@ def stem_overlap_column(
     if where.size:
         triples = zip(
             golden.gather(which[where]).to_list(),
-            responses.cast(pl.String).gather(where).to_list(),
+            pairs.responses.gather(where).to_list(),
             langs.gather(where).to_list(),
         )
         verdict[where] = [stem_overlap(a, r, lang) for a, r, lang in triples]
