@@ -10,6 +10,8 @@ the first process on a machine pays a few seconds to compile; later ones load th
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -17,6 +19,30 @@ import numba
 import numpy as np
 import polars as pl
 import pyarrow as pa
+
+#: What numba imports, on its first compile or cache load, only to learn whether BLAS is there.
+BLAS_PROBE = "scipy.linalg.cython_blas"
+
+
+def load_numba_arrays() -> None:
+    """Import numba's array support (``numba.np.arraymath``) ahead of its first use, its BLAS
+    check answered "no" at once.
+
+    That check imports ``scipy.linalg``: most of a second in every process that runs a kernel,
+    for ``np.dot`` and ``np.linalg`` inside compiled code, which no kernel here uses. Where
+    scipy's BLAS is already loaded there is nothing to save and numba imports as usual.
+    """
+    if BLAS_PROBE in sys.modules or "numba.np.arraymath" in sys.modules:
+        return
+    sys.modules[BLAS_PROBE] = None  # an import of it now fails at once (ImportError)
+    try:
+        importlib.import_module("numba.np.arraymath")
+    finally:
+        if BLAS_PROBE in sys.modules and sys.modules[BLAS_PROBE] is None:
+            del sys.modules[BLAS_PROBE]
+
+
+load_numba_arrays()
 
 
 class Utf8(NamedTuple):
