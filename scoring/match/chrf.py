@@ -21,16 +21,20 @@ spell the counting out in plain Python, for the tests to check the compiled code
 from __future__ import annotations
 
 import functools
+import importlib
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
-from sacrebleu.metrics.chrf import CHRF
 
 from scoring.core.protocols import is_blank
 from scoring.match import CHRF_PARAMS
 from scoring.match.chrf_count import ORDER, chrf_verdicts, golden_tables, strip_whitespace
 from scoring.match.utf8 import Pairs, Utf8, pairs_of
+
+if TYPE_CHECKING:
+    from sacrebleu.metrics.chrf import CHRF
 
 #: Rows counted at a time (memory: their code points, 4 bytes each), and chunks at once.
 CHUNK, THREADS = 100_000, 2
@@ -40,7 +44,9 @@ BIG = 1 << 24
 
 @functools.cache
 def _metric() -> CHRF:
-    return CHRF(**CHRF_PARAMS)
+    """sacrebleu's scorer, imported on first use: the column path never needs it but for pairs
+    past :data:`BIG` (a tenth of a second of imports spared)."""
+    return importlib.import_module("sacrebleu.metrics.chrf").CHRF(**CHRF_PARAMS)
 
 
 def chrf_score(answer: str, response: str) -> float:
