@@ -16,8 +16,9 @@ U+0964/U+0965 included: :data:`scoring.core.protocols.PUNCTUATION`) is stripped 
 inner punctuation (``co-operate``) stays. The golden answer is thus stripped too (the spec's is
 not). As in the spec, an empty normalised golden answer is found in any non-blank response.
 
-:func:`norm_exact_column` gives the same verdicts on polars columns (see its docstring for where it
-hands rows back to Python).
+:func:`norm_exact_column` gives the same verdicts for whole columns, every step done in one
+compiled pass per text (:mod:`scoring.match.text_kernels`; see :func:`norm_exact_pairs` for the
+rows it hands back to Python). :func:`column_patterns` spells two of its character sets as regexes.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import polars as pl
 
-from scoring.core.columnar import WHITESPACE, patterns
+from scoring.core.columnar import patterns
 from scoring.core.protocols import PUNCTUATION, is_blank
 from scoring.core.unicode_tables import runs
 from scoring.match.char_tables import INVISIBLE_CHARS, char_tables
@@ -92,7 +93,7 @@ def norm_exact(answer: str, response: str | None) -> bool:
     return normalize_answer(answer) in normalize_answer(response)
 
 
-# ---------------------------------------------------------------- polars
+# ---------------------------------------------------------------- regexes and columns
 
 
 def _class_of(chars: str) -> str:
@@ -118,18 +119,12 @@ def casefold_special() -> str:
 
 @functools.cache
 def column_patterns() -> dict[str, str]:
-    """Regexes built from the running Python's tables: ``python`` matches a character that must be
-    handled by Python (casefold differs from lower, Σ/ς whose lowercasing depends on context,
-    or unassigned in Python's Unicode version: polars' NFC and case tables are newer); ``gap`` a
-    run of whitespace and punctuation holding whitespace; ``edge`` such a run at either end."""
-    either = _class_of(WHITESPACE + PUNCTUATION)
-    return {
-        "python": f"{_class_of(casefold_special())}|{patterns()['unassigned']}",
-        "gap": f"{either}*{_class_of(WHITESPACE)}{either}*",
-        "edge": f"^{either}+|{either}+$",
-        "invisible": _class_of(INVISIBLE),
-        "nfc": nfc_unsure(),
-    }
+    """Regexes built from the running Python's tables, for polars code and the tests: ``python``
+    matches a character whose case a polars path must leave to Python (casefold differs from
+    lower, Σ/ς whose lowercasing depends on context, or unassigned in Python's Unicode version:
+    polars' case tables are newer); ``nfc`` where NFC might change a text (:func:`nfc_unsure`:
+    the plain quick check, which the compiled one refines)."""
+    return {"python": f"{_class_of(casefold_special())}|{patterns()['unassigned']}", "nfc": nfc_unsure()}
 
 
 #: Where Python's Unicode version assigns characters (planes 0-3 and 14); the rest is unassigned:
