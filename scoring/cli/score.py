@@ -2,8 +2,10 @@
 ``python -m scoring score``: the spec's deterministic scorers as command lines."""
 
 import argparse
+import contextlib
 import importlib
 import json
+import threading
 from collections.abc import Sequence
 
 import polars as pl
@@ -135,6 +137,20 @@ def configure_score(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def warm_up_matchers() -> threading.Thread:
+    """Load the matchers' code (numba, the compiled kernels, the character tables: most of a
+    second) on a thread while the main one reads and scores the file, which mostly runs outside
+    the GIL in polars. A failure here is left for the real call to report."""
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            importlib.import_module("scoring.match.scorers").warm_up()
+
+    thread = threading.Thread(target=run, name="matchers-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
 def with_matchers(scored: pl.DataFrame, names: tuple[str, ...], normalized: bool) -> pl.DataFrame:
     """``scored`` with one verdict column per matcher; the matchers read the raw pair (they
     normalise in their own way), so the spec's overlap may spare the stemmer only when raw."""
@@ -204,6 +220,8 @@ def print_by_language(report: dict) -> None:
 def cmd_score(args: argparse.Namespace) -> int:
     def body() -> None:
         names = parse_matchers(args.matchers)
+        if names:
+            warm_up_matchers()
         run = load_for_cli(args.responses, args.columns)
         scored = scored_table(run, args.normalize)
         if names:
