@@ -193,6 +193,7 @@ def _verdicts(
         size = max(size, (distinct[a] + 1) * ((most + 63) // 64 + 1))
     h, bits, run = np.empty(longest, np.uint32), np.zeros(size, np.uint64), np.zeros(size, np.uint64)
     table = np.full(TABLE, -1, np.int64)
+    chars = np.empty(size, np.int64)  # the row's distinct golden characters, then -1
     hyp_n, ref_n, match = np.zeros(ORDER), np.zeros(ORDER), np.zeros(ORDER)
     one = np.uint64(1)
     for i in range(which.shape[0]):
@@ -219,17 +220,32 @@ def _verdicts(
             for d in range(nd):
                 clash = clash or table[dch[s + d] & (TABLE - 1)] >= 0
                 table[dch[s + d] & (TABLE - 1)] = d
+                chars[d] = dch[s + d]
+            chars[nd] = -1  # nd: no golden character (matches no code point)
             for p in range(hl):
                 c = h[p]
                 d = table[c & (TABLE - 1)]
                 if clash:
-                    d = -1
                     for e in range(nd):
-                        d = e if dch[s + e] == c else d
-                d = d if d >= 0 and dch[s + d] == c else nd  # nd: no golden character
+                        d = e if chars[e] == c else d
+                d = nd if d < 0 else d
+                d = d if chars[d] == c else nd  # selects, not branches: the data decides them
                 bits[d * words + (p >> 6)] |= one << np.uint64(p & 63)
             for d in range(nd):
                 table[dch[s + d] & (TABLE - 1)] = -1
+            if words == 1:  # most responses: one word a character, no loop over words
+                for j in range(rl):
+                    run1 = bits[dix[s + j]]
+                    for n in range(1, min(ORDER, rl - j) + 1):
+                        if n > 1:
+                            run1 &= bits[dix[s + j + n - 1]] >> np.uint64(n - 1)
+                        found = _popcount(run1)
+                        if found == 0:
+                            break
+                        if first[s + j, n - 1]:
+                            match[n - 1] += min(found, times[s + j, n - 1])
+                verdict[i] = _f(hyp_n, ref_n, match) >= threshold
+                continue
             for j in range(rl):
                 base = dix[s + j] * words
                 for w in range(words):
