@@ -3,14 +3,16 @@
 The compiled kernels (:mod:`scoring.match.text_kernels`) read text as code points and look each
 one up here, so they do what Python's ``str`` methods do:
 
-- ``flags[c]``: bits :data:`SPACE` (``str.split()`` splits on it), :data:`PUNCT`
+- ``flags[c]`` (16 bits): :data:`SPACE` (``str.split()`` splits on it), :data:`PUNCT`
   (:data:`scoring.core.protocols.PUNCTUATION`), :data:`INVISIBLE`
   (:data:`scoring.match.norm_exact.INVISIBLE`), :data:`NFC_NO` (NFC might change a text holding it
   wherever it stands: it is not in NFC, or it is a Hangul vowel or final jamo), :data:`MAYBE` (the
   second of a pair NFC composes), :data:`DECOMPOSES` (a canonical decomposition, Hangul syllables
   included), :data:`FOLD_PY` (``casefold()`` is not one character, or is whitespace),
   :data:`LOWER_PY` (``lower()`` is not one character or changes whether it is whitespace or
-  punctuation; and Σ, whose lowering depends on its neighbours);
+  punctuation; and Σ, whose lowering depends on its neighbours), :data:`NONSTARTER` (combining
+  class not 0) and :data:`NUKTA_LETTER` (U+0929, U+0931, U+0934, which the nukta fold spells
+  out). A character with no bit set is plain: normalisation only case-folds it;
 - ``ccc[c]``: the canonical combining class;
 - ``fold[c]`` / ``lower[c]``: ``casefold()`` / ``lower()`` where that is one character (else ``c``);
 - ``pairs``: the canonical pairs NFC composes, as sorted keys ``first * 0x110000 + second``.
@@ -37,7 +39,9 @@ from scoring.core.columnar import WHITESPACE
 from scoring.core.protocols import PUNCTUATION
 from scoring.core.unicode_tables import cache_path
 
-SPACE, PUNCT, INVISIBLE, NFC_NO, MAYBE, DECOMPOSES, FOLD_PY, LOWER_PY = (1 << k for k in range(8))
+SPACE, PUNCT, INVISIBLE, NFC_NO, MAYBE, DECOMPOSES, FOLD_PY, LOWER_PY, NONSTARTER, NUKTA_LETTER = (
+    1 << k for k in range(10)
+)
 #: Zero-width joiner and non-joiner, soft hyphen, byte-order mark, word joiner, zero-width space
 #: (the characters :func:`scoring.match.norm_exact.remove_invisible` removes).
 INVISIBLE_CHARS = "\u200d\u200c\u00ad\ufeff\u2060\u200b"
@@ -49,12 +53,12 @@ HANGUL_SYLLABLES = range(0xAC00, 0xD7A4)
 HANGUL_V_T = (range(0x1161, 0x1176), range(0x11A8, 0x11C3))
 BLOCK = 512
 #: Bump when what is stored (or how a table is built) changes, so an old file is never read.
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass(frozen=True)
 class CharTables:
-    flags: np.ndarray  # uint8, SIZE
+    flags: np.ndarray  # uint16, SIZE
     ccc: np.ndarray  # uint8, SIZE
     fold: np.ndarray  # uint32, SIZE
     lower: np.ndarray  # uint32, SIZE
@@ -116,12 +120,14 @@ def _nfc(flags: np.ndarray, ccc: np.ndarray) -> np.ndarray:
 
 def build() -> CharTables:
     """Every table from Python's ``unicodedata`` and ``str`` methods (see the module docstring)."""
-    flags = np.zeros(SIZE, dtype=np.uint8)
+    flags = np.zeros(SIZE, dtype=np.uint16)
     ccc = np.zeros(SIZE, dtype=np.uint8)
     _mark(flags, WHITESPACE, SPACE)
     _mark(flags, PUNCTUATION, PUNCT)
     _mark(flags, INVISIBLE_CHARS, INVISIBLE)
     pairs = _nfc(flags, ccc)
+    flags[ccc != 0] |= NONSTARTER
+    _mark(flags, "\u0929\u0931\u0934", NUKTA_LETTER)
     fold = _case(flags, "casefold", FOLD_PY)
     lower = _case(flags, "lower", LOWER_PY)
     flags[ord("Σ")] |= LOWER_PY
@@ -156,7 +162,7 @@ def _load(path: Path) -> CharTables | None:
     try:
         with np.load(path) as stored:
             made = {
-                "flags": np.zeros(SIZE, np.uint8),
+                "flags": np.zeros(SIZE, np.uint16),
                 "ccc": np.zeros(SIZE, np.uint8),
                 "fold": np.arange(SIZE, dtype=np.uint32),
                 "lower": np.arange(SIZE, dtype=np.uint32),

@@ -24,12 +24,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from scoring.match.char_tables import DECOMPOSES, FOLD_PY, INVISIBLE, LOWER_PY, MAYBE, NFC_NO, PUNCT, SIZE, SPACE
+from scoring.match.char_tables import (
+    DECOMPOSES,
+    FOLD_PY,
+    INVISIBLE,
+    LOWER_PY,
+    MAYBE,
+    NFC_NO,
+    NUKTA_LETTER,
+    PUNCT,
+    SIZE,
+    SPACE,
+)
 from scoring.match.utf8 import compiled
 
-#: The precomposed nukta letters NFC keeps (U+0929, U+0931, U+0934: each its consonant's code
-#: point plus one) and the nukta they are folded to follow their consonant with.
-NUKTA_LETTERS, NUKTA = (0x929, 0x931, 0x934), 0x93C
+#: The nukta the precomposed nukta letters NFC keeps (U+0929, U+0931, U+0934: each its
+#: consonant's code point plus one) are folded to follow their consonant with.
+NUKTA = 0x93C
 FNV_OFFSET, FNV_PRIME = 0xCBF29CE484222325, 0x100000001B3
 
 
@@ -94,6 +105,16 @@ def _normalize(
     while k < end:
         cp, k = _decode(data, k)
         f = flags[cp]
+        if f == 0:  # the common case, a plain character: only case-folded (a quarter faster)
+            blank = False
+            if kept < 0 and n > 0:
+                out[n] = 32
+                n += 1
+            out[n] = fold[cp]
+            n += 1
+            kept = n
+            prev, prev_ccc = cp, 0
+            continue
         if not f & SPACE:
             blank = False
         if f & INVISIBLE:
@@ -113,7 +134,7 @@ def _normalize(
         if kept < 0 and n > 0:
             out[n] = 32
             n += 1
-        if cp == NUKTA_LETTERS[0] or cp == NUKTA_LETTERS[1] or cp == NUKTA_LETTERS[2]:
+        if f & NUKTA_LETTER:
             out[n], out[n + 1] = cp - 1, NUKTA
             n += 2
         else:
