@@ -254,12 +254,18 @@ def _as_stratified(strata: Strata, corrected: Ratio) -> Ratio:
     return replace(corrected, ci_low=min(found.ci_low, value), ci_high=max(found.ci_high, value))
 
 
-def _quality(metric: str, sample: pl.DataFrame, z: float, column: str | None = None) -> MetricQuality:
+def _quality(
+    metric: str, sample: pl.DataFrame, z: float, column: str | None = None, strata: Strata | None = None
+) -> MetricQuality:
+    """``strata``: :func:`build_strata` of ``sample``, when the caller built it: a metric with a
+    verdict on every row reads the whole sample, so its cells are those (on a million rows each
+    build is a group-by and a join on two text columns)."""
     column = column or METRICS[metric]
-    rows = sample.filter(pl.col(column).is_not_null())
+    whole = not sample[column].null_count()
+    rows = sample if whole else sample.filter(pl.col(column).is_not_null())
     if rows.is_empty():
         return MetricQuality(metric, 0, 0, None, NO_RATIO, NO_RATIO, NO_RATIO, NO_RATIO, 0.0, [[0, 0], [0, 0]])
-    strata = build_strata(rows)
+    strata = strata if whole and strata is not None else build_strata(rows)
     w = weights(strata)
     m = rows[column].to_numpy().astype(float)
     t = rows["truth"].fill_null(False).to_numpy().astype(float)
@@ -300,18 +306,19 @@ def _quality(metric: str, sample: pl.DataFrame, z: float, column: str | None = N
     )
 
 
-def metric_quality(sample: pl.DataFrame, z: float = Z95) -> list[MetricQuality]:
+def metric_quality(sample: pl.DataFrame, z: float = Z95, strata: Strata | None = None) -> list[MetricQuality]:
     """Exact, overlap, and the judge when any row has a judge verdict (``judge_correct``).
 
     Missing rows of the random sample (``missing``: skipped, in conflict, pending) widen every
     interval to the union of those computed with them reviewed at the four corners: right or
     wrong where the metric passes, right or wrong where it fails (each figure is monotone in
-    both, so the corners hold its extremes)."""
+    both, so the corners hold its extremes). ``strata``: :func:`build_strata` of ``sample`` when
+    the caller has it (the estimate does)."""
     check_sample(sample)
     names = ["exact", "overlap"]
     if "judge_correct" in sample.columns and sample["judge_correct"].drop_nulls().len():
         names.append("judge")
-    figures = [_quality(name, sample, z) for name in names]
+    figures = [_quality(name, sample, z, strata=strata) for name in names]
     if "missing" not in sample.columns or not sample["missing"].fill_null(False).any():
         return figures
     return [

@@ -165,6 +165,6 @@ def run_estimate(
         raw=raw_accuracy(sample),
         adjudicated=adjudicated_accuracy(adjudicated_input),
         accuracy=estimate_accuracy(strata, z),
-        metrics=metric_quality(sample, z),
+        metrics=metric_quality(sample, z, strata),
         plan=plan_review(strata, half_width, z),
     )
