@@ -2,29 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
-
-# polars' allocator (jemalloc) keeps pages it frees for a while before returning them (polars asks
-# for 0.5 s, then 1 s more as "muzzy" pages, still resident). A server that saves a million-row
-# upload and at once builds its Overview then holds both: measured on one 1M-row upload in
-# chromium, the server's peak went with how fast it ran, 1.04 to 1.21 GiB (1.7 GiB with no decay
-# at all), and 1.01 to 1.05 GiB with pages returned at once, for about 5% more server CPU. Set
-# before polars loads (the imports below), after whatever the environment holds (polars puts its
-# own defaults before it; the last value of an option wins), once however often this file runs.
-# A process that loaded polars before (tests running the app in-process) is left as it was, and
-# so are the processes it starts.
-os.environ["_RJEM_MALLOC_CONF"] = ",".join(
-    dict.fromkeys(
-        option
-        for option in (
-            *os.environ.get("_RJEM_MALLOC_CONF", "").split(","),
-            *(() if "polars" in sys.modules else ("dirty_decay_ms:0", "muzzy_decay_ms:0")),
-        )
-        if option
-    )
-)
-
 import streamlit as st
 
 from scoring import store
