@@ -64,10 +64,13 @@ def scripts(question: pl.Series, answer: pl.Series) -> pl.Series:
     out = pl.select(pl.when(pl.lit(latin)).then(pl.lit(LATIN)).otherwise(pl.lit(UNKNOWN_SCRIPT))).to_series()
     if wide.is_empty():
         return out
-    counts = _letter_counts(question.gather(wide)) + _letter_counts(answer.gather(wide))
-    named = np.array(SCRIPTS, dtype=object)[counts.argmax(axis=1)]
-    found = np.where(counts.max(axis=1) > 0, named, UNKNOWN_SCRIPT)
-    return out.scatter(wide, pl.Series(found.tolist(), dtype=pl.String))
+    question, answer = question.gather(wide), answer.gather(wide)
+    names = np.array(SCRIPTS, dtype=object)
+    found = []
+    for start in range(0, len(wide), _CHUNK_ROWS):  # a million rows' counts at once were 200 MB
+        counts = _letter_counts(question.slice(start, _CHUNK_ROWS)) + _letter_counts(answer.slice(start, _CHUNK_ROWS))
+        found.append(np.where(counts.max(axis=1) > 0, names[counts.argmax(axis=1)], UNKNOWN_SCRIPT))
+    return out.scatter(wide, pl.Series(np.concatenate(found).tolist(), dtype=pl.String))
 
 
 def _letter_counts(column: pl.Series) -> np.ndarray:
