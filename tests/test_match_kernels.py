@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from scoring.core.unicode_tables import write_atomically
 from scoring.match import char_tables
 from scoring.match.chrf import BIG, chrf_column, chrf_correct, chrf_score
 from scoring.match.chrf_count import TABLE, chrf_verdicts, golden_tables, strip_whitespace
@@ -163,7 +164,7 @@ def test_the_tables_file_round_trips_and_a_damaged_one_is_rebuilt(
     path = char_tables.tables_path()
     assert path.parent == tmp_path and not path.exists()
     built = char_tables.build()
-    char_tables._save(path, built)
+    write_atomically(path, char_tables._encode(built))
     assert path.stat().st_size < 200_000
     loaded = char_tables._load(path)
     assert loaded is not None

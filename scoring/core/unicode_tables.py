@@ -18,11 +18,14 @@ import string
 import sys
 import tempfile
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from scoring.core.settings import lookup
 
 Ranges = list[tuple[int, int]]
+T = TypeVar("T")
 #: Bump when what is stored changes, so an old file is never read as the new kind.
 FORMAT = 1
 NAMES = ("punctuation", "whitespace", "cased", "unassigned")
@@ -75,22 +78,30 @@ def _read(path: Path) -> dict[str, Ranges] | None:
         return None
 
 
-def _write(path: Path, tables: dict[str, Ranges]) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so a concurrent reader sees the old file or the whole new one;
+    a cache that cannot be written only costs the time to build it again."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temp = path.with_suffix(f".{os.getpid()}.tmp")
-        temp.write_text(json.dumps(tables), encoding="utf-8")
-        temp.replace(path)  # atomic: a concurrent reader sees the old file or the whole new one
+        temp.write_bytes(data)
+        temp.replace(path)
     except OSError:
         pass
+
+
+def cached_on_disk(
+    path: Path, read: Callable[[Path], T | None], build: Callable[[], T], encode: Callable[[T], bytes]
+) -> T:
+    """What ``read`` finds at ``path``, else ``build()``, stored there (``encode``) for next time."""
+    found = read(path)
+    if found is None:
+        found = build()
+        write_atomically(path, encode(found))
+    return found
 
 
 @functools.cache
 def tables() -> dict[str, Ranges]:
     """The sets as code point ranges: from the cache file when present, else computed and stored."""
-    path = cache_path()
-    found = _read(path)
-    if found is None:
-        found = compute()
-        _write(path, found)
-    return found
+    return cached_on_disk(cache_path(), _read, compute, lambda found: json.dumps(found).encode("utf-8"))

@@ -26,7 +26,7 @@ or unreadable file only costs the time: the tables are built again, never guesse
 from __future__ import annotations
 
 import functools
-import os
+import io
 import sys
 import unicodedata
 import zipfile
@@ -37,7 +37,7 @@ import numpy as np
 
 from scoring.core.columnar import WHITESPACE
 from scoring.core.protocols import PUNCTUATION
-from scoring.core.unicode_tables import cache_path
+from scoring.core.unicode_tables import cache_path, cached_on_disk
 
 SPACE, PUNCT, INVISIBLE, NFC_NO, MAYBE, DECOMPOSES, FOLD_PY, LOWER_PY, NONSTARTER, NUKTA_LETTER = (
     1 << k for k in range(10)
@@ -141,21 +141,16 @@ def tables_path() -> Path:
     return base.with_name(f"match-tables-{version}-v{FORMAT}.npz")
 
 
-def _save(path: Path, tables: CharTables) -> None:
+def _encode(tables: CharTables) -> bytes:
     """Only what differs from the identity or zero, compressed (a few kilobytes)."""
     stored: dict[str, np.ndarray] = {"pairs": tables.pairs}
     for name in ("flags", "ccc", "fold", "lower"):
         table = getattr(tables, name)
         where = np.flatnonzero(table != (np.arange(SIZE) if name in ("fold", "lower") else 0))
         stored[f"{name}_at"], stored[name] = where, table[where]
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_suffix(f".{os.getpid()}.tmp")
-        with temp.open("wb") as handle:
-            np.savez_compressed(handle, **stored)
-        temp.replace(path)  # atomic: a concurrent reader sees the old file or the whole new one
-    except OSError:
-        pass
+    out = io.BytesIO()
+    np.savez_compressed(out, **stored)
+    return out.getvalue()
 
 
 def _load(path: Path) -> CharTables | None:
@@ -177,9 +172,4 @@ def _load(path: Path) -> CharTables | None:
 @functools.cache
 def char_tables() -> CharTables:
     """The tables: from the file when present, else built and stored."""
-    path = tables_path()
-    found = _load(path)
-    if found is None:
-        found = build()
-        _save(path, found)
-    return found
+    return cached_on_disk(tables_path(), _load, build, _encode)
