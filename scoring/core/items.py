@@ -8,6 +8,8 @@ import json
 import polars as pl
 import polars_hash  # noqa: F401  (registers the ``chash`` namespace: sha256 in Rust)
 
+from scoring.core.slices import by_slices
+
 #: What ``json.dumps(..., ensure_ascii=False)`` escapes inside a string: the quote, the
 #: backslash and the 32 control characters (short forms where JSON has them).
 _SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -32,21 +34,18 @@ def _json_body(text: pl.Series) -> pl.Series:
     return text.clone().scatter(index, escaped)
 
 
-#: Rows whose JSON arrays are built and hashed at once: a million rows' arrays at once were a
-#: second copy of their text (200 MB at an upload's peak), a slice of them is a tenth of it.
-SLICE_ROWS = 100_000
-
-
 def item_keys(table: pl.DataFrame) -> pl.Series:
     """:func:`item_key` of every row of ``table`` (``question``, ``answer``, ``response``).
 
     The JSON arrays are built and hashed by polars (sha256 from the ``polars-hash`` plugin, in
-    Rust on every core): a million rows in about a second, against ten in a Python loop.
+    Rust on every core): a million rows in about a second, against ten in a Python loop. A slice
+    of rows at a time (:func:`~scoring.core.slices.by_slices`): a million rows' arrays at once were
+    a second copy of their text.
     """
-    parts = []
-    for start in range(0, max(table.height, 1), SLICE_ROWS):
-        rows = table.slice(start, SLICE_ROWS)
-        q, a, r = (_json_body(rows[col].fill_null("")) for col in ("question", "answer", "response"))
-        payload = pl.concat_str(pl.lit('["'), q, pl.lit('","'), a, pl.lit('","'), r, pl.lit('"]'))
-        parts.append(pl.select(payload.chash.sha2_256().alias("item_key")).to_series())
-    return pl.concat(parts, rechunk=True)
+    return by_slices(table, _hashed_rows)
+
+
+def _hashed_rows(rows: pl.DataFrame) -> pl.Series:
+    q, a, r = (_json_body(rows[col].fill_null("")) for col in ("question", "answer", "response"))
+    payload = pl.concat_str(pl.lit('["'), q, pl.lit('","'), a, pl.lit('","'), r, pl.lit('"]'))
+    return pl.select(payload.chash.sha2_256().alias("item_key")).to_series()

@@ -24,6 +24,8 @@ import pandas as pd
 import polars as pl
 import polars_hash  # noqa: F401  (registers the ``chash`` namespace: sha256 in Rust)
 
+from scoring.core.slices import by_slices
+
 Keys = Sequence[str] | Sequence[int] | np.ndarray | pl.Series | pd.Series | pd.Index
 #: Separates the seed from the key inside the hashed text (a unit separator, never in a seed).
 _SEPARATOR = "\x1f"
@@ -41,11 +43,6 @@ def _keys(keys: Keys) -> pl.Series:
     return series.cast(pl.String).fill_null("")
 
 
-#: Keys hashed at once: the text hashed for a million keys at once (the seeded text, its sha256 in
-#: hex) is 160 MB of temporaries at a page's peak; a slice of them is a tenth of that, as fast.
-SLICE_ROWS = 100_000
-
-
 def _hashed(text: pl.Series, seed: int | str) -> pl.Series:
     """16 hex digits of ``sha256(seed, key)`` per key of ``text``."""
     hashed = pl.select(
@@ -54,20 +51,10 @@ def _hashed(text: pl.Series, seed: int | str) -> pl.Series:
     return hashed.to_series()
 
 
-def _sliced(keys: Keys, seed: int | str, numbers: bool) -> pl.Series:
-    """:func:`_hashed` of the keys a slice at a time (:data:`SLICE_ROWS`), as text or as the 64-bit
-    numbers the hex spells."""
-    text = _keys(keys)
-    parts = []
-    for start in range(0, max(len(text), 1), SLICE_ROWS):
-        part = _hashed(text.slice(start, SLICE_ROWS), seed)
-        parts.append(part.str.to_integer(base=16, dtype=pl.UInt64) if numbers else part)
-    return pl.concat(parts, rechunk=True)
-
-
 def review_priority(keys: Keys, seed: int | str) -> pl.Series:
-    """Each key's priority (16 hex digits of ``sha256(seed, key)``): lower is reviewed first."""
-    return _sliced(keys, seed, numbers=False)
+    """Each key's priority (16 hex digits of ``sha256(seed, key)``): lower is reviewed first.
+    Hashed a slice of keys at a time (:func:`~scoring.core.slices.by_slices`)."""
+    return by_slices(_keys(keys), lambda text: _hashed(text, seed))
 
 
 def review_order(keys: Keys, seed: int | str) -> np.ndarray:
@@ -77,7 +64,7 @@ def review_order(keys: Keys, seed: int | str) -> np.ndarray:
     ``review_order`` (see the module's docstring).
     """
     # Sixteen hex digits sort as the 64-bit number they spell: three times faster than as text.
-    number = _sliced(keys, seed, numbers=True)
+    number = by_slices(_keys(keys), lambda text: _hashed(text, seed).str.to_integer(base=16, dtype=pl.UInt64))
     frame = pl.DataFrame({"p": number, "i": pl.int_range(len(number), eager=True, dtype=pl.Int64)})
     return frame.sort("p", "i")["i"].to_numpy()
 

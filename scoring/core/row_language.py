@@ -18,6 +18,7 @@ import polars as pl
 import pyarrow as pa
 
 from scoring.core.language_names import normalise_language_column, one_language
+from scoring.core.slices import by_slices
 
 LANGUAGE = "language"
 #: Header names (any case, trimmed) that hold a row's language when nothing is mapped, first found wins.
@@ -64,32 +65,31 @@ def scripts(question: pl.Series, answer: pl.Series) -> pl.Series:
     out = pl.select(pl.when(pl.lit(latin)).then(pl.lit(LATIN)).otherwise(pl.lit(UNKNOWN_SCRIPT))).to_series()
     if wide.is_empty():
         return out
-    question, answer = question.gather(wide), answer.gather(wide)
-    names = np.array(SCRIPTS, dtype=object)
-    found = []
-    for start in range(0, len(wide), _CHUNK_ROWS):  # a million rows' counts at once were 200 MB
-        counts = _letter_counts(question.slice(start, _CHUNK_ROWS)) + _letter_counts(answer.slice(start, _CHUNK_ROWS))
-        found.append(np.where(counts.max(axis=1) > 0, names[counts.argmax(axis=1)], UNKNOWN_SCRIPT))
-    return out.scatter(wide, pl.Series(np.concatenate(found).tolist(), dtype=pl.String))
+    both = pl.DataFrame({"question": question.gather(wide), "answer": answer.gather(wide)})
+    return out.scatter(wide, by_slices(both, _most_letters, _CHUNK_ROWS))  # all rows' counts: 200 MB
+
+
+def _most_letters(rows: pl.DataFrame) -> pl.Series:
+    """:func:`scripts` of rows that are not all ASCII."""
+    counts = _letter_counts(rows["question"]) + _letter_counts(rows["answer"])
+    found = np.where(counts.max(axis=1) > 0, np.array(SCRIPTS, dtype=object)[counts.argmax(axis=1)], UNKNOWN_SCRIPT)
+    return pl.Series(found.tolist(), dtype=pl.String)
 
 
 def _letter_counts(column: pl.Series) -> np.ndarray:
-    """Letters per row (rows x :data:`SCRIPTS`), counted on the column's UTF-8 bytes."""
+    """Letters per row (rows x :data:`SCRIPTS`), counted on the column's UTF-8 bytes (a slice of at
+    most :data:`_CHUNK_ROWS` rows: :func:`scripts` slices them)."""
     array = column.to_arrow()
     array = (array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array).cast(pa.large_string())
     offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset : array.offset + len(array) + 1]
     data = (
         np.frombuffer(array.buffers()[2], dtype=np.uint8) if array.buffers()[2] is not None else np.zeros(0, np.uint8)
     )
-    out = np.zeros((len(array), len(SCRIPTS)), dtype=np.int64)
-    for start in range(0, len(array), _CHUNK_ROWS):
-        stop = min(start + _CHUNK_ROWS, len(array))
-        bounds = offsets[start : stop + 1] - offsets[start]
-        codes = _letter_codes(data[offsets[start] : offsets[stop]])
-        width = len(SCRIPTS) + 1  # code 0: no letter starts at the byte
-        keys = np.repeat(np.arange(0, (stop - start) * width, width, dtype=np.int32), np.diff(bounds)) + codes
-        out[start:stop] = np.bincount(keys, minlength=(stop - start) * width).reshape(-1, width)[:, 1:]
-    return out
+    rows = len(array)
+    codes = _letter_codes(data[offsets[0] : offsets[rows]])
+    width = len(SCRIPTS) + 1  # code 0: no letter starts at the byte
+    keys = np.repeat(np.arange(0, rows * width, width, dtype=np.int32), np.diff(offsets)) + codes
+    return np.bincount(keys, minlength=rows * width).reshape(-1, width)[:, 1:]
 
 
 def _lead_codes() -> np.ndarray:
