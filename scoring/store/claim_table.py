@@ -18,35 +18,23 @@ from sqlalchemy import Engine, bindparam, exists, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import aliased
 
 from scoring.core.errors import NotSaved
 from scoring.store.engine import writer
 from scoring.store.orm_tables import Claim, VerdictEvent, utcnow
-from scoring.store.verdict_log import ACTION_BUSY_MS, action_turn, not_saved_error
+from scoring.store.verdict_log import ACTION_BUSY_MS, IN_FORCE, MARK, action_turn, not_saved_error
 
 
 def _upsert(dialect: str):
     return pg_insert if dialect == "postgresql" else sqlite_insert
 
 
-_MARK, _UNDO = aliased(VerdictEvent), aliased(VerdictEvent)
-_NOT_UNDONE = ~exists().where(_UNDO.undoes == _MARK.id)
-#: SQL: reviewer ``who`` has a mark on item ``key`` that no undo retracted (a verdict in force).
+#: SQL: reviewer ``who`` has a verdict in force on item ``key``.
 #: The statements are built once, with bound parameters: building them per claim cost more
 #: than running them.
-_IN_FORCE = select(
-    exists().where(
-        _MARK.item_key == bindparam("key"),
-        _MARK.reviewer == bindparam("who"),
-        _MARK.action == "mark",
-        _NOT_UNDONE,
-    )
-)
+_IN_FORCE = select(exists().where(MARK.item_key == bindparam("key"), MARK.reviewer == bindparam("who"), IN_FORCE))
 #: SQL: how many reviewers have a verdict in force on item ``key``.
-_JUDGES = select(func.count(func.distinct(_MARK.reviewer))).where(
-    _MARK.item_key == bindparam("key"), _MARK.action == "mark", _NOT_UNDONE
-)
+_JUDGES = select(func.count(func.distinct(MARK.reviewer))).where(MARK.item_key == bindparam("key"), IN_FORCE)
 _HOLDER = select(Claim.reviewer, Claim.expires_at).where(Claim.item_key == bindparam("key")).with_for_update()
 
 
@@ -74,9 +62,7 @@ def judged_by(engine: Engine, item_keys: Collection[str]) -> dict[str, set[str]]
     what a claim's window checks before it tries its items)."""
     if not item_keys:
         return {}
-    stmt = select(_MARK.item_key, _MARK.reviewer).where(
-        _MARK.item_key.in_(list(item_keys)), _MARK.action == "mark", _NOT_UNDONE
-    )
+    stmt = select(MARK.item_key, MARK.reviewer).where(MARK.item_key.in_(list(item_keys)), IN_FORCE)
     found: dict[str, set[str]] = {}
     with engine.connect() as conn:
         for key, who in conn.execute(stmt).all():

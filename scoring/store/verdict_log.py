@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pandas as pd
 import polars as pl
-from sqlalchemy import Engine, exists, func, insert, or_, select
+from sqlalchemy import Engine, and_, bindparam, exists, func, insert, or_, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import aliased
 
@@ -52,6 +52,18 @@ QUEUE, OPENED, RESTORED = "queue", "opened", "restored"
 VIA = (QUEUE, OPENED, RESTORED)
 _EVENT_COLUMNS = ["id", "item_key", "run_id", "reviewer", "action", "verdict", "reason", "note", "undoes", "created_at"]
 STATE_COLUMNS = ["id", "item_key", "reviewer", "action", "undoes"]
+
+#: A reviewer's mark and any undo of it: ``MARK`` rows with :data:`IN_FORCE` are the verdicts in
+#: force, the one definition the undo, the review card and the claims share.
+MARK, UNDO = aliased(VerdictEvent), aliased(VerdictEvent)
+IN_FORCE = and_(MARK.action == "mark", ~exists().where(UNDO.undoes == MARK.id))
+#: The review card's verdict: built once with bound parameters (building it cost more than running it).
+_VERDICT_IN_FORCE = (
+    select(MARK.verdict, MARK.run_id)
+    .where(MARK.item_key == bindparam("key"), MARK.reviewer == bindparam("who"), IN_FORCE)
+    .order_by(MARK.id.desc())
+    .limit(1)
+)
 
 
 def _check_item(item_key: str) -> str:
@@ -227,15 +239,14 @@ def undo_last_mark(engine: Engine, reviewer: str, run_id: int | None = None) -> 
     :class:`NotSaved` when the database cannot be written.
     """
     name = check_reviewer(reviewer)
-    mark, undo = aliased(VerdictEvent), aliased(VerdictEvent)
     stmt = (
-        select(mark.id, mark.item_key, mark.run_id, mark.verdict)
-        .where(mark.reviewer == name, mark.action == "mark", ~exists().where(undo.undoes == mark.id))
-        .order_by(mark.id.desc())
+        select(MARK.id, MARK.item_key, MARK.run_id, MARK.verdict)
+        .where(MARK.reviewer == name, IN_FORCE)
+        .order_by(MARK.id.desc())
         .limit(1)
     )
     if run_id is not None:
-        stmt = stmt.where(mark.run_id == run_id)
+        stmt = stmt.where(MARK.run_id == run_id)
     for _attempt in range(20):
         try:
             with action_turn(), writer(engine, busy_ms=ACTION_BUSY_MS).begin() as conn:
@@ -343,20 +354,8 @@ def current_verdicts(
 def verdict_in_force(engine: Engine, reviewer: str, item_key: str) -> tuple[str, int | None] | None:
     """(verdict, run it was given in) of the reviewer's latest mark on the item that no undo
     retracted, as :func:`current_verdicts` gives it; one query for the review card."""
-    mark, undo = aliased(VerdictEvent), aliased(VerdictEvent)
-    stmt = (
-        select(mark.verdict, mark.run_id)
-        .where(
-            mark.item_key == item_key,
-            mark.reviewer == reviewer.strip(),
-            mark.action == "mark",
-            ~exists().where(undo.undoes == mark.id),
-        )
-        .order_by(mark.id.desc())
-        .limit(1)
-    )
     with engine.connect() as conn:
-        found = conn.execute(stmt).first()
+        found = conn.execute(_VERDICT_IN_FORCE, {"key": item_key, "who": reviewer.strip()}).first()
     return (str(found[0]), found[1]) if found is not None else None
 
 
