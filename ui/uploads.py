@@ -32,7 +32,7 @@ def let_go(key: str, files: Sequence[UploadedFile]) -> None:
     # Only the in-memory manager (Streamlit's own, the one a server runs) can remove one file.
     remove = getattr(ctx.uploaded_file_mgr, "remove_file", None) if ctx is not None else None
     for upload in files:
-        if remove is not None and ctx is not None:
+        if remove is not None:
             remove(session_id=ctx.session_id, file_id=upload.file_id)
         upload.close()  # its buffer, shared with the manager's bytes
     if key in st.session_state:
