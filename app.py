@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+
 import streamlit as st
 
 from scoring import store
+from scoring.core.row_language import warm_up_scripts
 from scoring.store import database_url, read_secrets
 from ui import identity, queue_state, run_choice, state
 from ui.display import md_escape
@@ -29,6 +32,15 @@ PAGES = [
     st.Page("views/export.py", title="Export", icon=":material/download:"),
 ]
 nav = st.navigation(PAGES, expanded=True)  # 13 pages: the default folds past 12 behind "View more"
+
+
+@st.cache_resource(show_spinner=False)
+def _warm_up() -> threading.Thread:
+    """Once per server process, in the background: the row-script kernel an upload runs (numba)."""
+    return warm_up_scripts()
+
+
+_warm_up()
 
 
 def _on_pick() -> None:

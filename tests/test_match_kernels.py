@@ -15,14 +15,15 @@ import numpy as np
 import polars as pl
 import pytest
 
+from scoring.core.compiled_utf8 import Utf8, utf8_of
 from scoring.core.unicode_tables import write_atomically
 from scoring.match import char_tables
 from scoring.match.chrf import BIG, chrf_column, chrf_correct, chrf_score
 from scoring.match.chrf_count import TABLE, chrf_verdicts, golden_tables, strip_whitespace
 from scoring.match.norm_exact import norm_exact, norm_exact_column, normalize_answer
+from scoring.match.pairs import distinct
 from scoring.match.stem_overlap import stem_overlap, stem_overlap_column
 from scoring.match.text_kernels import norm_all
-from scoring.match.utf8 import Utf8, distinct, utf8_of
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Two characters a code point table of TABLE slots keyed by low bits puts in one slot.
@@ -186,7 +187,7 @@ def test_the_package_root_and_a_plain_score_load_neither_numba_nor_sacrebleu() -
 
 def test_the_blas_check_skipped_leaves_scipy_importable() -> None:
     code = (
-        "import sys, scoring.match.utf8;"
+        "import sys, scoring.core.compiled_utf8;"
         "from numba.np import arraymath;"
         "assert 'scipy.linalg' not in sys.modules and not arraymath._HAVE_BLAS;"
         "import scipy.linalg.cython_blas;"

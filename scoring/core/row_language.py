@@ -4,18 +4,19 @@ guessed as a language: Devanagari is Hindi, Marathi, Nepali or Sanskrit, and the
 English or a romanised answer in any language.
 
 The script is the Unicode block holding most of the letters (vowel signs and viramas included,
-digits and dandas not) of the golden answer and the question. Everything here works a column at a
-time: ASCII rows are Latin or have no letter; the others are counted from their UTF-8 bytes.
+digits and dandas not) of the golden answer and the question, counted a column at a time from
+the rows' UTF-8 bytes by compiled code (:mod:`scoring.core.script_kernel`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from scoring.core.language_names import normalise_language_column, one_language
 from scoring.core.slices import by_slices
@@ -42,8 +43,6 @@ INDIC_BLOCKS = (
 ARABIC = "Arabic script"
 #: Every script a row can be named by, in the order a tie is broken (Indic first, then Latin).
 SCRIPTS = (*INDIC_BLOCKS, LATIN, ARABIC, OTHER_SCRIPT)
-_FIRST_INDIC_BLOCK = 0x0900 >> 7
-_CHUNK_ROWS = 100_000  #: rows whose bytes are classified at once (a few tens of MB of work arrays)
 
 
 def scripts(question: pl.Series, answer: pl.Series) -> pl.Series:
@@ -51,78 +50,27 @@ def scripts(question: pl.Series, answer: pl.Series) -> pl.Series:
     order of :data:`SCRIPTS`); :data:`UNKNOWN_SCRIPT` where neither has a letter (digits,
     punctuation, nothing).
 
-    Rows of ASCII text need only two length counts and one search (Latin, or no letter). The
-    others are counted from their UTF-8 bytes, with numpy over the Arrow buffers, by block (see
-    :func:`_letter_codes`): a regular expression per script costs polars a microsecond or more
-    per row and script, half a minute for a million Hindi rows.
+    Counted from the rows' UTF-8 bytes by compiled code
+    (:func:`scoring.core.script_kernel.count_scripts`), a slice of rows per thread: a regular
+    expression per script costs polars a microsecond or more per row and script, half a minute
+    for a million Hindi rows. The kernel's module is imported here, not above: it loads numba.
     """
-    question, answer = question.fill_null(""), answer.fill_null("")
-    wide = (
-        (question.str.len_bytes() != question.str.len_chars().cast(pl.UInt32))
-        | (answer.str.len_bytes() != answer.str.len_chars().cast(pl.UInt32))
-    ).arg_true()
-    latin = question.str.contains("[A-Za-z]") | answer.str.contains("[A-Za-z]")
-    out = pl.select(pl.when(pl.lit(latin)).then(pl.lit(LATIN)).otherwise(pl.lit(UNKNOWN_SCRIPT))).to_series()
-    if wide.is_empty():
-        return out
-    both = pl.DataFrame({"question": question.gather(wide), "answer": answer.gather(wide)})
-    return out.scatter(wide, by_slices(both, _most_letters, _CHUNK_ROWS))  # all rows' counts: 200 MB
+    kernel = importlib.import_module("scoring.core.script_kernel")
+    return by_slices(pl.DataFrame({"question": question, "answer": answer}), kernel.script_names)
 
 
-def _most_letters(rows: pl.DataFrame) -> pl.Series:
-    """:func:`scripts` of rows that are not all ASCII."""
-    counts = _letter_counts(rows["question"]) + _letter_counts(rows["answer"])
-    found = np.where(counts.max(axis=1) > 0, np.array(SCRIPTS, dtype=object)[counts.argmax(axis=1)], UNKNOWN_SCRIPT)
-    return pl.Series(found.tolist(), dtype=pl.String)
+def warm_up_scripts() -> threading.Thread:
+    """Load :func:`scripts`' kernel (numba, then its machine code from the cache: about a second of
+    CPU) on a daemon thread, so that a server's first upload pays none of it. A failure here is
+    left for the real call to report."""
 
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            importlib.import_module("scoring.core.script_kernel").warm_up()
 
-def _letter_counts(column: pl.Series) -> np.ndarray:
-    """Letters per row (rows x :data:`SCRIPTS`), counted on the column's UTF-8 bytes (a slice of at
-    most :data:`_CHUNK_ROWS` rows: :func:`scripts` slices them)."""
-    array = column.to_arrow()
-    array = (array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array).cast(pa.large_string())
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset : array.offset + len(array) + 1]
-    data = (
-        np.frombuffer(array.buffers()[2], dtype=np.uint8) if array.buffers()[2] is not None else np.zeros(0, np.uint8)
-    )
-    rows = len(array)
-    codes = _letter_codes(data[offsets[0] : offsets[rows]])
-    width = len(SCRIPTS) + 1  # code 0: no letter starts at the byte
-    keys = np.repeat(np.arange(0, rows * width, width, dtype=np.int32), np.diff(offsets)) + codes
-    return np.bincount(keys, minlength=rows * width).reshape(-1, width)[:, 1:]
-
-
-def _lead_codes() -> np.ndarray:
-    """:func:`_letter_codes` of each byte value on its own (a letter of one or two bytes, or the
-    lead byte of a three-byte letter outside U+0800-U+0FFF)."""
-    table = np.zeros(256, dtype=np.uint8)
-    latin, arabic, other = (SCRIPTS.index(name) + 1 for name in (LATIN, ARABIC, OTHER_SCRIPT))
-    table[[*range(0x41, 0x5B), *range(0x61, 0x7B), *range(0xC3, 0xCA)]] = latin
-    table[[*range(0xD8, 0xDC), 0xDD]] = arabic
-    table[[*range(0xCE, 0xD8), 0xDC, 0xDE, 0xDF, 0xE1, *range(0xE3, 0xEE)]] = other
-    return table
-
-
-_LEAD_CODES = _lead_codes()
-
-
-def _letter_codes(b: np.ndarray) -> np.ndarray:
-    """For each byte of UTF-8 text, 1 + the index in :data:`SCRIPTS` of the letter it starts, or 0.
-
-    A letter of an Indic block is any code point of the block but its digits and dandas (offsets
-    0x64-0x6F of each block): vowel signs and viramas count with their letters. Latin: ASCII
-    letters and U+00C0-U+024F; Arabic: U+0600-U+06FF and U+0750-U+077F; other scripts: Greek to
-    Hebrew, U+0D80-U+0FFF (Sinhala, Thai...), U+1000-U+1FFF and U+3000-U+D7FF (CJK, Hangul),
-    by their lead bytes. Punctuation and symbols (U+2000-U+2FFF), digits and emoji count as none.
-    """
-    codes = _LEAD_CODES[b]
-    lead = np.flatnonzero(b[:-2] == 0xE0)  # U+0800-U+0FFF: the Indic blocks among them
-    point = ((b[lead + 1].astype(np.int32) & 0x3F) << 6) | (b[lead + 2] & 0x3F)
-    block = (point >> 7) - _FIRST_INDIC_BLOCK
-    offset = point & 0x7F
-    letter = (block >= 0) & (block < len(INDIC_BLOCKS)) & ((offset < 0x64) | (offset > 0x6F))
-    codes[lead] = np.where(letter, block + 1, np.where(point >= 0x0D80, SCRIPTS.index(OTHER_SCRIPT) + 1, 0))
-    return codes
+    thread = threading.Thread(target=run, name="scripts-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def script_of(question: str, answer: str) -> str:
@@ -174,6 +122,8 @@ def row_languages(table: pl.DataFrame, run_language: str = "", from_file: str | 
         return RowLanguages(given.alias(LANGUAGE), source)
     if single:
         fill = pl.repeat(single, len(blank), dtype=pl.String, eager=True)
+    elif len(blank) == height:  # no row has one: every row's script, without copying the texts
+        return RowLanguages(scripts(table["question"], table["answer"]).alias(LANGUAGE), source)
     else:
         fill = scripts(table["question"].gather(blank), table["answer"].gather(blank))
     return RowLanguages(given.scatter(blank, fill).alias(LANGUAGE), source)

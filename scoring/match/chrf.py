@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
+from scoring.core.compiled_utf8 import Utf8
 from scoring.core.protocols import is_blank
 from scoring.match import CHRF_PARAMS
 from scoring.match.chrf_count import ORDER, chrf_verdicts, golden_tables, strip_whitespace
-from scoring.match.utf8 import Pairs, Utf8, pairs_of
+from scoring.match.pairs import Pairs, pairs_of
 
 if TYPE_CHECKING:
     from sacrebleu.metrics.chrf import CHRF
@@ -92,7 +93,7 @@ def chrf_column(answers: pl.Series, responses: pl.Series, threshold: float) -> p
 
 
 def chrf_pairs(pairs: Pairs, threshold: float) -> pl.Series:
-    """:func:`chrf_column` of rows read once (:func:`scoring.match.utf8.pairs_of`): counted and
+    """:func:`chrf_column` of rows read once (:func:`scoring.match.pairs.pairs_of`): counted and
     scored by compiled code (:func:`scoring.match.chrf_count.chrf_verdicts`), :data:`CHUNK` rows
     at a time on :data:`THREADS` threads; a pair past :data:`BIG` is scored by sacrebleu itself."""
     golden, which, rows = pairs.golden, pairs.which, len(pairs.which)

@@ -17,7 +17,7 @@ columns:
   occurs: its counts are the golden answer's, without the walk. The score is sacreBLEU's
   ``CHRF._compute_f_score``, operation for operation, so the floats are the same.
 
-Compiled with numba on first use and cached beside this file (:func:`scoring.match.utf8.compiled`).
+Compiled with numba on first use and cached beside this file (:func:`scoring.core.compiled_utf8.compiled`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from scoring.core.columnar import WHITESPACE
-from scoring.match.utf8 import Utf8, compiled, utf8_of
+from scoring.core.compiled_utf8 import Utf8, compiled, utf8_of
 
 #: chrF's character n-gram orders and beta (sacrebleu's defaults ``char_order`` and ``beta``).
 ORDER, BETA = 6, 2

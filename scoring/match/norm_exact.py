@@ -32,11 +32,12 @@ import numpy as np
 import polars as pl
 
 from scoring.core.columnar import patterns
+from scoring.core.compiled_utf8 import utf8_of
 from scoring.core.protocols import PUNCTUATION, is_blank
 from scoring.core.unicode_tables import runs
 from scoring.match.char_tables import INVISIBLE_CHARS, char_tables
+from scoring.match.pairs import Pairs, pairs_of
 from scoring.match.text_kernels import norm_all, norm_rows
-from scoring.match.utf8 import Pairs, pairs_of, utf8_of
 
 #: Zero-width joiner and non-joiner, soft hyphen, byte-order mark (zero-width no-break space),
 #: word joiner and zero-width space: they change rendering or line breaking, not the word.
@@ -177,7 +178,7 @@ def norm_exact_column(answers: pl.Series, responses: pl.Series) -> pl.Series:
 
 
 def norm_exact_pairs(pairs: Pairs) -> pl.Series:
-    """:func:`norm_exact_column` of rows read once (:func:`scoring.match.utf8.pairs_of`).
+    """:func:`norm_exact_column` of rows read once (:func:`scoring.match.pairs.pairs_of`).
 
     Distinct golden answers are normalised once (:func:`normalized`); each response is normalised
     and searched by compiled code (:func:`scoring.match.text_kernels.norm_rows`), :data:`SLICES`

@@ -14,8 +14,8 @@ from scoring.core.errors import InputError
 from scoring.match import LANGUAGE_COLUMN, MATCHERS, chrf_threshold
 from scoring.match.chrf import chrf_correct, chrf_pairs
 from scoring.match.norm_exact import norm_exact, norm_exact_pairs
+from scoring.match.pairs import pairs_of
 from scoring.match.stem_overlap import stem_overlap, stem_overlap_pairs
-from scoring.match.utf8 import pairs_of
 
 
 def match_row(name: str, answer: str, response: str | None, language: str | None, threshold: float) -> bool:

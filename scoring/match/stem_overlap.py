@@ -30,11 +30,12 @@ import numpy as np
 import polars as pl
 import snowballstemmer
 
+from scoring.core.compiled_utf8 import utf8_of
 from scoring.core.protocols import is_blank, word_set
 from scoring.match.char_tables import char_tables
 from scoring.match.languages import algorithm
+from scoring.match.pairs import Pairs, pairs_of
 from scoring.match.text_kernels import Words, stem_verdicts, word_ids
-from scoring.match.utf8 import Pairs, pairs_of, utf8_of
 
 _LOCAL = threading.local()
 
@@ -94,7 +95,7 @@ def stem_overlap_column(
 
 
 def stem_overlap_pairs(pairs: Pairs, languages: pl.Series, overlap: pl.Series | None = None) -> pl.Series:
-    """:func:`stem_overlap_column` of rows read once (:func:`scoring.match.utf8.pairs_of`).
+    """:func:`stem_overlap_column` of rows read once (:func:`scoring.match.pairs.pairs_of`).
 
     The spec's words of the distinct golden answers and of the responses are found and numbered
     by compiled code (:func:`scoring.match.text_kernels.word_ids`), each distinct word stemmed

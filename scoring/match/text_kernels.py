@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scoring.core.compiled_utf8 import compiled
 from scoring.match.char_tables import (
     DECOMPOSES,
     FOLD_PY,
@@ -36,7 +37,6 @@ from scoring.match.char_tables import (
     SIZE,
     SPACE,
 )
-from scoring.match.utf8 import compiled
 
 #: The nukta the precomposed nukta letters NFC keeps (U+0929, U+0931, U+0934: each its
 #: consonant's code point plus one) are folded to follow their consonant with.

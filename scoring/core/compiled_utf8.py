@@ -1,4 +1,4 @@
-"""Text columns as their UTF-8 bytes, for the compiled matchers (numba).
+"""Text columns as their UTF-8 bytes, for kernels compiled with numba.
 
 A polars string column is handed to compiled code as Arrow's two buffers (:func:`utf8_of`): the
 bytes of every text one after another, and where each text starts. The kernels decode code points
@@ -6,6 +6,8 @@ from the bytes themselves, so no Python string is made per row.
 
 Kernels are compiled with numba on first use and cached beside their module (:func:`compiled`):
 the first process on a machine pays a few seconds to compile; later ones load the machine code.
+Importing this module imports numba (most of a second): modules that only sometimes need a kernel
+reach theirs through ``importlib`` when asked (the row's script, the optional matchers).
 """
 
 from __future__ import annotations
@@ -71,27 +73,3 @@ def utf8_of(texts: pl.Series) -> Utf8:
     offsets = np.frombuffer(offsets, dtype=np.int64)[arrow.offset : arrow.offset + len(arrow) + 1]
     data = np.frombuffer(data if data is not None else b"\0", dtype=np.uint8)  # read-only either way
     return Utf8(data, offsets)
-
-
-class Pairs(NamedTuple):
-    """Rows of golden answer and response as every column function reads them, made once
-    (:func:`pairs_of`) when several matchers run on one table."""
-
-    golden: pl.Series  # the distinct golden answers (a null as "")
-    which: np.ndarray  # int64: each row's golden answer, an index into ``golden``
-    responses: pl.Series  # as given, nulls kept
-    texts: Utf8  # the responses' UTF-8 (a null as "")
-
-
-def pairs_of(answers: pl.Series, responses: pl.Series) -> Pairs:
-    golden, which = distinct(answers)
-    text = responses.cast(pl.String)
-    return Pairs(golden, which, text, utf8_of(text))
-
-
-def distinct(texts: pl.Series) -> tuple[pl.Series, np.ndarray]:
-    """The distinct texts (nulls as "") in first-seen order, and each row's index among them."""
-    values = texts.cast(pl.String).fill_null("")
-    unique = values.unique(maintain_order=True)
-    which = values.replace_strict(unique, pl.int_range(unique.len(), dtype=pl.Int64, eager=True))
-    return unique, which.to_numpy().astype(np.int64, copy=False)
