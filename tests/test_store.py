@@ -100,6 +100,28 @@ def test_save_run_records_name_model_language_sha(engine: Engine) -> None:
     assert _row_count(engine) == 4
 
 
+def test_save_run_previews_rows_per_domain_before_it_scores(engine: Engine) -> None:
+    """The Upload page shows what the file holds while a large one is scored: rows per domain
+    (sorted as the Overview sorts them), heard after reading and before the scoring phase."""
+    heard: list[object] = []
+    data = BASE_CSV.encode()
+    ingest.save_run(
+        engine,
+        data,
+        "preview.csv",
+        progress=lambda phase, done, total: heard.append(phase),
+        preview=lambda counts: heard.append(counts),
+    )
+    table = load_bytes(data, "preview.csv").table
+    expected = sorted(table["Domain"].value_counts().iter_rows(), key=lambda row: row[0])
+    assert heard.index(expected) == heard.index("scoring") - 1
+    assert sum(n for _, n in expected) == 4
+    # Identical bytes open the stored run: nothing is read, so nothing is previewed.
+    heard.clear()
+    ingest.save_run(engine, data, "preview.csv", preview=lambda counts: heard.append(counts))
+    assert heard == []
+
+
 def test_save_run_explicit_meta_and_update(engine: Engine) -> None:
     """Explicit name/model/language win over the guess; update_run_meta edits them."""
     run = ingest.save_run(engine, BASE_CSV.encode(), "x_hindi.csv", name="N", model="M", language="").run

@@ -108,6 +108,19 @@ def accuracy_figure(series: dict[str, list[AccuracyRow]], adjudicated: list[Adju
     return fig
 
 
+def rows_figure(counts: list[tuple[str, int]]) -> go.Figure:
+    """Rows per domain of a file just read (the Upload page, while it is scored)."""
+    fig = go.Figure()
+    fig.add_bar(
+        x=[html.escape(domain) for domain, _ in counts],
+        y=[n for _, n in counts],
+        marker_color="#94a3b8",
+        hovertemplate="%{x}<br>%{y:,} rows<extra></extra>",
+    )
+    fig.update_layout(yaxis={"title": "rows"}, xaxis={"title": "domain"}, margin={"t": 10}, height=240)
+    return fig
+
+
 def accuracy_frame(series: dict[str, list[AccuracyRow]]) -> pd.DataFrame:
     """One row per domain: n, blank, then accuracy and 95% CI for each series."""
     first = next(iter(series.values()))

@@ -16,7 +16,7 @@ from scoring.core.loader import (
     mapping_text,
     suggest_columns,
 )
-from ui import run_choice, state, uploads
+from ui import charts, run_choice, state, uploads
 from ui.display import alert, md_escape
 
 st.title("Upload a model run")
@@ -107,9 +107,16 @@ def _save(upload, columns: dict[str, str] | None = None) -> dict:
             fraction, text = phase_progress("upload", phase, done, total)
             bar.progress(min(fraction, 1.0), text=text)
 
+        read = st.empty()
+
+        def preview(counts: list[tuple[str, int]], read=read) -> None:
+            with read.container():
+                st.caption(f"Read {sum(n for _, n in counts):,} rows in {len(counts):,} domains; scoring them now.")
+                st.plotly_chart(charts.rows_figure(counts))
+
         outcome = None
         try:
-            outcome = ingest.save_upload(engine, upload.getvalue(), upload.name, columns, companions, show)
+            outcome = ingest.save_upload(engine, upload.getvalue(), upload.name, columns, companions, show, preview)
         except MissingColumns as exc:  # the mapping step: a question to answer below, not a failure
             status.update(label=f"{shown}: read; which field is which?", state="complete", expanded=False)
             messages.append(("info", mapping_step(upload.name, exc)))

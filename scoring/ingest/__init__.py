@@ -13,11 +13,12 @@ from scoring.ingest.load_samples import ensure_sample
 from scoring.ingest.read_upload import ReadUpload, read_upload
 from scoring.ingest.restore_export import Restored, restore_export
 from scoring.ingest.run_names import LANGUAGES, guess_model_language
-from scoring.ingest.save_run import Progress, SaveResult, save_run
+from scoring.ingest.save_run import Preview, Progress, SaveResult, save_run
 from scoring.ingest.save_upload import UploadOutcome, save_upload
 
 __all__ = [
     "LANGUAGES",
+    "Preview",
     "Progress",
     "ReadUpload",
     "Restored",

@@ -17,6 +17,7 @@ import polars as pl
 from sqlalchemy import Engine
 
 from scoring.core.order import seed_from_sha
+from scoring.core.report import rows_per_domain
 from scoring.core.row_language import row_languages
 from scoring.ingest.read_upload import read_upload
 from scoring.ingest.restore_export import Restored, restore_export
@@ -27,6 +28,9 @@ from scoring.store.runs import NewRun, RunInfo, sha256_bytes
 
 #: ``progress(phase, done, total)``: phases "reading", "scoring", "saving" (rows).
 Progress = Callable[[str, int, int], None]
+#: ``preview(rows_per_domain)``: heard once the file is read, before it is scored
+#: (:func:`scoring.core.report.rows_per_domain`).
+Preview = Callable[[list[tuple[str, int]]], None]
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,7 @@ def save_run(
     progress: Progress | None = None,
     columns: Mapping[str, str] | None = None,
     companions: Mapping[str, bytes] | None = None,
+    preview: Preview | None = None,
 ) -> SaveResult:
     """Parse, score and store an upload; identical bytes open the existing run instead.
     ``columns``: the column mapping (canonical name -> the file's field), stored with the run;
@@ -62,7 +67,8 @@ def save_run(
     rows go in short transactions and the run appears only once all of them are in; on any
     failure (an interrupt included) what was written is removed and the exception re-raised.
     A concurrent save of the same bytes waits for this one and opens its run. ``progress`` hears
-    of each phase (for the upload page's status). An uploaded export restores its verdicts and
+    of each phase (for the upload page's status), ``preview`` of the rows per domain as soon as
+    the file is read (the page shows them while a large file is scored). An uploaded export restores its verdicts and
     gives the run its review seed (:mod:`scoring.core.export_order`); without one, the result's
     ``unordered`` counts the verdicts the estimate cannot count as a random sample.
     """
@@ -74,6 +80,8 @@ def save_run(
     report("reading", 0, 0)
     upload = read_upload(data, filename, columns, companions)
     table = upload.table
+    if preview is not None:
+        preview(rows_per_domain(table))
     guessed_model, guessed_language = guess_model_language(filename)
     guessed_model = upload.model or guessed_model
     # Scored before any write: the write lock is held for the inserts only, so reviewers

@@ -15,7 +15,7 @@ from typing import Literal
 from sqlalchemy import Engine
 
 from scoring.core.loader import MissingColumns
-from scoring.ingest.save_run import Progress, save_run
+from scoring.ingest.save_run import Preview, Progress, save_run
 from scoring.store import RunInfo, archived_at, remembered_columns, restore_run
 
 #: How the upload's run was found: saved now, identical to an archived run (restored from the
@@ -46,6 +46,7 @@ def save_upload(
     columns: Mapping[str, str] | None = None,
     companions: Mapping[str, bytes] | None = None,
     progress: Progress | None = None,
+    preview: Preview | None = None,
 ) -> UploadOutcome:
     """Save the uploaded file ``name`` (:func:`scoring.ingest.save_run.save_run`).
 
@@ -57,12 +58,16 @@ def save_upload(
     """
     remembered: dict[str, str] = {}
     try:
-        result = save_run(engine, data, name, progress=progress, columns=columns, companions=companions)
+        result = save_run(
+            engine, data, name, progress=progress, columns=columns, companions=companions, preview=preview
+        )
     except MissingColumns as exc:
         remembered = {} if columns else remembered_columns(engine, exc.fields)
         if not remembered:
             raise
-        result = save_run(engine, data, name, progress=progress, columns=remembered, companions=companions)
+        result = save_run(
+            engine, data, name, progress=progress, columns=remembered, companions=companions, preview=preview
+        )
     opened: Opened = "created"
     if not result.created:
         opened = "identical"
