@@ -122,6 +122,28 @@ def test_save_run_previews_rows_per_domain_before_it_scores(engine: Engine) -> N
     assert heard == []
 
 
+@pytest.mark.parametrize(
+    ("data", "name", "language"),
+    [
+        (BASE_CSV.encode(), "my_model_hindi.csv", None),  # extras, the language from the file's name
+        (BASE_CSV.encode(), "plain.csv", ""),  # no language: each row's script
+        (BASE_CSV.replace("id,notes", "bucket,language").encode(), "named.csv", None),  # extras named as stored
+        (SAMPLE.read_bytes(), "sample_run.csv", "Tamil"),
+    ],
+)
+def test_the_rows_a_save_hands_over_are_the_rows_a_read_gives(
+    engine: Engine, data: bytes, name: str, language: str | None
+) -> None:
+    """The Overview of a run just uploaded starts from the saved rows instead of reading them back:
+    the same frame, names, dtypes and values, as load_table would give."""
+    result = ingest.save_run(engine, data, name, language=language)
+    assert result.rows is not None
+    loaded = store.load_table(engine, result.run.id)
+    assert result.rows.schema == loaded.schema
+    assert result.rows.equals(loaded)
+    assert ingest.save_run(engine, data, name).rows is None  # identical bytes: nothing was saved
+
+
 def test_save_run_explicit_meta_and_update(engine: Engine) -> None:
     """Explicit name/model/language win over the guess; update_run_meta edits them."""
     run = ingest.save_run(engine, BASE_CSV.encode(), "x_hindi.csv", name="N", model="M", language="").run

@@ -129,6 +129,8 @@ def _save(upload, columns: dict[str, str] | None = None) -> dict:
     run_id = None
     if outcome is not None:
         run_id = outcome.run.id
+        if outcome.rows is not None:
+            state.hand_over_saved(run_id, outcome.rows)
         messages.extend(outcome_messages(upload.name, outcome))
         # The Overview opens at once, so the status label above is gone before anyone reads it:
         # what was saved and every warning are said again there.

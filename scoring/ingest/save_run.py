@@ -45,6 +45,9 @@ class SaveResult:
     #: cannot count as a random sample (:func:`scoring.core.export_order.unordered_note` says why).
     unordered: int = 0
     skips: int = 0  # skips restored: rows its queue served that nobody holds a verdict on
+    #: The run's rows as :func:`scoring.store.load_table` reads them (None when the run already
+    #: existed): a reader in this process need not read back what it just saved.
+    rows: pl.DataFrame | None = None
 
 
 def save_run(
@@ -122,5 +125,13 @@ def save_run(
     assert info is not None
     unordered = restored.verdicts if upload.exported is not None and upload.seed is None else 0
     return SaveResult(
-        info, True, upload.warnings, table, restored.verdicts, restored.decisions, unordered, restored.skips
+        info,
+        True,
+        upload.warnings,
+        table,
+        restored.verdicts,
+        restored.decisions,
+        unordered,
+        restored.skips,
+        runs.saved_as_loaded(rows, new),
     )

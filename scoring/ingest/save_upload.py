@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+import polars as pl
 from sqlalchemy import Engine
 
 from scoring.core.loader import MissingColumns
@@ -37,6 +38,8 @@ class UploadOutcome:
     #: of ``restored``, the verdicts the estimate leaves out (:func:`scoring.core.export_order.unordered_note`)
     unordered: int = 0
     warnings: list[str] = field(default_factory=list)  #: the loader's warnings about the file
+    #: the run's rows as :func:`scoring.store.load_table` reads them, when saved now (else None)
+    rows: pl.DataFrame | None = field(default=None, repr=False)
 
 
 def save_upload(
@@ -83,4 +86,5 @@ def save_upload(
         result.decisions,
         result.unordered,
         list(result.warnings),
+        result.rows,
     )

@@ -191,4 +191,10 @@ def read_rows(engine: Engine, run_id: int) -> pl.DataFrame:
     except _Unreadable as exc:
         raise DamagedRun(run_id, about.name if about else None, str(exc)) from None
     language, source = (about.language, about.language_source) if about else ("", None)
+    return as_read(rows, language, source)
+
+
+def as_read(rows: pl.DataFrame, language: str | None, source: str | None) -> pl.DataFrame:
+    """Stored ``rows`` of a run with ``language`` and ``language_source`` as :func:`read_rows`
+    gives them (their languages filled as the run's are now)."""
     return fill_languages(rows, language or "", source, EXTRA_PREFIX)
