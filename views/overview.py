@@ -40,6 +40,14 @@ evidence = figs is not None and estimate_data.has_evidence(figs)
 comparison = figs.estimate.comparison() if figs is not None and evidence else None
 # The judge-assisted estimate beside it when the judge has labelled the run (None otherwise).
 judged = estimate_data.judged(figs) if figs is not None and evidence else None
+judged_table = judged.comparison(figs.estimate.accuracy.table()) if judged is not None and figs is not None else None
+figure = charts.accuracy_figure(series, adjudicated)
+if comparison is not None:
+    estimate_view.add_estimate(figure, comparison)
+if judged_table is not None:
+    estimate_view.add_judged(figure, judged_table)
+# Drawn in its place at the top as soon as its figures are known, before the notes below it.
+chart.plotly_chart(figure, key="accuracy_chart")
 if uploaded:  # just saved: what to do next, with the buttons
     alert(
         "success",
@@ -57,13 +65,6 @@ if uploaded:  # just saved: what to do next, with the buttons
         st.switch_page(estimate_view.REVIEW_PAGE, query_params={"scope": "overlap_only", "run": str(run.id)})
 if figs is not None and not evidence:
     estimate_view.pilot_prompt(figs, identity.reviewer(), "ov_pilot")
-judged_table = judged.comparison(figs.estimate.accuracy.table()) if judged is not None and figs is not None else None
-figure = charts.accuracy_figure(series, adjudicated)
-if comparison is not None:
-    estimate_view.add_estimate(figure, comparison)
-if judged_table is not None:
-    estimate_view.add_judged(figure, judged_table)
-chart.plotly_chart(figure, key="accuracy_chart")
 if "Judge" in series or judged_table is not None:
     # One rule for every judge figure here (the judge series, the judge-assisted estimate): name it.
     st.text(judge_state.judge_line(run.id))
