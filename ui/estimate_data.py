@@ -13,6 +13,7 @@ dropped first when it is full.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -154,13 +155,26 @@ def run_rank(run_id: int, keys: pl.Series) -> np.ndarray:
     """Each row's place in the run's seeded review order, from its item ``keys`` (polars: no
     conversion of a million strings): fixed per run (its rows and seed never change), so kept
     per run rather than per verdict revision (a second on a million rows)."""
+    key, compute = _rank_job(run_id, keys)
+    return state.run_cache().get(key, compute)
+
+
+def start_ranking(run_id: int) -> None:
+    """Start :func:`run_rank` on another thread, unless it is kept: hashing a million keys (half a
+    second, mostly outside the GIL) then overlaps the page's other figures instead of preceding
+    its estimate. :func:`figures` takes the result, or waits for it."""
+    keys = pl.from_pandas(state.scored(run_id)["item_key"])
+    key, compute = _rank_job(run_id, keys)
+    cache = state.run_cache()
+    if key not in cache:
+        threading.Thread(target=cache.get, args=(key, compute), name="run_rank", daemon=True).start()
+
+
+def _rank_job(run_id: int, keys: pl.Series) -> tuple[tuple[Hashable, ...], Callable[[], np.ndarray]]:
+    """(cache key, computation) of :func:`run_rank`."""
     run = store.get_run(state.engine(), run_id)
     seed = run.review_seed if run is not None else 0
-
-    def compute() -> np.ndarray:
-        return review_rank(keys, seed)
-
-    return _cached(("rank", database_url(), run_id, seed), compute)
+    return ("estimate", "rank", database_url(), run_id, seed), lambda: review_rank(keys, seed)
 
 
 def judged(fig: Figures, half_width: float = DEFAULT_HALF_WIDTH) -> JudgeFigures | None:

@@ -31,6 +31,8 @@ if st.session_state.get("overview_drawn") != run.id:
     st.session_state["overview_drawn"] = run.id
 # During double-blind review a reviewer sees no figure built on other reviewers' verdicts.
 humans = not identity.others_hidden(run.id)
+if humans:
+    estimate_data.start_ranking(run.id)  # the estimate's review order, while the verdicts are summed
 series, adjudicated = charts.accuracy_series(run.id, humans=humans)
 # Raw metrics, adjudicated and the estimated true accuracy side by side (the estimate is kept per
 # verdict revision: python -m scoring estimate's figures).
