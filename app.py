@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 
 import streamlit as st
@@ -88,3 +89,15 @@ except Exception as exc:  # a database failure is a message that names it, never
         st.error(md_escape(found.message))  # literal: a damaged run's message quotes its uploaded name
 if state.unreachable():
     st.sidebar.error("Database unreachable: nothing is saved until it is back.")
+
+
+@st.cache_resource(show_spinner=False)
+def _freeze_start_heap() -> bool:
+    """Once per server process, after its first page: what every later run shares (modules,
+    Streamlit, Plotly, numba) is left out of the full collection Streamlit runs after each script
+    run (``runner.postScriptGC``), which walked all of it again after every click and key press."""
+    gc.freeze()
+    return True
+
+
+_freeze_start_heap()
