@@ -196,6 +196,14 @@ def plan(fig: Figures, half_width: float) -> ReviewPlan:
     return _cached(key, lambda: plan_review(build_strata(fig.sample), half_width))
 
 
+def may_have_evidence(run_id: int) -> bool:
+    """False when no reviewer holds a verdict on any of the run's rows and no adjudicator decided
+    one: then no row is reviewed (:func:`scoring.estimate.reviewed_sample`), :func:`has_evidence`
+    is False whatever the sample, and a page need not wait for :func:`figures` to draw its chart."""
+    table = review.verdict_table(state.engine(), run_id, scored=state.scored(run_id), revs=revisions())
+    return not (table.current.empty and table.decisions.empty)
+
+
 def has_evidence(fig: Figures) -> bool:
     """Whether any reviewed row of the random sample is in the estimate: until one is, no page
     shows an estimated true accuracy (no number before its evidence)."""

@@ -36,7 +36,8 @@ if humans:
 series, adjudicated = charts.accuracy_series(run.id, humans=humans)
 # Raw metrics, adjudicated and the estimated true accuracy side by side (the estimate is kept per
 # verdict revision: python -m scoring estimate's figures).
-figs = estimate_data.figures(run.id) if humans else None
+# A run nobody has reviewed can show no estimate: its chart is drawn before the figures are computed.
+figs = estimate_data.figures(run.id) if humans and estimate_data.may_have_evidence(run.id) else None
 # No number before its evidence: with no reviewed row of the random sample, no estimate at all.
 evidence = figs is not None and estimate_data.has_evidence(figs)
 comparison = figs.estimate.comparison() if figs is not None and evidence else None
@@ -50,6 +51,8 @@ if judged_table is not None:
     estimate_view.add_judged(figure, judged_table)
 # Drawn in its place at the top as soon as its figures are known, before the notes below it.
 chart.plotly_chart(figure, key="accuracy_chart")
+if humans and figs is None:
+    figs = estimate_data.figures(run.id)  # the pilot's plan below
 if uploaded:  # just saved: what to do next, with the buttons
     alert(
         "success",
