@@ -112,7 +112,7 @@ def _save(upload, columns: dict[str, str] | None = None) -> dict:
         def preview(counts: list[tuple[str, int]], read=read) -> None:
             with read.container():
                 st.caption(f"Read {sum(n for _, n in counts):,} rows in {len(counts):,} domains; scoring them now.")
-                st.plotly_chart(charts.rows_figure(counts))
+                st.plotly_chart(charts.rows_figure(counts), key=f"upload_preview_{upload.file_id}")  # one per file
 
         outcome = None
         try:
