@@ -332,17 +332,17 @@ def load_table(engine: Engine, run_id: int) -> pl.DataFrame:
     """A run's stored rows (polars), in upload order: ``row_idx``, ``item_key``, the input's
     four columns, both verdicts and the bucket, then the extra columns under their own names
     (an extra named like a stored column keeps the ``extra:`` prefix)."""
-    return as_loaded(read_rows(engine, run_id))
+    return _as_loaded(read_rows(engine, run_id))
 
 
 def saved_as_loaded(rows: pl.DataFrame, run: NewRun) -> pl.DataFrame:
     """:func:`load_table` of a run just saved from ``rows`` (:func:`scoring.store.run_table.scored_rows`),
     without reading it back: the process that saved a large run hands its rows to its readers
     (a million rows' read is most of a second)."""
-    return as_loaded(as_read(rows, run.language, run.language_source))
+    return _as_loaded(as_read(rows, run.language, run.language_source))
 
 
-def as_loaded(rows: pl.DataFrame) -> pl.DataFrame:
+def _as_loaded(rows: pl.DataFrame) -> pl.DataFrame:
     """:func:`load_table`'s frame of a run's rows as :func:`~scoring.store.run_table.read_rows` gives them."""
     rows = rows.with_row_index("row_idx").with_columns(pl.col("row_idx").cast(pl.Int64))
     taken = {c for c in rows.columns if not c.startswith(EXTRA_PREFIX)}
