@@ -66,9 +66,11 @@ screenshots: install-dev browser
 
 # Two worker processes, each test file in one of them (module fixtures and servers stay whole),
 # the longest files first (tests/conftest.py SLOW_FIRST) so neither worker ends alone on one.
+# A worker that crashes ends the run at once, naming its test: pytest-xdist's loadfile scheduler
+# can wait forever for a replaced worker (pytest-dev/pytest-xdist#784).
 TEST_WORKERS ?= 2
 test: install-dev browser postgres nginx promptfoo lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --max-worker-restart 0
 
 # Every bench script in turn (a short goal or a crash does not stop the rest), then every goal
 # line together and each script's exit status; exits non-zero on a crash or a short goal.
