@@ -12,7 +12,6 @@ import pandas as pd
 import streamlit as st
 
 from scoring import review
-from scoring.core.judge_accuracy import judge_accuracy, judge_comparisons
 from scoring.store import database_url
 from ui import judge_state, state
 
@@ -48,14 +47,11 @@ def final_frame(run_id: int) -> pd.DataFrame:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _verdict_summary(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: bool) -> dict:
-    final = final_at(url, run_id, verdict_rev, judge_rev, settles)
-    return {
-        "adjudicated": review.adjudicated_accuracy(final),
-        "judge": judge_accuracy(final) if "judge_label" in final.columns else None,
-        "precision": review.metric_precision(final),
-        "human_vs_metric": {col: review.human_vs_metric(final, col) for col in ("exact_correct", "overlap_correct")},
-        "judge_comparisons": judge_comparisons(final),
-    }
+    # The table final_at reads (the same build), summed without building its per-row frame.
+    table = review.verdict_table(
+        state.engine_at(url), run_id, settles, scored=state.scored_at(url, run_id), revs=(verdict_rev, judge_rev)
+    )
+    return table.summaries()
 
 
 def verdict_summary(run_id: int) -> dict:

@@ -25,7 +25,16 @@ import polars as pl
 from sqlalchemy import Engine
 
 from scoring.core.errors import InputError
-from scoring.core.verdict_rules import ADJUDICATION_COLUMNS, final_verdicts, human_summary
+from scoring.core.judge_accuracy import judge_accuracy, judge_comparisons
+from scoring.core.verdict_rules import (
+    ADJUDICATION_COLUMNS,
+    METRIC_COLUMNS,
+    adjudicated_accuracy,
+    final_verdicts,
+    human_summary,
+    human_vs_metric,
+    metric_precision,
+)
 from scoring.store import RunInfo, get_run, judge_cache, judge_choice, load_table
 from scoring.store.adjudications import adjudications
 from scoring.store.judge_choice import RunLabels
@@ -37,6 +46,10 @@ HUMAN_COLUMNS = ["human_verdict", "reviewers", "reason", "note"]
 VERDICT_COLUMNS = [*HUMAN_COLUMNS, "reviewed_at", "judge_label", *ADJUDICATION_COLUMNS, "final_verdict", "final_source"]
 #: How many builds :func:`verdict_table` keeps (a million-row table holds its rows: keep few).
 KEPT = 2
+#: The rows' columns the whole-run summaries read (:attr:`VerdictTable.summary_frame`).
+SUMMARY_ROW_COLUMNS = ["Domain", *METRIC_COLUMNS, "is_blank"]
+#: The verdict columns they read.
+SUMMARY_VERDICTS = ["human_verdict", "judge_label", "final_verdict"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,6 +113,36 @@ class VerdictTable:
         for col, column in values.to_pandas().items():  # each outcome converted once, then taken per row
             out[col] = column.take(pick).set_axis(out.index)
         return out
+
+
+    @cached_property
+    def summary_frame(self) -> pd.DataFrame:
+        """:attr:`final` as the whole-run summaries read it (:meth:`summaries`): the same rows and
+        values, only the columns of :data:`SUMMARY_ROW_COLUMNS` and :data:`SUMMARY_VERDICTS`, the
+        verdicts as categoricals of the rule's outcomes. A million rows then cost a take of small
+        codes where :attr:`final`'s ten columns of a million strings took most of a second."""
+        base = self.scored[SUMMARY_ROW_COLUMNS] if self.scored is not None else None
+        out = base.copy(deep=False) if base is not None else self.rows.select(SUMMARY_ROW_COLUMNS).to_pandas()
+        pick = self.pick.to_numpy()
+        for col in SUMMARY_VERDICTS:
+            if col == "judge_label" and not self.judged:
+                continue
+            codes, outcomes = pd.factorize(self.values[col].to_pandas())  # each outcome's value, coded
+            out[col] = pd.Categorical.from_codes(codes[pick], categories=outcomes)
+        return out
+
+    def summaries(self) -> dict:
+        """The whole-run summaries the pages show: adjudicated accuracy per domain, the judge's
+        accuracy (None without judge labels), each metric's precision against the reviewers, and
+        the agreement of the reviewers and the judge with the metrics."""
+        final = self.summary_frame
+        return {
+            "adjudicated": adjudicated_accuracy(final),
+            "judge": judge_accuracy(final) if "judge_label" in final.columns else None,
+            "precision": metric_precision(final),
+            "human_vs_metric": {col: human_vs_metric(final, col) for col in METRIC_COLUMNS},
+            "judge_comparisons": judge_comparisons(final),
+        }
 
 
 def build(
