@@ -83,7 +83,7 @@ def _same(found: dict, expected: dict) -> None:
 
 @pytest.mark.parametrize("judged", [False, True], ids=["no judge", "judged"])
 @pytest.mark.parametrize("settles", [False, True], ids=["judge advises", "judge settles"])
-def test_the_summaries_are_the_summary_functions_on_the_final_frame(engine: Engine, judged: bool, settles: bool) -> None:
+def test_the_summaries_are_the_summary_functions_on_final(engine: Engine, judged: bool, settles: bool) -> None:
     run_id = _marked_run(engine, judged)
     table = review.verdict_table(engine, run_id, settles)
     expected = _expected(table.final)
