@@ -114,7 +114,6 @@ class VerdictTable:
             out[col] = column.take(pick).set_axis(out.index)
         return out
 
-
     @cached_property
     def summary_frame(self) -> pd.DataFrame:
         """:attr:`final` as the whole-run summaries read it (:meth:`summaries`): the same rows and
