@@ -53,3 +53,38 @@ def test_the_run_just_saved_reaches_its_first_reader_without_a_read(engine, db_u
     state.run_cache().clear()
     monkeypatch.setenv(store.ENV_VAR, db_url)
     pd.testing.assert_frame_equal(state.scored(second.run.id), expected, check_exact=True)  # read: none held
+
+
+def _two_languages() -> bytes:
+    lines = ["question,answer,Domain,language,response"]
+    for i in range(30):
+        response = ["the a{i} word", "word a{i}", "nothing", ""][i % 4].format(i=i)
+        lines.append(f"q{i},a{i} word,{['D1', 'D2', '<i>D3</i>'][i % 3]},{['Hindi', 'English'][i % 2]},{response}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_the_run_just_saved_is_summed_from_its_rows_as_from_its_pandas_copy(engine, db_url, monkeypatch) -> None:
+    """The Overview's first figures of a run just saved come from its polars rows, without taking
+    them (the first pandas reader still does), and equal the figures of the pandas copy."""
+    monkeypatch.setenv(store.ENV_VAR, db_url)
+    state.run_cache().clear()
+    saved = ingest.save_run(engine, _two_languages(), "two.csv")
+    run_id = saved.run.id
+    state.hand_over_saved(run_id, saved.rows)
+    assert state.just_saved(run_id)
+
+    def no_pandas(*_args: object) -> None:
+        raise AssertionError("converted to pandas")
+
+    state._summary.clear()
+    with monkeypatch.context() as patch:
+        patch.setattr(state, "as_pandas", no_pandas)
+        from_rows = state.summary(run_id)
+    assert state.just_saved(run_id)  # not taken: the first pandas reader takes them
+    assert from_rows["languages"] == ["English", "Hindi"] and "accuracy_by_language" in from_rows
+    assert from_rows["domains"] == ["<i>D3</i>", "D1", "D2"]
+    state.scored(run_id)  # taken now
+    assert not state.just_saved(run_id)
+    state._summary.clear()
+    assert state.summary(run_id) == from_rows  # from the pandas frame

@@ -112,22 +112,41 @@ def scored(run_id: int) -> pd.DataFrame:
     return scored_at(database_url(), run_id)
 
 
+def saved_rows(url: str, run_id: int) -> pl.DataFrame | None:
+    """The stored rows of the run this server just saved, while no reader has taken them
+    (:func:`hand_over_saved`), else None: what is summed from polars need not wait for pandas."""
+    return _just_saved.get((url, run_id))
+
+
+def just_saved(run_id: int) -> bool:
+    """Whether ``run_id`` is the run this server just saved, its rows not yet read by any page."""
+    return saved_rows(database_url(), run_id) is not None
+
+
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _summary(url: str, run_id: int) -> dict:
-    frame = scored_at(url, run_id)
+    # A run just saved is summed from its polars rows, before (not after) their pandas copy: the
+    # Overview's first chart waits for these figures alone.
+    saved = saved_rows(url, run_id)
+    frame = saved if saved is not None else scored_at(url, run_id)
     return {
         "accuracy": {m: accuracy_by_domain(frame, col) for m, col in METRICS.items()},
         "buckets": bucket_counts(frame),
         "mcnemar": mcnemar(frame),
-        "domains": sorted(frame["Domain"].unique().tolist(), key=str),
+        "domains": _values(frame, "Domain"),
         **_by_language(frame),
     }
 
 
-def _by_language(frame: pd.DataFrame) -> dict:
+def _values(frame: pd.DataFrame | pl.DataFrame, column: str) -> list:
+    """The distinct values of ``frame[column]`` sorted as text (a pandas or a polars frame)."""
+    return sorted(list(frame[column].unique()), key=str)
+
+
+def _by_language(frame: pd.DataFrame | pl.DataFrame) -> dict:
     """For a run whose rows are in more than one language: the languages, each metric's accuracy
     and the buckets per language (Agreement and the Overview show them beside the domains)."""
-    languages = sorted(frame["language"].unique().tolist(), key=str) if "language" in frame.columns else []
+    languages = _values(frame, "language") if "language" in frame.columns else []
     if len(languages) < 2:
         return {"languages": languages}
     return {

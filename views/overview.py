@@ -31,8 +31,11 @@ if st.session_state.get("overview_drawn") != run.id:
     st.session_state["overview_drawn"] = run.id
 # During double-blind review a reviewer sees no figure built on other reviewers' verdicts.
 humans = not identity.others_hidden(run.id)
-if humans:
-    estimate_data.start_ranking(run.id)  # the estimate's review order, while the verdicts are summed
+# The estimate's review order, on a thread while the verdicts are summed; a run just uploaded (its
+# rows still in hand, nobody has reviewed it) ranks after its chart, whose work it would slow.
+ranked = humans and not state.just_saved(run.id)
+if ranked:
+    estimate_data.start_ranking(run.id)
 series, adjudicated = charts.accuracy_series(run.id, humans=humans)
 # Raw metrics, adjudicated and the estimated true accuracy side by side (the estimate is kept per
 # verdict revision: python -m scoring estimate's figures).
@@ -52,7 +55,7 @@ if judged_table is not None:
 # Drawn in its place at the top as soon as its figures are known, before the notes below it.
 chart.plotly_chart(figure, key="accuracy_chart")
 if humans and figs is None:
-    figs = estimate_data.figures(run.id)  # the pilot's plan below
+    figs = estimate_data.figures(run.id)  # the pilot's plan below (it ranks the rows if not started)
 if uploaded:  # just saved: what to do next, with the buttons
     alert(
         "success",
