@@ -9,7 +9,7 @@ import pytest
 from test_verdicts import ROWS, csv_bytes
 
 from scoring import ingest, store
-from ui import state
+from ui import state, verdicts
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
@@ -65,8 +65,9 @@ def _two_languages() -> bytes:
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 def test_the_run_just_saved_is_summed_from_its_rows_as_from_its_pandas_copy(engine, db_url, monkeypatch) -> None:
-    """The Overview's first figures of a run just saved come from its polars rows, without taking
-    them (the first pandas reader still does), and equal the figures of the pandas copy."""
+    """The Overview's figures of a run just saved (the metrics, the adjudicated series) come from
+    its polars rows, without taking them (the first pandas reader still does), and equal the
+    figures of the pandas copy."""
     monkeypatch.setenv(store.ENV_VAR, db_url)
     state.run_cache().clear()
     saved = ingest.save_run(engine, _two_languages(), "two.csv")
@@ -78,13 +79,18 @@ def test_the_run_just_saved_is_summed_from_its_rows_as_from_its_pandas_copy(engi
         raise AssertionError("converted to pandas")
 
     state._summary.clear()
+    verdicts._verdict_summary.clear()
     with monkeypatch.context() as patch:
         patch.setattr(state, "as_pandas", no_pandas)
         from_rows = state.summary(run_id)
+        decided = verdicts.verdict_summary(run_id)  # the adjudicated series too
     assert state.just_saved(run_id)  # not taken: the first pandas reader takes them
     assert from_rows["languages"] == ["English", "Hindi"] and "accuracy_by_language" in from_rows
     assert from_rows["domains"] == ["<i>D3</i>", "D1", "D2"]
     state.scored(run_id)  # taken now
     assert not state.just_saved(run_id)
     state._summary.clear()
+    verdicts._verdict_summary.clear()
     assert state.summary(run_id) == from_rows  # from the pandas frame
+    assert verdicts.verdict_summary(run_id) == decided
+    assert decided["adjudicated"][-1].n == 30 and decided["adjudicated"][-1].pending > 0

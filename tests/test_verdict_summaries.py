@@ -18,7 +18,7 @@ from sqlalchemy import Engine
 from scoring import ingest, review, store
 from scoring.core.judge_accuracy import judge_accuracy, judge_comparisons
 from scoring.core.judge_labels import CORRECT, ERROR, INCORRECT, NOT_ATTEMPTED, UNPARSED
-from scoring.review.verdict_table import SUMMARY_VERDICTS, build
+from scoring.review.verdict_table import SUMMARY_ROW_COLUMNS, SUMMARY_VERDICTS, build
 from scoring.store import judge_cache
 
 ROWS = 40
@@ -117,3 +117,21 @@ def test_a_run_nobody_reviewed_sums_its_automatic_verdicts(engine: Engine) -> No
     pending = rows.filter(pl.col("bucket") == "overlap_only").height  # the rule leaves these to people
     assert pending and found["adjudicated"][-1].pending == pending
     assert found["judge"] is None and found["judge_comparisons"] == []
+
+
+def test_a_table_built_from_the_summaries_columns_alone_sums_alike_and_takes_the_rows_later(engine: Engine) -> None:
+    """The Overview sums a run just saved from a few of its polars columns; the same build, asked
+    again with the pages' rows, carries them (no read), and its rows are the stored ones."""
+    run_id = _marked_run(engine, judged=True)
+    rows = store.load_table(engine, run_id)
+    narrow = rows.select("item_key", "bucket", *SUMMARY_ROW_COLUMNS)
+    revs = (101, 202)  # a key of its own: no earlier build is reused
+    table = review.verdict_table(engine, run_id, revs=revs, summary_rows=narrow)
+    assert table.scored is None and table.loaded is None
+    _same(table.summaries(), _expected(build(engine, run_id, rows=rows).final))
+    scored = rows.to_pandas()
+    again = review.verdict_table(engine, run_id, scored=scored, revs=revs)
+    assert again.scored is scored and again.pick is table.pick  # the same build, now with the rows
+    assert review.verdict_table(engine, run_id, revs=revs) is again
+    _same(again.summaries(), table.summaries())
+    assert table.rows.equals(rows)  # read from the database when asked

@@ -47,11 +47,14 @@ def final_frame(run_id: int) -> pd.DataFrame:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _verdict_summary(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: bool) -> dict:
-    # The table final_at reads (the same build), summed without building its per-row frame.
-    table = review.verdict_table(
-        state.engine_at(url), run_id, settles, scored=state.scored_at(url, run_id), revs=(verdict_rev, judge_rev)
-    )
-    return table.summaries()
+    # The table final_at reads (the same build), summed without building its per-row frame; a run
+    # just saved is summed from its polars rows, its pandas copy left for later readers.
+    engine, revs = state.engine_at(url), (verdict_rev, judge_rev)
+    saved = state.saved_rows(url, run_id)
+    if saved is not None:
+        narrow = saved.select("item_key", "bucket", *review.SUMMARY_ROW_COLUMNS)
+        return review.verdict_table(engine, run_id, settles, revs=revs, summary_rows=narrow).summaries()
+    return review.verdict_table(engine, run_id, settles, scored=state.scored_at(url, run_id), revs=revs).summaries()
 
 
 def verdict_summary(run_id: int) -> dict:

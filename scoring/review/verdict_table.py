@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import pandas as pd
@@ -78,13 +78,19 @@ class VerdictTable:
     scored: pd.DataFrame | None = field(default=None, repr=False)
     #: The stored rows when the table was built from them (else :attr:`rows` converts ``scored``).
     loaded: pl.DataFrame | None = field(default=None, repr=False)
+    #: The columns of :data:`SUMMARY_ROW_COLUMNS` when the table was built from them alone
+    #: (:func:`build`'s ``summary_rows``; polars).
+    summary_rows: pl.DataFrame | None = field(default=None, repr=False)
 
     @cached_property
     def rows(self) -> pl.DataFrame:
         """The stored rows (:func:`scoring.store.load_table`), in upload order. Built from
         ``scored`` on first use when the table was built from it: the pages' figures never ask,
-        so they do not hold a second copy of a million rows (260 MB); an export does."""
-        return self.loaded if self.loaded is not None else pl.from_pandas(self.scored)
+        so they do not hold a second copy of a million rows (260 MB); an export does. Read from
+        the database when the table was built from the summaries' columns alone."""
+        if self.loaded is not None:
+            return self.loaded
+        return pl.from_pandas(self.scored) if self.scored is not None else load_table(self.engine, self.info.id)
 
     @cached_property
     def verdicts(self) -> pl.DataFrame:
@@ -120,8 +126,11 @@ class VerdictTable:
         values, only the columns of :data:`SUMMARY_ROW_COLUMNS` and :data:`SUMMARY_VERDICTS`, the
         verdicts as categoricals of the rule's outcomes. A million rows then cost a take of small
         codes where :attr:`final`'s ten columns of a million strings took most of a second."""
-        base = self.scored[SUMMARY_ROW_COLUMNS] if self.scored is not None else None
-        out = base.copy(deep=False) if base is not None else self.rows.select(SUMMARY_ROW_COLUMNS).to_pandas()
+        if self.scored is not None:
+            out = self.scored[SUMMARY_ROW_COLUMNS].copy(deep=False)
+        else:
+            source = self.summary_rows if self.summary_rows is not None else self.rows
+            out = source.select(SUMMARY_ROW_COLUMNS).to_pandas()
         pick = self.pick.to_numpy()
         for col in SUMMARY_VERDICTS:
             if col == "judge_label" and not self.judged:
@@ -151,17 +160,25 @@ def build(
     judge_settles: bool = False,
     rows: pl.DataFrame | None = None,
     scored: pd.DataFrame | None = None,
+    summary_rows: pl.DataFrame | None = None,
 ) -> VerdictTable:
     """Build run ``run_id``'s table; :class:`InputError` when there is no such run.
 
     ``judge_labels`` replaces the one rule's labels (a caller that brings its own); ``rows`` and
-    ``scored`` are the run's rows when the caller already holds them (they never change)."""
+    ``scored`` are the run's rows when the caller already holds them (they never change);
+    ``summary_rows``, their ``item_key``, ``bucket`` and :data:`SUMMARY_ROW_COLUMNS` alone, are
+    enough for the summaries (the rows are read only if asked for)."""
     info = get_run(engine, run_id)
     if info is None:
         raise InputError(f"No run with id {run_id}.")
-    if rows is None and scored is None:
+    if rows is None and scored is None and summary_rows is None:
         rows = load_table(engine, run_id)
-    keyed = rows.select("item_key", "bucket") if rows is not None else pl.from_pandas(scored[["item_key", "bucket"]])
+    if rows is not None:
+        keyed = rows.select("item_key", "bucket")
+    elif scored is not None:
+        keyed = pl.from_pandas(scored[["item_key", "bucket"]])
+    else:
+        keyed = summary_rows.select("item_key", "bucket")
     keys = keyed["item_key"]
     current = current_verdicts(engine, keys)
     summary = human_summary(current)
@@ -173,7 +190,10 @@ def build(
     else:
         found = judge_choice.run_labels(engine, run_id, keys)
     values, pick = _verdict_values(keyed, summary, decisions, found.labels, judge_settles)
-    return VerdictTable(info, keyed, values, pick, current, decisions, found, engine, judge_settles, scored, rows)
+    narrow = summary_rows.select(SUMMARY_ROW_COLUMNS) if rows is None and scored is None else None
+    return VerdictTable(
+        info, keyed, values, pick, current, decisions, found, engine, judge_settles, scored, rows, narrow
+    )
 
 
 def _verdict_values(
@@ -230,16 +250,24 @@ def verdict_table(
     judge_settles: bool = False,
     scored: pd.DataFrame | None = None,
     revs: tuple[int, int] | None = None,
+    summary_rows: pl.DataFrame | None = None,
 ) -> VerdictTable:
     """Run ``run_id``'s table under the one rule, built once per (database, run, revisions, judge
     switch): the newest :data:`KEPT` builds are kept. ``scored``: the run's rows when the caller
-    holds them; ``revs``: :func:`revisions` when the caller just read them."""
+    holds them; ``summary_rows``: :func:`build`'s, when the caller holds no more; ``revs``:
+    :func:`revisions` when the caller just read them.
+
+    A table built from ``summary_rows`` takes the ``scored`` of a later caller (the same build,
+    now with the rows the pages hold, so that its readers never read them again)."""
     key = (str(engine.url), run_id, *(revs or revisions(engine)), bool(judge_settles))
     with _LOCK:
         if key in _KEPT:
             _KEPT.move_to_end(key)
-            return _KEPT[key]
-    table = build(engine, run_id, judge_settles=judge_settles, scored=scored)
+            kept = _KEPT[key]
+            if scored is not None and kept.scored is None and kept.loaded is None:
+                kept = _KEPT[key] = replace(kept, scored=scored, summary_rows=None)
+            return kept
+    table = build(engine, run_id, judge_settles=judge_settles, scored=scored, summary_rows=summary_rows)
     with _LOCK:
         _KEPT[key] = table
         while len(_KEPT) > KEPT:
