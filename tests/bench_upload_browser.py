@@ -17,7 +17,8 @@ browser's own clock:
 
 The server's peak resident memory is its ``VmHWM`` (``/proc/PID/status``) after every figure
 shows. Then ``python -m scoring estimate --run ID --json`` on the saved run, as a whole process,
-against the same ``score --out``. Goals: chart / CLI at most 3x; every figure / CLI at most 2.5x
+against the same ``score --out``. Each upload follows a CLI run of its own, and a ratio is the
+median of the pairs' ratios. Goals: chart / CLI at most 3x; every figure / CLI at most 2.5x
 (moonshot 2x); the server's peak under 1.2 GiB; ``estimate --json`` / ``score --out`` at most 1.5x.
 """
 
@@ -113,22 +114,30 @@ def main(argv: list[str] | None = None) -> int:
     responses = folder / f"run_{args.rows}.csv"
     responses.write_bytes(generate_csv(args.rows, args.seed))
     print(f"{args.rows:,} rows, {responses.stat().st_size / 1e6:.0f} MB, median of {args.repeats}")
-    cli, _ = time_cli(responses, folder, args.repeats)
+    # Each upload right after a CLI run: the pair meets the machine in the same state, and each
+    # ratio below is the median of the pairs' ratios (the CLI alone varied 2.4-3.3 s in a day).
+    cli, runs = [], []
+    for i in range(args.repeats):
+        cli += time_cli(responses, folder, 1)[0]
+        runs.append(one_upload(responses, folder, i))
     cli_wall = statistics.median(c.wall for c in cli)
     print(
         f"  python -m scoring score --out (whole process): {cli_wall:.2f} s "
         f"({', '.join(f'{c.wall:.2f}' for c in cli)}), peak RSS {gib(max(c.peak for c in cli))}"
     )
-    runs = [one_upload(responses, folder, i) for i in range(args.repeats)]
     med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    chart_ratio = statistics.median(r["chart"] / c.wall for r, c in zip(runs, cli))
+    full_ratio = statistics.median(r["full"] / c.wall for r, c in zip(runs, cli))
     print(
         f"  browser, file chosen -> bytes on the server: {med['sent']:.2f} s; -> Overview heading: "
         f"{med['saved']:.2f} s; -> chart drawn: {med['chart']:.2f} s "
         f"({', '.join(format(r['chart'], '.2f') for r in runs)}); -> every figure: {med['full']:.2f} s; "
         f"server peak {gib(max(r['peak'] for r in runs))}"
     )
-    ratio = med["chart"] / cli_wall
-    print(f"  every figure drawn / CLI: {med['full'] / cli_wall:.2f}x")
+    print(
+        f"  per pair, chart / CLI: {', '.join(format(r['chart'] / c.wall, '.2f') for r, c in zip(runs, cli))}; "
+        f"every figure / CLI: {', '.join(format(r['full'] / c.wall, '.2f') for r, c in zip(runs, cli))}"
+    )
     peak = max(r["peak"] for r in runs) / 1024**3
     estimate = time_estimate(folder / "upload_0.db", args.repeats)
     est_wall = statistics.median(estimate)
@@ -137,10 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         f"({', '.join(f'{w:.2f}' for w in estimate)}); / score --out: {est_wall / cli_wall:.2f}x"
     )
     ok = [
-        goal(f"browser upload until chart {args.rows:,} rows / CLI", ratio, "<=", 3.0, "x", stretch=2.0),
-        goal(
-            f"browser upload every figure {args.rows:,} rows / CLI", med["full"] / cli_wall, "<=", 2.5, "x", stretch=2.0
-        ),
+        goal(f"browser upload until chart {args.rows:,} rows / CLI", chart_ratio, "<=", 3.0, "x", stretch=2.0),
+        goal(f"browser upload every figure {args.rows:,} rows / CLI", full_ratio, "<=", 2.5, "x", stretch=2.0),
         goal(f"browser upload server peak {args.rows:,} rows", peak, "<", 1.2, "GiB", stretch=1.0),
         goal(f"estimate --json {args.rows:,} rows / score --out", est_wall / cli_wall, "<=", 1.5, "x"),
     ]

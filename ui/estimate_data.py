@@ -42,7 +42,7 @@ from scoring.estimate.ppi import judge_inputs
 from scoring.estimate.stored_run import StoredRun, stored_estimate, stored_runs
 from scoring.review import audit_half_width
 from scoring.store import database_url
-from ui import identity, judge_state, run_choice, state
+from ui import identity, judge_state, run_choice, state, verdicts
 
 T = TypeVar("T")
 
@@ -200,7 +200,7 @@ def may_have_evidence(run_id: int) -> bool:
     """False when no reviewer holds a verdict on any of the run's rows and no adjudicator decided
     one: then no row is reviewed (:func:`scoring.estimate.reviewed_sample`), :func:`has_evidence`
     is False whatever the sample, and a page need not wait for :func:`figures` to draw its chart."""
-    table = review.verdict_table(state.engine(), run_id, scored=state.scored(run_id), revs=revisions())
+    table = verdicts.summed_table(database_url(), run_id, revisions())
     return not (table.current.empty and table.decisions.empty)
 
 

@@ -47,14 +47,20 @@ def final_frame(run_id: int) -> pd.DataFrame:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _verdict_summary(url: str, run_id: int, verdict_rev: int, judge_rev: int, settles: bool) -> dict:
-    # The table final_at reads (the same build), summed without building its per-row frame; a run
-    # just saved is summed from its polars rows, its pandas copy left for later readers.
-    engine, revs = state.engine_at(url), (verdict_rev, judge_rev)
+    # The table final_at reads (the same build), summed without building its per-row frame.
+    return summed_table(url, run_id, (verdict_rev, judge_rev), settles).summaries()
+
+
+def summed_table(url: str, run_id: int, revs: tuple[int, int], settles: bool = False) -> review.VerdictTable:
+    """The run's verdict table for figures summed over its rows: a run just saved is built from
+    its polars rows' few columns the sums read, its pandas copy left for later readers (the
+    Overview's chart need not wait for a million rows' conversion); any other from the pages' rows."""
+    engine = state.engine_at(url)
     saved = state.saved_rows(url, run_id)
     if saved is not None:
         narrow = saved.select("item_key", "bucket", *review.SUMMARY_ROW_COLUMNS)
-        return review.verdict_table(engine, run_id, settles, revs=revs, summary_rows=narrow).summaries()
-    return review.verdict_table(engine, run_id, settles, scored=state.scored_at(url, run_id), revs=revs).summaries()
+        return review.verdict_table(engine, run_id, settles, revs=revs, summary_rows=narrow)
+    return review.verdict_table(engine, run_id, settles, scored=state.scored_at(url, run_id), revs=revs)
 
 
 def verdict_summary(run_id: int) -> dict:
