@@ -9,13 +9,13 @@ import pytest
 
 from scoring.core.language_names import languages_label, normalise_language, normalise_languages, one_language
 from scoring.core.row_language import (
-    UNKNOWN_SCRIPT,
     fill_languages,
     language_field,
     row_languages,
     script_of,
     scripts,
 )
+from scoring.core.script_names import UNKNOWN_SCRIPT
 
 
 @pytest.mark.parametrize(

@@ -16,16 +16,8 @@ import pyarrow as pa
 import pytest
 
 from scoring.core import script_kernel
-from scoring.core.row_language import (
-    ARABIC,
-    INDIC_BLOCKS,
-    LATIN,
-    OTHER_SCRIPT,
-    SCRIPTS,
-    UNKNOWN_SCRIPT,
-    script_of,
-    scripts,
-)
+from scoring.core.row_language import script_of, scripts
+from scoring.core.script_names import ARABIC, INDIC_BLOCKS, LATIN, OTHER_SCRIPT, SCRIPTS, UNKNOWN_SCRIPT
 from scoring.core.slices import SLICE_ROWS
 
 ROOT = Path(__file__).resolve().parent.parent

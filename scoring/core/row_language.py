@@ -27,27 +27,11 @@ LANGUAGE_FIELDS = ("language", "lang")
 #: Where a run's row languages came from (``runs.language_source``; NULL for runs stored before).
 FROM_METADATA, FROM_RUN, FROM_SCRIPT = "metadata", "run", "script"
 COLUMN_PREFIX = "column:"
-LATIN, UNKNOWN_SCRIPT, OTHER_SCRIPT = "Latin", "Unknown script", "Other script"
-#: The Indic blocks, each 128 code points from U+0900 on, in Unicode order (block = code point >> 7).
-INDIC_BLOCKS = (
-    "Devanagari",
-    "Bengali script",
-    "Gurmukhi",
-    "Gujarati script",
-    "Odia script",
-    "Tamil script",
-    "Telugu script",
-    "Kannada script",
-    "Malayalam script",
-)
-ARABIC = "Arabic script"
-#: Every script a row can be named by, in the order a tie is broken (Indic first, then Latin).
-SCRIPTS = (*INDIC_BLOCKS, LATIN, ARABIC, OTHER_SCRIPT)
 
 
 def scripts(question: pl.Series, answer: pl.Series) -> pl.Series:
     """Per row, the script of most letters of ``answer`` and ``question`` together (ties: the
-    order of :data:`SCRIPTS`); :data:`UNKNOWN_SCRIPT` where neither has a letter (digits,
+    order of :data:`~scoring.core.script_names.SCRIPTS`); ``"Unknown script"`` where neither has a letter (digits,
     punctuation, nothing).
 
     Counted from the rows' UTF-8 bytes by compiled code

@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 
 from scoring.core.compiled_utf8 import compiled, utf8_of
-from scoring.core.row_language import ARABIC, INDIC_BLOCKS, LATIN, OTHER_SCRIPT, SCRIPTS, UNKNOWN_SCRIPT
+from scoring.core.script_names import ARABIC, INDIC_BLOCKS, LATIN, OTHER_SCRIPT, SCRIPTS, UNKNOWN_SCRIPT
 
 #: A row with no letter: the code after the last of :data:`SCRIPTS`.
 NO_LETTER = len(SCRIPTS)

@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 
 from scoring.core.language_names import languages_label
-from scoring.core.row_language import SCRIPTS, UNKNOWN_SCRIPT
+from scoring.core.script_names import SCRIPTS, UNKNOWN_SCRIPT
 from scoring.store.engine import PROJECT_ROOT
 from scoring.store.runs import RunInfo, sha256_bytes
 
