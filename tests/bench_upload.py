@@ -44,6 +44,7 @@ from sqlalchemy import Engine, insert  # noqa: E402
 
 from scoring import ingest, review, store  # noqa: E402
 from scoring.core.loader import load_bytes  # noqa: E402
+from scoring.core.row_language import row_languages  # noqa: E402
 from scoring.store import judge_cache, make_engine, run_table, runs, writer  # noqa: E402
 from scoring.store.orm_tables import Run, RunPart  # noqa: E402
 
@@ -59,7 +60,7 @@ def save_single_transaction(engine: Engine, data: bytes, filename: str, writing:
     one write transaction. Returns that transaction's lock hold (a one-element list)."""
     frame = load_bytes(data, filename).table
     extra = [c for c in frame.columns if c not in store.ROW_COLUMNS]
-    parts = run_table.to_parts(run_table.scored_rows(frame, extra))
+    parts = run_table.to_parts(run_table.scored_rows(frame, extra, row_languages(frame).values))
     writing.set()
     with writer(engine).begin() as conn:
         began = time.perf_counter()

@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 
 from scoring import ingest, review, store
 from scoring import verdict_export as export
+from scoring.core.row_language import row_languages
 from scoring.store import make_engine, run_table, runs
 from scoring.store.runs import NewRun
 
@@ -132,7 +133,8 @@ def test_a_run_stored_before_rows_had_a_language_reads_and_exports_its_language_
             "language": ["en", "hi"],
         }
     )
-    rows = run_table.scored_rows(table, ["language"]).drop("language")  # as older code stored it
+    languages = row_languages(table).values
+    rows = run_table.scored_rows(table, ["language"], languages).drop("language")  # as older code stored it
     new = NewRun("old", "m", "", "old.csv", "0" * 64, 2, ["language"], 7)
     run_id, _ = runs.insert_run(engine, new, run_table.to_parts(rows))
     assert store.language_source(engine, run_id) is None

@@ -22,6 +22,7 @@ from scoring.core.highlight import highlight_golden, highlight_response, text_bl
 from scoring.core.items import item_key
 from scoring.core.loader import load_bytes
 from scoring.core.report import score_frame
+from scoring.core.row_language import row_languages
 from scoring.store import ENV_VAR, chunked, database_url, default_sqlite_path, make_engine, run_table, runs
 from scoring.store.orm_tables import Run, RunPart, utcnow
 
@@ -391,7 +392,7 @@ def _all_runs_and_parts(engine: Engine) -> tuple[int, int]:
 def _parts_of(data: bytes) -> int:
     """How many parts an upload of ``data`` is stored as (at the part size in force)."""
     table = load_bytes(data, "x.csv").table
-    return len(run_table.to_parts(run_table.scored_rows(table, [])))
+    return len(run_table.to_parts(run_table.scored_rows(table, [], row_languages(table).values)))
 
 
 @pytest.fixture
@@ -557,7 +558,7 @@ def test_a_save_declared_stale_stops_and_saves_again(
 def _leave_incomplete_run(engine: Engine, sha: str, rows: int, age: timedelta = timedelta(0)) -> int:
     """What a process killed half-way through an upload leaves: a hidden run and some parts."""
     table = pl.DataFrame({"question": [f"left{i}" for i in range(rows)], "answer": "a", "Domain": "D", "response": "a"})
-    parts = run_table.to_parts(run_table.scored_rows(table, []))
+    parts = run_table.to_parts(run_table.scored_rows(table, [], row_languages(table).values))
     with engine.begin() as conn:
         run_id = conn.execute(
             insert(Run).values(name="left", sha256=sha, n_rows=rows * 2, complete=False, uploaded_at=utcnow() - age)

@@ -26,7 +26,7 @@ from sqlalchemy import Connection, Engine, delete, func, insert, select
 
 from scoring.core.items import item_keys
 from scoring.core.report import SCORE_COLUMNS, score_table
-from scoring.core.row_language import LANGUAGE, fill_languages, row_languages
+from scoring.core.row_language import LANGUAGE, fill_languages
 from scoring.store.chunked import WriteStats, write_in_chunks
 from scoring.store.orm_tables import Run, RunPart
 
@@ -71,12 +71,10 @@ class _Unreadable(Exception):
     """Why a run's bytes are not its rows (turned into :class:`DamagedRun` with the run's name)."""
 
 
-def scored_rows(table: pl.DataFrame, extra_columns: Sequence[str], languages: pl.Series | None = None) -> pl.DataFrame:
+def scored_rows(table: pl.DataFrame, extra_columns: Sequence[str], languages: pl.Series) -> pl.DataFrame:
     """What a run stores: item key, the input's columns (``language`` after ``Domain``), both
-    verdicts, then the extras. ``languages``: each row's (:func:`scoring.core.row_language.row_languages`;
-    by default from the table's own column, else the script)."""
-    if languages is None:
-        languages = row_languages(table).values
+    verdicts, then the extras. ``languages``: each row's, decided by the caller
+    (:func:`scoring.core.row_language.row_languages`: the one place a row's language is decided)."""
     scored = score_table(table.select(ROW_COLUMNS)).with_columns(item_key=item_keys(table)).select(STORED_COLUMNS)
     scored = scored.insert_column(scored.columns.index("Domain") + 1, languages.alias(LANGUAGE_COLUMN))
     extras = table.select(pl.col(name).alias(EXTRA_PREFIX + name) for name in extra_columns)
