@@ -53,13 +53,13 @@ def _verdict_summary(url: str, run_id: int, verdict_rev: int, judge_rev: int, se
 
 def summed_table(url: str, run_id: int, revs: tuple[int, int], settles: bool = False) -> review.VerdictTable:
     """The run's verdict table for figures summed over its rows: a run just saved is built from
-    its polars rows' few columns the sums read, its pandas copy left for later readers (the
-    Overview's chart need not wait for a million rows' conversion); any other from the pages' rows."""
+    its polars rows (the table keeps the few columns the sums read), its pandas copy left for later
+    readers (the Overview's chart need not wait for a million rows' conversion); any other from
+    the pages' rows."""
     engine = state.engine_at(url)
     saved = state.saved_rows(url, run_id)
     if saved is not None:
-        narrow = saved.select("item_key", "bucket", *review.SUMMARY_ROW_COLUMNS)
-        return review.verdict_table(engine, run_id, settles, revs=revs, summary_rows=narrow)
+        return review.verdict_table(engine, run_id, settles, revs=revs, summary_rows=saved)
     return review.verdict_table(engine, run_id, settles, scored=state.scored_at(url, run_id), revs=revs)
 
 

@@ -96,7 +96,7 @@ from scoring.review.queue import (
     unreviewed_in,
 )
 from scoring.review.session import GivenVerdict, ReviewMode, ReviewSession, ScopeProgress, Shown, Turn
-from scoring.review.verdict_table import SUMMARY_ROW_COLUMNS, VERDICT_COLUMNS, VerdictTable, verdict_table
+from scoring.review.verdict_table import VERDICT_COLUMNS, VerdictTable, verdict_table
 from scoring.store.adjudications import ADJUDICATE, adjudications, restore_adjudications
 from scoring.store.audit import AUDIT, audit_half_width, audit_keys, set_audit
 from scoring.store.guideline_log import MAX_CHARS as GUIDELINES_MAX_CHARS
@@ -239,7 +239,6 @@ __all__ = [
     "reuse_offer",
     "save_guidelines",
     "VERDICT_COLUMNS",
-    "SUMMARY_ROW_COLUMNS",
     "VerdictTable",
     "verdict_table",
 ]

@@ -78,7 +78,7 @@ class VerdictTable:
     scored: pd.DataFrame | None = field(default=None, repr=False)
     #: The stored rows when the table was built from them (else :attr:`rows` converts ``scored``).
     loaded: pl.DataFrame | None = field(default=None, repr=False)
-    #: The columns of :data:`SUMMARY_ROW_COLUMNS` when the table was built from them alone
+    #: The columns of :data:`SUMMARY_ROW_COLUMNS` when the table was built for its summaries
     #: (:func:`build`'s ``summary_rows``; polars).
     summary_rows: pl.DataFrame | None = field(default=None, repr=False)
 
@@ -166,8 +166,9 @@ def build(
 
     ``judge_labels`` replaces the one rule's labels (a caller that brings its own); ``rows`` and
     ``scored`` are the run's rows when the caller already holds them (they never change);
-    ``summary_rows``, their ``item_key``, ``bucket`` and :data:`SUMMARY_ROW_COLUMNS` alone, are
-    enough for the summaries (the rows are read only if asked for)."""
+    ``summary_rows``, the run's rows (polars) when the caller holds them only for the summaries:
+    the table keeps ``item_key``, ``bucket`` and :data:`SUMMARY_ROW_COLUMNS` of them, and reads
+    the rows from the database only if asked for them."""
     info = get_run(engine, run_id)
     if info is None:
         raise InputError(f"No run with id {run_id}.")
