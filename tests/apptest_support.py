@@ -196,8 +196,12 @@ def download(at: AppTest, managers: list[MediaFileManager], key: str) -> bytes:
 
     The callable runs here, outside any script run, as on a real click (no session state there).
     """
-    file_id = at.download_button(key=key).proto.deferred_file_id
+    proto = at.download_button(key=key).proto
+    file_id = proto.deferred_file_id
     assert file_id, f"download button {key!r} has no deferred callable"
+    # A click that reruns the page races its own request: the rerun's end drops the callable
+    # the click asked for (Streamlit keeps only the ids of the last run) and nothing downloads.
+    assert proto.ignore_rerun, f"a click of download button {key!r} reruns the page"
     manager = managers[-1]
     url = manager.execute_deferred(file_id)
     return manager._storage.get_file(url.rsplit("/", 1)[-1]).content  # no public reader

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Request, Route, expect
+from playwright.sync_api import Browser, BrowserContext, Download, Page, Playwright, Request, Route, expect
 
 from scoring import review, store
 from scoring.store import make_engine
@@ -189,6 +189,36 @@ def open_nav(page: Page, label: str, title_prefix: str) -> None:
     page.locator(NAV_LINK, has_text=re.compile(rf"{re.escape(label)}\s*$")).first.click()
     expect(page.locator("h1").first).to_contain_text(title_prefix, timeout=TIMEOUT_MS)
     settle(page)
+
+
+def click_download(page: Page, key: str, server: AppServer | None = None) -> Download:
+    """Click the download button ``key`` as a person does and return the file the browser saved.
+
+    Without a download in time, fail with what the person saw under the button (Streamlit shows a
+    failed deferred download there for 5 s only, so it is read while waiting) and the server's log.
+    """
+    seen: list[Download] = []
+
+    def keep(download: Download) -> None:
+        seen.append(download)
+
+    page.on("download", keep)
+    said: set[str] = set()
+    error = page.locator(f".st-key-{key} [data-testid='stDownloadButtonError']")
+    try:
+        page.locator(f".st-key-{key} button").click()
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while not seen and time.monotonic() < deadline:
+            said.update(error.all_inner_texts())
+            page.wait_for_timeout(100)
+    finally:
+        page.remove_listener("download", keep)
+    if not seen:
+        log = server.log_tail() if server is not None else "(no server given)"
+        raise AssertionError(
+            f"no download from {key!r} in {TIMEOUT_MS} ms; under the button: {sorted(said)}; log:\n{log}"
+        )
+    return seen[0]
 
 
 def upload_file(page: Page, name: str, data: bytes, title: str | None = None) -> None:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
-from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle, start_app, upload_file
+from browser import TIMEOUT_MS, AppServer, click_download, no_exception, open_nav, settle, start_app, upload_file
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import func, select
 
@@ -102,9 +102,7 @@ def test_conflicts_survive_export_and_reupload_on_another_server(
     # Download the CSV in the browser.
     open_nav(page, "Export", f"Export: {run.name}")
     no_exception(page, "the export page")
-    with page.expect_download(timeout=TIMEOUT_MS) as info:
-        page.locator(".st-key-dl_csv button").click()
-    download = info.value
+    download = click_download(page, "dl_csv", server)
     data = Path(download.path()).read_bytes()
     table = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
     assert table["human_verdict"].tolist() == ["conflict", "conflict", "", "correct"]

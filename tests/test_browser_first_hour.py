@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
-from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle
+from browser import TIMEOUT_MS, AppServer, click_download, no_exception, open_nav, settle
 from playwright.sync_api import Page, expect
 
 from scoring import review, store
@@ -127,9 +127,8 @@ def test_the_first_hour_of_a_new_team(server: AppServer, page: Page) -> None:
         page.locator(".st-key-start_go_export button").click()
         expect(page.locator("h1").first).to_contain_text("Export", timeout=TIMEOUT_MS)
         settle(page)
-        with page.expect_download(timeout=TIMEOUT_MS) as info:
-            page.locator(".st-key-dl_csv button").click()
-        exported = pd.read_csv(io.BytesIO(Path(info.value.path()).read_bytes()), dtype=str, keep_default_na=False)
+        saved = click_download(page, "dl_csv", server)
+        exported = pd.read_csv(io.BytesIO(Path(saved.path()).read_bytes()), dtype=str, keep_default_na=False)
         assert len(exported) == 60
         row = exported[exported["question"] == triaged].iloc[0]
         assert (row["final_verdict"], row["final_source"]) == ("correct", "adjudicated"), row.to_dict()

@@ -9,7 +9,7 @@ import csv
 import io
 import re
 
-from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, upload_file
+from browser import TIMEOUT_MS, AppServer, click_download, no_exception, open_nav, upload_file
 from playwright.sync_api import Page, expect
 
 from scoring import store
@@ -65,9 +65,8 @@ def test_a_mixed_language_upload_shows_each_language_and_the_table(server: AppSe
     expect(main).to_contain_text("Exact substring: ")  # gpt's cells: the metric, marked as such
     expect(main).to_contain_text("Who is ahead, per language")
     no_exception(page, "Model x language")
-    with page.expect_download(timeout=TIMEOUT_MS) as info:
-        page.locator(".st-key-lang_csv button").click()
-    every = list(csv.DictReader(io.StringIO(info.value.path().read_text(encoding="utf-8"))))
+    saved = click_download(page, "lang_csv", server)
+    every = list(csv.DictReader(io.StringIO(saved.path().read_text(encoding="utf-8"))))
     cells = [c for c in every if c["model"] in ("gpt", "llama")]
     assert {(c["model"], c["language"]) for c in cells} == {(m, lang) for m in ("gpt", "llama") for lang in PLAN}
     kinds = {(c["model"], c["language"]): (c["kind"], c["reviewed"]) for c in cells}

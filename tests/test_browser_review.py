@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
-from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle, upload_file
+from browser import TIMEOUT_MS, AppServer, click_download, no_exception, open_nav, settle, upload_file
 from playwright.sync_api import Page, expect
 
 from scoring import review, store
@@ -142,9 +142,7 @@ def test_keyboard_review_survives_a_refresh_and_exports(server: AppServer, page:
     # Export: download the CSV and check its verdicts.
     open_nav(page, "Export", f"Export: {run.name}")
     no_exception(page, "the export page")
-    with page.expect_download(timeout=TIMEOUT_MS) as info:
-        page.locator(".st-key-dl_csv button").click()
-    download = info.value
+    download = click_download(page, "dl_csv", server)
     assert download.suggested_filename == f"run{run.id}_adjudicated.csv"
     exported = pd.read_csv(io.BytesIO(Path(download.path()).read_bytes()), dtype=str, keep_default_na=False)
     assert len(exported) == len(SCORED)

@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 import pg_server
 import pytest
-from browser import ROOT, TIMEOUT_MS, no_exception, open_nav, settle, start_app
+from browser import ROOT, TIMEOUT_MS, click_download, no_exception, open_nav, settle, start_app
 from openai_stub import StubOpenAI
 from playwright.sync_api import Browser, Page, WebSocket, expect
 
@@ -129,9 +129,7 @@ def _visit(page: Page, seen: Seen, label: str, heading: str, masked: str) -> Non
 
 
 def _download(page: Page, key: str) -> bytes:
-    with page.expect_download(timeout=TIMEOUT_MS) as info:
-        page.locator(f".st-key-{key} button").click()
-    return Path(info.value.path()).read_bytes()
+    return Path(click_download(page, key).path()).read_bytes()
 
 
 def test_no_secret_on_any_page_log_line_export_or_cli_output(

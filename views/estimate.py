@@ -322,6 +322,7 @@ with golden_tab:
         mime="text/csv",
         key="est_golden_csv",
         disabled=report.is_empty(),
+        on_click="ignore",
     )
     d2.download_button(
         "Download JSONL",
@@ -330,6 +331,7 @@ with golden_tab:
         mime="application/jsonl",
         key="est_golden_jsonl",
         disabled=report.is_empty(),
+        on_click="ignore",
     )
 
 # --- what-if rules --------------------------------------------------------------------------------

@@ -85,10 +85,20 @@ if run.n_rows < export.PREPARE_ROWS:
     c1, c2, c3, c4 = st.columns(4)
     for column, (fmt, title, mime) in zip((c1, c2, c3), FILES, strict=True):
         column.download_button(
-            f"Download {title}", lambda fmt=fmt: _file(fmt).data, file_name=f"{stem}.{fmt}", mime=mime, key=f"dl_{fmt}"
+            f"Download {title}",
+            lambda fmt=fmt: _file(fmt).data,
+            file_name=f"{stem}.{fmt}",
+            mime=mime,
+            key=f"dl_{fmt}",
+            on_click="ignore",
         )
     c4.download_button(
-        "Download manifest", _manifest, file_name=f"{stem}.manifest.json", mime="application/json", key="dl_manifest"
+        "Download manifest",
+        _manifest,
+        file_name=f"{stem}.manifest.json",
+        mime="application/json",
+        key="dl_manifest",
+        on_click="ignore",
     )
 else:
     kind = st.radio("Format", ["CSV", "JSONL", "Parquet"], horizontal=True, key="export_kind")

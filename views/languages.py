@@ -63,7 +63,12 @@ if table.pairs:
 frame = cells_frame(table.cells)
 left, right = st.columns(2)
 left.download_button(
-    "Download the table (CSV)", lambda: frame.write_csv().encode(), "model_language.csv", "text/csv", key="lang_csv"
+    "Download the table (CSV)",
+    lambda: frame.write_csv().encode(),
+    "model_language.csv",
+    "text/csv",
+    key="lang_csv",
+    on_click="ignore",
 )
 right.download_button(
     "Download the picture (HTML)",
@@ -71,6 +76,7 @@ right.download_button(
     "model_language.html",
     "text/html",
     key="lang_html",
+    on_click="ignore",
 )
 st.caption("The chart's camera button saves it as a PNG.")
 with st.expander("How is this computed?"):
@@ -82,4 +88,5 @@ with st.expander("How is this computed?"):
         "model_language.json",
         "application/json",
         key="lang_json",
+        on_click="ignore",
     )

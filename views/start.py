@@ -85,6 +85,7 @@ with st.container(border=True, key="start_upload"):
         mime="text/csv",
         key="start_template",
         icon=":material/download:",
+        on_click="ignore",
     )
     if c2.button("Upload a file", key="start_go_upload", type="primary", icon=":material/upload_file:"):
         _go(UPLOAD_PAGE, **run_param)
