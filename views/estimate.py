@@ -24,6 +24,7 @@ from scoring.estimate.wording import withheld_text
 from ui import estimate_data, estimate_view, identity, run_choice
 from ui.charts import percent_style
 from ui.display import alert, md_escape
+from ui.downloads import download_button
 from ui.tables import HOW, show_table
 
 REVIEW_PAGE = "views/review.py"
@@ -315,23 +316,23 @@ with golden_tab:
     )
     show_table(report.to_pandas(), key="est_golden")
     d1, d2 = st.columns(2)
-    d1.download_button(
+    download_button(
         "Download CSV",
-        data=lambda r=report: golden_wrong_csv(r),
+        lambda r=report: golden_wrong_csv(r),
         file_name="golden_answer_wrong.csv",
         mime="text/csv",
         key="est_golden_csv",
+        where=d1,
         disabled=report.is_empty(),
-        on_click="ignore",
     )
-    d2.download_button(
+    download_button(
         "Download JSONL",
-        data=lambda r=report: golden_wrong_jsonl(r),
+        lambda r=report: golden_wrong_jsonl(r),
         file_name="golden_answer_wrong.jsonl",
         mime="application/jsonl",
         key="est_golden_jsonl",
+        where=d2,
         disabled=report.is_empty(),
-        on_click="ignore",
     )
 
 # --- what-if rules --------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from scoring.core.formatting import phase_progress
 from scoring.core.verdict_rules import AUTO_RULE_TEXT
 from ui import identity, judge_state, run_choice, state, verdicts
 from ui.display import md_escape
+from ui.downloads import download_button
 from ui.tables import show_table
 
 run = run_choice.require_run()
@@ -84,21 +85,21 @@ def _prepare(kind: str) -> dict:
 if run.n_rows < export.PREPARE_ROWS:
     c1, c2, c3, c4 = st.columns(4)
     for column, (fmt, title, mime) in zip((c1, c2, c3), FILES, strict=True):
-        column.download_button(
+        download_button(
             f"Download {title}",
             lambda fmt=fmt: _file(fmt).data,
             file_name=f"{stem}.{fmt}",
             mime=mime,
             key=f"dl_{fmt}",
-            on_click="ignore",
+            where=column,
         )
-    c4.download_button(
+    download_button(
         "Download manifest",
         _manifest,
         file_name=f"{stem}.manifest.json",
         mime="application/json",
         key="dl_manifest",
-        on_click="ignore",
+        where=c4,
     )
 else:
     kind = st.radio("Format", ["CSV", "JSONL", "Parquet"], horizontal=True, key="export_kind")
@@ -112,21 +113,16 @@ else:
             "Parquet": ("parquet", "application/vnd.apache.parquet"),
         }[kind]
         c1, c2 = st.columns(2)
-        c1.download_button(
-            f"Download {kind}",
-            ready["data"],
-            file_name=f"{stem}.{suffix}",
-            mime=mime,
-            key="dl_prepared",
-            on_click="ignore",
+        download_button(
+            f"Download {kind}", ready["data"], file_name=f"{stem}.{suffix}", mime=mime, key="dl_prepared", where=c1
         )
-        c2.download_button(
+        download_button(
             "Download manifest",
             ready["manifest"],
             file_name=f"{stem}.manifest.json",
             mime="application/json",
             key="dl_prepared_manifest",
-            on_click="ignore",
+            where=c2,
         )
     else:
         st.caption("Verdicts given after preparing are not in the file: prepare again to include them.")

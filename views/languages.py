@@ -19,6 +19,7 @@ from scoring.core.errors import InputError
 from scoring.team_report import CELL_METHOD, ESTIMATE, PAIRS_METHOD, cell_text, cells_frame, table_figure
 from ui import run_choice, team_table_data
 from ui.display import alert
+from ui.downloads import download_button
 from ui.tables import show_table
 
 st.title("Model x language")
@@ -62,31 +63,30 @@ if table.pairs:
 
 frame = cells_frame(table.cells)
 left, right = st.columns(2)
-left.download_button(
+download_button(
     "Download the table (CSV)",
     lambda: frame.write_csv().encode(),
-    "model_language.csv",
-    "text/csv",
+    file_name="model_language.csv",
+    mime="text/csv",
     key="lang_csv",
-    on_click="ignore",
+    where=left,
 )
-right.download_button(
+download_button(
     "Download the picture (HTML)",
     lambda: figure.to_html(include_plotlyjs=True).encode(),
-    "model_language.html",
-    "text/html",
+    file_name="model_language.html",
+    mime="text/html",
     key="lang_html",
-    on_click="ignore",
+    where=right,
 )
 st.caption("The chart's camera button saves it as a PNG.")
 with st.expander("How is this computed?"):
     st.text(f"Cells: {CELL_METHOD}")
     st.text(f"Pairs: {PAIRS_METHOD}")
-    st.download_button(
+    download_button(
         "Download everything (JSON)",
         lambda: json.dumps(table.as_dict(), ensure_ascii=False, indent=2).encode(),
-        "model_language.json",
-        "application/json",
+        file_name="model_language.json",
+        mime="application/json",
         key="lang_json",
-        on_click="ignore",
     )

@@ -12,6 +12,7 @@ import streamlit as st
 from scoring import store
 from scoring.review import job_sentence
 from ui import estimate_data, run_choice
+from ui.downloads import download_button
 
 UPLOAD_PAGE, REVIEW_PAGE, EXPORT_PAGE = "views/upload.py", "views/review.py", "views/export.py"
 TRIAGE_SCOPE = "overlap_only"  #: the queue step 2 opens: the rows the metrics disagree on
@@ -78,14 +79,14 @@ with st.container(border=True, key="start_upload"):
     )
     st.caption(f"Formats read: {FORMATS}")  # our own words, no dataset text
     c1, c2 = st.columns(2)
-    c1.download_button(
+    download_button(
         "Download a template CSV",
-        data=template_csv,
+        template_csv,
         file_name="responses_template.csv",
         mime="text/csv",
         key="start_template",
+        where=c1,
         icon=":material/download:",
-        on_click="ignore",
     )
     if c2.button("Upload a file", key="start_go_upload", type="primary", icon=":material/upload_file:"):
         _go(UPLOAD_PAGE, **run_param)
