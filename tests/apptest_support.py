@@ -97,10 +97,16 @@ def unescape_md(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text).replace("  \n", "\n")
 
 
+_STATUS = re.compile(r'<div class="q-status"[^>]*>([^<]*)</div>')
+
+
 def alerts(at: AppTest) -> list[str]:
-    """The text of every success/info/warning/error box on the page, Markdown escapes removed."""
+    """The text of every success/info/warning/error box on the page, Markdown escapes removed, and
+    of the review card's status line (what the last press did, ``ui.display.status_line``)."""
     boxes = [*at.main.success, *at.main.info, *at.main.warning, *at.main.error]
-    return [re.sub(r"\\(.)", r"\1", str(b.value)) for b in boxes]
+    said = [html.unescape(m) for h in at.main.get("html") for m in _STATUS.findall(str(h.proto.body))]
+    parts = [part for line in said for part in line.split("  ·  ") if part]
+    return [re.sub(r"\\(.)", r"\1", str(b.value)) for b in boxes] + parts
 
 
 def shown_row(at: AppTest) -> int:

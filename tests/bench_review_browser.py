@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from bench_goals import goal  # noqa: E402
-from browser import launch_chromium, settle, start_app  # noqa: E402
+from browser import launch_chromium, look_at_row, settle, start_app  # noqa: E402
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 from scoring import ingest  # noqa: E402
@@ -69,6 +69,7 @@ def press_latencies(page: Page, url: str, run_id: int, presses: int) -> list[flo
     page.locator("h1").first.click()
     for i in range(presses + 3):  # three warm-up presses fill the per-run caches
         before = len(page.evaluate("() => window.__lat"))
+        look_at_row(page)  # a person reads the row first: a press on a row just painted is refused
         page.keyboard.press("y" if i % 2 else "n")
         page.wait_for_function(f"() => window.__lat.length > {before}", timeout=60_000)
         settle(page)

@@ -170,6 +170,27 @@ def settle(page: Page, timeout_ms: int = READY_TIMEOUT_MS) -> None:
     wait_ready(page, timeout_ms)
 
 
+#: Whether the review card has shown the same row (its showing's number) for ``ms``: kept in the
+#: page between polls, reset whenever the row shown changes or none is shown.
+_STEADY_ROW = """(ms) => {
+    const marker = document.querySelector("[data-q-screen]");
+    const screen = marker ? marker.getAttribute("data-q-run") + ":" + marker.getAttribute("data-q-screen") : null;
+    const now = performance.now();
+    const seen = window.__steadyRow;
+    if (!seen || seen.screen !== screen) { window.__steadyRow = {screen: screen, since: now}; return false; }
+    return screen !== null && now - seen.since >= ms;
+}"""
+#: How long a person looks at a new row before pressing (well above ``REVIEW_MIN_SHOWN_MS``, 150 ms).
+LOOK_MS = 350
+
+
+def look_at_row(page: Page, ms: int = LOOK_MS, timeout_ms: int = READY_TIMEOUT_MS) -> None:
+    """Wait, as a person reads before judging, until the review card has shown the same row for
+    ``ms``: a verdict given sooner on a row just painted is refused by design (issue 36)."""
+    page.evaluate("() => { window.__steadyRow = null; }")
+    page.wait_for_function(_STEADY_ROW, arg=ms, polling=50, timeout=timeout_ms)
+
+
 def exception_count(page: Page) -> int:
     return page.locator(EXCEPTION).count()
 

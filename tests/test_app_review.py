@@ -295,7 +295,8 @@ def _card_shape(at: AppTest) -> tuple[list[str], list[str]]:
     """The review card with its dataset text taken out: the HTML's tags, classes and styles, and
     the page's text lines other than the row's place and domain."""
     # The keyboard's row marker (screen number, run, item key: no verdict) differs per row by design.
-    bodies = [re.sub(r' data-q-[a-z]+="[^"]*"', "", str(h.proto.body)) for h in at.get("html")]
+    # A line's tooltip (title) repeats its text, which differs per row like the text itself.
+    bodies = [re.sub(r' (data-q-[a-z]+|title)="[^"]*"', "", str(h.proto.body)) for h in at.get("html")]
     shapes = [re.sub(r">[^<]*<", "><", body) for body in bodies]
     lines = [t for t in texts(at) if not t.startswith("Row ")]
     return shapes, lines

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from browser import TIMEOUT_MS, no_exception, open_nav, settle, start_app
+from browser import TIMEOUT_MS, look_at_row, no_exception, open_nav, settle, start_app
 from playwright.sync_api import Browser, Page, expect
 
 from scoring import review, store
@@ -108,7 +108,8 @@ def test_an_audit_row_is_blind_in_a_bucket_scope_and_in_my_verdicts(browser: Bro
                 _assert_open(bob, f"row {order[i]}, not audited")
             else:
                 _assert_blind(bob, f"audit row {order[i]} in scope {bucket}")
-                expect(_main(bob)).to_contain_text("Shown blind: this row is in a double-blind scope")
+                expect(_main(bob)).to_contain_text("Shown blind: a row of a double-blind scope")
+            look_at_row(bob)
             bob.locator(".st-key-q_yes button").click()
             expect(_main(bob)).not_to_contain_text(f"Row {order[i]} of the run", timeout=TIMEOUT_MS)
             settle(bob)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle
+from browser import TIMEOUT_MS, AppServer, look_at_row, no_exception, open_nav, settle
 from playwright.sync_api import Page, expect
 
 from scoring import review, store
@@ -42,6 +42,7 @@ def _walk(server: AppServer, page: Page, engine) -> None:
     run = store.list_runs(engine)[0]
     for done in range(3):
         expect(main(page)).to_contain_text(f"Reviewed {done} of", timeout=TIMEOUT_MS)
+        look_at_row(page)
         page.locator(".st-key-q_yes button").click()
         expect(main(page)).to_contain_text(f"Reviewed {done + 1} of", timeout=TIMEOUT_MS)
         settle(page)
@@ -80,6 +81,7 @@ def _walk(server: AppServer, page: Page, engine) -> None:
     expect(main(page)).to_contain_text(f"Reviewed 0 of {wanted.height} in this scope", timeout=TIMEOUT_MS)
     expect(main(page)).to_contain_text(f"Row {first['row_idx'] + 1} of the run", timeout=TIMEOUT_MS)
     settle(page)
+    look_at_row(page)
     page.locator(".st-key-q_no button").click()
     expect(main(page)).to_contain_text(f"Reviewed 1 of {wanted.height} in this scope", timeout=TIMEOUT_MS)
     settle(page)

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
-from browser import TIMEOUT_MS, AppServer, click_download, no_exception, open_nav, settle
+from browser import TIMEOUT_MS, AppServer, click_download, look_at_row, no_exception, open_nav, settle
 from playwright.sync_api import Page, expect
 
 from scoring import review, store
@@ -82,6 +82,7 @@ def test_the_first_hour_of_a_new_team(server: AppServer, page: Page) -> None:
         text = main.inner_text()
         assert "Exact: " not in text and "Overlap: " not in text, text[:1500]  # blind: no verdicts
         page.locator("h1").first.click()  # no field has the focus: letters go to the keyboard
+        look_at_row(page)
         page.keyboard.press("y")
         expect(main).not_to_contain_text(question, timeout=TIMEOUT_MS)
         settle(page)
@@ -95,6 +96,7 @@ def test_the_first_hour_of_a_new_team(server: AppServer, page: Page) -> None:
     settle(page)
     expect(main).to_contain_text("Triage: these marks settle rows the metrics disagree on", timeout=TIMEOUT_MS)
     triaged = shown_question(page)
+    look_at_row(page)
     page.locator(".st-key-q_no button").click()
     expect(main).not_to_contain_text(triaged, timeout=TIMEOUT_MS)
     settle(page)

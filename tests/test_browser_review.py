@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
-from browser import TIMEOUT_MS, AppServer, click_download, no_exception, open_nav, settle, upload_file
+from browser import TIMEOUT_MS, AppServer, click_download, look_at_row, no_exception, open_nav, settle, upload_file
 from playwright.sync_api import Page, expect
 
 from scoring import review, store
@@ -81,6 +81,7 @@ def press(page: Page, key: str) -> None:
     page.locator("h1").first.click()
     focused = page.evaluate("() => document.activeElement ? document.activeElement.tagName : ''")
     assert focused not in ("INPUT", "TEXTAREA"), f"focus is in an {focused}; the shortcut would be typed"
+    look_at_row(page)
     page.keyboard.press(key)
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 import pg_server
 import pytest
-from browser import ROOT, TIMEOUT_MS, click_download, no_exception, open_nav, settle, start_app
+from browser import ROOT, TIMEOUT_MS, click_download, look_at_row, no_exception, open_nav, settle, start_app
 from openai_stub import StubOpenAI
 from playwright.sync_api import Browser, Page, WebSocket, expect
 
@@ -114,6 +114,7 @@ def _row(page: Page) -> int:
 def _mark_correct(page: Page) -> int:
     """Press Correct on the row shown and wait for the next one; returns the marked row (1-based)."""
     row = _row(page)
+    look_at_row(page)
     page.locator(".st-key-q_yes button").click()
     expect(page.locator(MAIN)).not_to_contain_text(f"Row {row} of the run", timeout=TIMEOUT_MS)
     settle(page)
@@ -197,6 +198,7 @@ def test_no_secret_on_any_page_log_line_export_or_cli_output(
         pg_own.pause()
         try:
             down_cli = _export_cli(url, run, tmp_path / "down.csv")
+            look_at_row(page)
             page.locator(".st-key-q_yes button").click()
             expect(page.locator(MAIN)).to_contain_text("Not saved", timeout=TIMEOUT_MS)
             settle(page)

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pg_server
-from browser import TIMEOUT_MS, exception_count, open_nav, settle, start_app
+from browser import TIMEOUT_MS, exception_count, look_at_row, open_nav, settle, start_app
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import Engine
 
@@ -42,6 +42,7 @@ def _mark(page: Page, times: int) -> None:
     for _ in range(times):
         before = page.locator(MAIN).inner_text()
         row = re.search(r"Row (\d+) of the run", before)
+        look_at_row(page)
         page.locator(".st-key-q_yes button").click()
         expect(page.locator(MAIN)).not_to_contain_text(row.group(0) if row else "\0", timeout=TIMEOUT_MS)
         settle(page)

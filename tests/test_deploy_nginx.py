@@ -36,6 +36,7 @@ from browser import (
     AppServer,
     ChromiumMissing,
     free_port,
+    look_at_row,
     no_exception,
     open_nav,
     require_chromium,
@@ -431,6 +432,7 @@ def mark(person: Reviewer, site: Site) -> None:
     main = person.page.locator("[data-testid='stMain']")
     before = len(person.marks(site))
     try:
+        look_at_row(person.page)
         person.page.locator(".st-key-q_yes button").click()
         expect(main).to_contain_text("Saved: row", timeout=TIMEOUT_MS)
         deadline = time.monotonic() + TIMEOUT_MS / 1000

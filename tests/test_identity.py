@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from apptest_support import open_page
-from browser import TIMEOUT_MS, exception_count, open_nav, settle, start_app
+from browser import TIMEOUT_MS, exception_count, look_at_row, open_nav, settle, start_app
 from playwright.sync_api import Browser, expect
 
 from scoring import review, store
@@ -114,6 +114,7 @@ def test_behind_a_proxy_the_header_names_the_reviewer(tmp_path: Path, browser: B
         expect(sidebar).to_contain_text("Reviewer: bob@example.org", timeout=TIMEOUT_MS)
         expect(sidebar).to_contain_text("from the proxy header X-Forwarded-Email · adjudicator", timeout=TIMEOUT_MS)
         open_nav(page, "Review queue", "Review queue")
+        look_at_row(page)
         page.locator(".st-key-q_yes button").click()
         expect(page.locator("[data-testid='stMain']")).to_contain_text("Saved", timeout=TIMEOUT_MS)
         assert exception_count(page) == 0

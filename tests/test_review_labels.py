@@ -13,7 +13,7 @@ import io
 import re
 
 from apptest_support import APP, TIMEOUT, click, markdown_texts, ok, open_page, unescape_md
-from browser import TIMEOUT_MS, AppServer, Traffic, no_exception, open_nav, settle, upload_file
+from browser import TIMEOUT_MS, AppServer, Traffic, look_at_row, no_exception, open_nav, settle, upload_file
 from playwright.sync_api import BrowserContext, Page, expect
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
@@ -82,6 +82,7 @@ def test_the_browser_shows_the_domain_literally_and_fetches_nothing(
     for _ in range(2):
         row = re.search(r"lbb question \d\?", main.inner_text())
         assert row, main.inner_text()[:1500]
+        look_at_row(page)
         page.locator(".st-key-q_yes button").click()
         expect(main).not_to_contain_text(row.group(0), timeout=TIMEOUT_MS)
         settle(page)

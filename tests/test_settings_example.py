@@ -13,6 +13,7 @@ from scoring.core import limits, unicode_tables
 from scoring.core.settings import SETTINGS
 from scoring.judge.judge_settings import ENV_NAMES, JudgeSettings
 from scoring.match import settings as match_settings
+from scoring.review import loop
 from scoring.review import roles as identity
 from scoring.store import engine
 
@@ -35,7 +36,7 @@ def _named_by_readers() -> set[str]:
     """Every setting name the readers define as a constant or a judge setting."""
     names = {
         value
-        for module in (identity, limits, engine, match_settings)
+        for module in (identity, loop, limits, engine, match_settings)
         for key, value in vars(module).items()
         if key.endswith(("_SETTING", "ENV_VAR")) and isinstance(value, str)
     }

@@ -24,8 +24,31 @@ def labelled(label: str, body_html: str) -> str:
     )
 
 
+#: The card's status line (what the last press did), coloured by the kind of message.
+STATUS_COLOURS = {"saved": "#065f46", "info": "#1e3a8a", "refused": "#92400e", "error": "#991b1b"}
+#: A line of the card: one line high whatever it holds (the whole text in its tooltip), so nothing
+#: said above the row ever pushes the row's text or its buttons down.
+_ONE_LINE = "white-space:pre;overflow:hidden;text-overflow:ellipsis;height:1.5rem;line-height:1.5rem"
+
+
+def status_line(kind: str, text: str) -> str:
+    """The card's first line: what the last press did, as escaped HTML, always one line high
+    (empty when there is nothing to say), so the row below it never moves."""
+    colour = STATUS_COLOURS.get(kind, "#374151")
+    weight = "600" if kind in ("refused", "error") else "400"
+    return (
+        f'<div class="{CARD_STATUS}" data-kind="{html.escape(kind, quote=True)}" '
+        f'title="{html.escape(text, quote=True)}" '
+        f'style="{_ONE_LINE};font-size:0.9rem;color:{colour};font-weight:{weight}">{html.escape(text)}</div>'
+    )
+
+
 def show_row(
-    row: pd.Series, plain: bool = False, data: Mapping[str, str] | None = None, lines: Sequence[str] = ()
+    row: pd.Series,
+    plain: bool = False,
+    data: Mapping[str, str] | None = None,
+    lines: Sequence[str] = (),
+    status: tuple[str, str] | None = None,
 ) -> None:
     """Question, golden answer and response with the matches highlighted; all text escaped.
     ``plain`` (blind review): no highlighting and neutral captions, since green golden words and an
@@ -33,7 +56,9 @@ def show_row(
     the block (the review queue's keyboard reads the row a press belongs to from the very element
     that shows it). ``lines``: plain-text lines above the row (its place, verdicts, your verdict),
     drawn in the same element, so the row's number and its text change in one redraw: as separate
-    elements the number could show the next row while the marker still named the last."""
+    elements the number could show the next row while the marker still named the last.
+    ``status``: (kind, text) of the review queue's status line, drawn first and one line high
+    even when empty (:func:`status_line`); None: no status line (other pages)."""
     question = str(row.get("question", ""))
     answer = str(row["answer"])
     response = str(row["response"])
@@ -58,11 +83,14 @@ def show_row(
     if lines:
         body = (
             "".join(
-                f'<div class="{CARD_LINE}" style="white-space:pre-wrap">{html.escape(str(line))}</div>'
+                f'<div class="{CARD_LINE}" title="{html.escape(str(line), quote=True)}" style="{_ONE_LINE}">'
+                f"{html.escape(str(line))}</div>"
                 for line in lines
             )
             + body
         )
+    if status is not None:
+        body = status_line(*status) + body
     if data:
         attrs = "".join(f' data-{_attr_name(k)}="{html.escape(str(v), quote=True)}"' for k, v in data.items())
         body = f"<div{attrs}>{body}</div>"
@@ -75,6 +103,8 @@ def show_row(
 
 #: The class of a plain-text line drawn inside the row's block (:func:`show_row`).
 CARD_LINE = "q-line"
+#: The class of the review queue's status line (:func:`status_line`).
+CARD_STATUS = "q-status"
 
 
 def _attr_name(name: str) -> str:
@@ -127,3 +157,18 @@ def agreement_block(pair: PairAgreement, a: str, b: str, key: str) -> None:
         ),
         key=key,
     )
+
+
+#: The review queue's page at 1280x720: less space above the title and between elements, a smaller
+#: title, so the row, its buttons and the line under them fit unscrolled (issue 36). Our own CSS,
+#: no dataset text; it leaves with the page's elements when another page opens.
+_QUEUE_CSS = """<style>
+[data-testid='stMainBlockContainer'] { padding-top: 2.75rem; padding-bottom: 2rem; }
+[data-testid='stMainBlockContainer'] h1 { font-size: 1.85rem; padding: 0 0 0.25rem 0; }
+[data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock'] { gap: 0.6rem; }
+</style>"""
+
+
+def compact_queue_page() -> None:
+    """Apply :data:`_QUEUE_CSS` to the page being drawn."""
+    st.html(_QUEUE_CSS)

@@ -15,7 +15,15 @@ from pathlib import Path
 import streamlit as st
 
 _JS = (Path(__file__).with_name("review_keys.js")).read_text(encoding="utf-8")
-_component = st.components.v2.component("review_keys", js=_JS)
+#: The component's own element is one line under the card's buttons: the keys, or, in amber, which
+#: field holds the focus (letters type there), so a reviewer never presses into a field unaware.
+_HTML = '<div class="q-keys"></div>'
+_CSS = """
+.q-keys { font-size: 0.8rem; line-height: 1.5rem; height: 1.5rem; padding: 0 0.4rem; color: #4b5563;
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; border-radius: 4px; }
+.q-keys.q-keys-field { background: #fef3c7; color: #78350f; font-weight: 600; }
+"""
+_component = st.components.v2.component("review_keys", html=_HTML, css=_CSS, js=_JS)
 KEY = "q_keys"
 
 
@@ -31,7 +39,7 @@ def row_marker(run_id: int, screen: int, item_key: str) -> dict[str, str]:
 
 def keyboard(acked: int, on_press: Callable[[], None]) -> None:
     """Mount the keyboard; presses name the row of the :func:`row_marker` block on the page."""
-    _component(key=KEY, data={"acked": acked}, on_presses_change=on_press, height=0)
+    _component(key=KEY, data={"acked": acked}, on_presses_change=on_press)
 
 
 def presses() -> list[dict]:

@@ -18,7 +18,7 @@ from scoring.core.report import COMBINED
 from scoring.review import DOUBLE_BLIND, SECOND_OPINION, SPLIT, Shown, job_sentence, my_verdicts
 from ui import guidelines_panel as guidelines
 from ui import identity, judge_state, keys, queue_state, run_choice, state
-from ui.display import alert, md_escape, show_row, verdict_caption
+from ui.display import alert, compact_queue_page, md_escape, show_row, verdict_caption
 
 ALL_DOMAINS = "All domains"
 VIEWS = ("Queue", "My verdicts")
@@ -34,6 +34,11 @@ session = queue_state.review_session(run.id)
 
 st.title(md_escape(f"Review queue: {run.name}"))
 session.cannot_mark = "" if reviewer else identity.why_cannot_mark()
+try:  # how long a row must be on screen before a verdict pressed on it counts (REVIEW_MIN_SHOWN_MS)
+    session.min_shown_ms = review.min_shown_ms(store.read_secrets())
+except ValueError as exc:
+    alert("error", f"{exc} Until it is mended, a press counts from {session.min_shown_ms:.0f} ms.")
+compact_queue_page()
 if not reviewer:
     st.warning(md_escape(session.cannot_mark))
 
@@ -234,12 +239,29 @@ def _open(row_idx: int) -> None:
     st.session_state["q_view"] = "Queue"
 
 
-def _show_feedback() -> None:
-    """The messages since the last run, each shown once, in one container (see :func:`_card`)."""
-    box = st.container()
-    for item in session.take_feedback():
-        with box:
-            alert(ALERTS.get(item.kind, "info"), item.text)
+def _show_feedback(said: list[review.loop.Feedback] | None = None) -> None:
+    """Messages as boxes, each shown once: every message when no card is shown, else the errors
+    alone (the rest go on the card's status line, :func:`_status`)."""
+    for item in session.take_feedback() if said is None else said:
+        alert(ALERTS.get(item.kind, "info"), item.text)
+
+
+def _status(said: list[review.loop.Feedback]) -> tuple[str, str]:
+    """The card's one status line: what the last presses did, a refusal first (it asks the reviewer
+    to act), on the row where the reviewer is looking."""
+    ordered = sorted(said, key=lambda f: f.kind != "refused")
+    return (ordered[0].kind if ordered else "saved", "  ·  ".join(f.text for f in ordered))
+
+
+def _start_fields(screen: int, item_key: str) -> None:
+    """A new showing's reason and note start from what was typed on the row before (an undo took
+    it off the screen, a skip kept the note, or a mark is being replaced): nothing typed is lost."""
+    reason_key, note_key = _field_key("reason", screen), _field_key("note", screen)
+    if reason_key in st.session_state or note_key in st.session_state:
+        return
+    reason, note = session.typed_before(engine, reviewer, item_key)
+    st.session_state[reason_key] = reason if reason in review.REASONS else ""
+    st.session_state[note_key] = note
 
 
 def _finished(scope: review.QueueScope) -> None:
@@ -273,12 +295,15 @@ def _finished(scope: review.QueueScope) -> None:
         )
 
 
-def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
+def _card(row: pd.Series, screen: int, offline: bool = False, said: list[review.loop.Feedback] | None = None) -> None:
     """The row on ``screen`` and its buttons. The row's block carries the screen a key press names
     (:func:`ui.keys.row_marker`); everything is read from the database before anything is drawn,
     and the lines above the row (its number among them) sit in the row's own block, so the redraw
     from one row to the next is one replacement: the number a reviewer reads and the row a key
-    press names change together, never a moment without a row."""
+    press names change together, never a moment without a row. Its first line says what the last
+    presses did (``said``), one line high even when empty, so the row never moves; every line
+    above the row is one line high. The keyboard, mounted right after, is the line under the
+    buttons."""
     language = f"   Language: {row['language']}" if row.get("language") else ""  # text, escaped by show_row
     place = f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}{language}"
     row_blind = blind_view.hides(row["item_key"])
@@ -295,7 +320,15 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
             "" if given.other_run is None else (f" (marked in run #{given.other_run}, which holds the identical row)")
         )
         lines.append(f"Your current verdict: {given.verdict}{where}. Marking the row again replaces it.")
-    show_row(row, plain=row_blind, data=keys.row_marker(run.id, screen, str(row["item_key"])), lines=lines)
+    if reviewer and not offline:
+        _start_fields(screen, str(row["item_key"]))
+    show_row(
+        row,
+        plain=row_blind,
+        data=keys.row_marker(run.id, screen, str(row["item_key"])),
+        lines=lines,
+        status=_status(said or []),
+    )
     # The buttons come right after the row, the reason and note beside them: one line, so all of it
     # is visible unscrolled on a 1280x720 window (the fields' labels are their placeholders).
     bar = st.container(horizontal=True, vertical_alignment="center", key="q_bar")
@@ -318,10 +351,6 @@ def _card(row: pd.Series, screen: int, offline: bool = False) -> None:
     bar.text_input(
         "Note (optional)", key=_field_key("note", screen), placeholder="Note (optional)", label_visibility="collapsed"
     )
-    st.caption(
-        "Keys Y, N, S, U work while no field has the focus. In the note field letters type: "
-        "press Esc to leave it, then a key, or click a button."
-    )
 
 
 def _offline() -> None:
@@ -329,10 +358,13 @@ def _offline() -> None:
     the judge's are not read), and keep listening for presses, which will say "Not saved"."""
     st.session_state["db_unreachable"] = True
     st.error(state.UNREACHABLE)
-    _show_feedback()
     screen = session.offline_screen()
-    if screen is not None:
-        _card(frame.iloc[screen.row_idx], screen.number, offline=True)
+    said = session.take_feedback()
+    if screen is None:
+        _show_feedback(said)
+    else:
+        _show_feedback([f for f in said if f.kind == "error"])
+        _card(frame.iloc[screen.row_idx], screen.number, offline=True, said=[f for f in said if f.kind != "error"])
     _keyboard()
 
 
@@ -374,12 +406,13 @@ def queue_view() -> None:
         done / total if total else 1.0,
         text=f"Reviewed {done} of {total} in this scope (rows marked by {who}) · {MODE_LINE}",
     )
-    _show_feedback()
     try:
         turn = session.next_row(engine, frame, scope, reviewer, review_mode, prog)
     except store.DatabaseError:
         _offline()
         return
+    said = session.take_feedback()  # on the card's status line when a row is shown; else as boxes
+    _show_feedback(said if turn.screen is None else [f for f in said if f.kind == "error"])
     if turn.shown is Shown.HELD_OFF:  # the row the old mode held is let go
         st.info("The review mode changed: no row is held for you until you start reviewing in it.")
         st.button("Start reviewing", key="q_start", type="primary", on_click=session.start_reviewing)
@@ -401,7 +434,7 @@ def queue_view() -> None:
     if turn.screen is None:
         _keyboard()
         return
-    _card(frame.iloc[turn.screen.row_idx], turn.screen.number)
+    _card(frame.iloc[turn.screen.row_idx], turn.screen.number, said=[f for f in said if f.kind != "error"])
     _keyboard()
     # Drawn only while open: a closed expander's table was redrawn by the browser on every press.
     per_domain = st.expander("Progress per domain", key="q_progress_open", on_change="rerun")

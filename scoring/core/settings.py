@@ -157,6 +157,15 @@ _ALL = [
         _IDENTITY,
     ),
     Setting(
+        "REVIEW_MIN_SHOWN_MS",
+        150,
+        "whole number",
+        "A verdict key or button pressed on a row shown for less than this many milliseconds saves nothing "
+        "(the card asks to press again): faster than anyone can react to a new row, so a double tap never "
+        "marks the next row unseen. 0 turns it off.",
+        "scoring.review.loop",
+    ),
+    Setting(
         "OPENAI_BASE_URL",
         None,
         "URL",

@@ -80,7 +80,7 @@ from scoring.review.guidelines import (
     save_guidelines,
 )
 from scoring.review.jobs import ESTIMATE, TRIAGE, job, job_sentence
-from scoring.review.loop import ReviewLoop
+from scoring.review.loop import ReviewLoop, min_shown_ms
 from scoring.review.queue import (
     QueueScope,
     claim_in_queue,
@@ -223,6 +223,7 @@ __all__ = [
     "served_unmarked",
     "reviewer_agreement",
     "ReviewLoop",
+    "min_shown_ms",
     "revision",
     "scope_progress",
     "skipped_keys",

@@ -33,14 +33,9 @@ from scoring.store.audit import AUDIT
 HIDDEN = "hidden (blind review)"
 #: The card's one line on why a row is blind (not said when the viewer chose blind review).
 WHY_DOUBLE_BLIND = (
-    "Shown blind: this row is in a double-blind scope of this run, so its metric verdicts, "
-    "highlighting and judge label are hidden wherever it is shown."
+    "Shown blind: a row of a double-blind scope; its metric verdicts, highlighting and judge label are hidden."
 )
-WHY_BLIND_AUDIT = (
-    "Shown blind: this row is in the random sample that estimates the true accuracy, so the "
-    "metrics' verdicts, highlighting and judge label are hidden to keep your verdict independent "
-    "of them."
-)
+WHY_BLIND_AUDIT = "Shown blind: a random-sample row for the true accuracy; metric verdicts and judge label are hidden."
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,15 @@ A key press or click carries the number of the screen (one showing of one row) t
 looking at when they gave it, and applies to that screen's row, exactly once (a press is known by
 its sequence number), whether or not the page has since moved on: reruns in the browser lag
 behind fast typing, so a press often arrives after the server has already shown the next row, and
-the person pressed on the row they saw (Prodigy's model). Only a press given while no row was
-shown (the page still loading, the scope finished) is refused, and said so once. A write that
-fails (database busy or unwritable) leaves the screen open, so the next press on it retries.
+the person pressed on the row they saw (Prodigy's model). A press given while no row was shown
+(the page still loading, the scope finished) is refused, and said so once; so is a verdict or a
+skip pressed on a row shown for less than :attr:`ReviewLoop.min_shown_ms` (``REVIEW_MIN_SHOWN_MS``,
+150 ms): no person can have read a row that fast, so it is the second key of a double tap, or a
+key meant for the row before, and the card asks to press again. A write that fails (database busy
+or unwritable) leaves the screen open, so the next press on it retries.
+
+Nothing typed is lost: the reason and note typed on a screen go with its mark or skip, and a note
+typed on a row that an undo takes off the screen is kept for that row (:attr:`ReviewLoop.drafts`).
 
 No streamlit here: the page keeps a :class:`ReviewLoop` in the session and renders what it says.
 """
@@ -20,6 +26,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 
 from scoring.core.errors import NotSaved
+from scoring.core.settings import default_of, lookup
 from scoring.store import verdict_log
 
 #: The keyboard: letter -> action (``correct``/``wrong`` are marks).
@@ -28,6 +35,28 @@ ACTIONS: tuple[str, ...] = ("correct", "wrong", "skip", "undo")
 #: How many past screens a press can still name: far more than a person presses ahead of the page.
 SCREENS_KEPT = 256
 NO_ROW = "came while no row was shown and {verb} not applied: nothing was saved."
+#: The setting: how long a row must have been on screen before a verdict or skip pressed on it counts.
+MIN_SHOWN_SETTING = "REVIEW_MIN_SHOWN_MS"
+#: The actions that judge the row on screen, and so wait until it can have been seen (an undo
+#: takes back the previous mark: it judges nothing shown).
+JUDGING: frozenset[str] = frozenset({"correct", "wrong", "skip"})
+JUST_APPEARED = "Row {row} had just appeared: press again."
+
+
+def min_shown_ms(secrets: Mapping | None = None, environ: Mapping[str, str] | None = None) -> float:
+    """``REVIEW_MIN_SHOWN_MS`` as a number of milliseconds (the environment, then secrets, then
+    150). A value that is not a number of zero or more is a ValueError that names the setting:
+    the dashboard says so rather than guess how fast its reviewers are."""
+    raw = lookup(MIN_SHOWN_SETTING, secrets, environ)
+    if raw is None:
+        return float(default_of(MIN_SHOWN_SETTING))
+    try:
+        value = float(str(raw).strip())
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise ValueError(f"{MIN_SHOWN_SETTING} must be a number of milliseconds, 0 or more; it is {raw!r}.")
+    return value
 
 
 @dataclass(frozen=True)
@@ -53,6 +82,9 @@ class Press:
     screen: int | None
     run: int | None = None
     item: str | None = None
+    #: How long the row had been painted when the key went down (the browser's clock; None: not
+    #: measured, as from a page that predates it).
+    shown_ms: float | None = None
 
     @classmethod
     def parse(cls, raw: Mapping) -> Press | None:
@@ -61,12 +93,14 @@ class Press:
             screen = raw["screen"]
             run = raw.get("run")
             item = raw.get("item")
+            shown = raw.get("shown_ms")
             return cls(
                 int(raw["seq"]),
                 str(raw["key"]).lower(),
                 None if screen is None or int(screen) <= 0 else int(screen),
                 None if run is None else int(run),
                 None if item is None else str(item),
+                None if shown is None else float(shown),
             )
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
@@ -108,6 +142,11 @@ class ReviewLoop:
     #: Why this session cannot mark (no name typed, not on the reviewers list, no proxy header),
     #: said when a press arrives without a reviewer; the page keeps it current.
     cannot_mark: str = "Type your name in the sidebar first."
+    #: A verdict or skip pressed on a row shown for less than this (ms) is refused (:data:`JUST_APPEARED`).
+    min_shown_ms: float = 150.0
+    #: The reason and note typed on a row that left the screen without taking them (an undo
+    #: reopened another row), by item key: the card offers them again when the row comes back.
+    drafts: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ what is on screen
 
@@ -172,6 +211,8 @@ class ReviewLoop:
             if action == "undo":
                 undone = verdict_log.undo_last_mark(engine, reviewer, run_id=self.run_id)
                 self.consumed.add(target.number)
+                if reason or note:  # typed on the row the undo takes off the screen: kept for it
+                    self.drafts[target.item_key] = (reason, note)
                 if undone is None:
                     return self._say("info", "Nothing to undo in this run.")
                 back = row_of(undone.item_key)
@@ -186,7 +227,7 @@ class ReviewLoop:
                     )
                 return self._say("saved", text)
             if action == "skip":
-                verdict_log.record_skip(engine, target.item_key, self.run_id, reviewer, target.via)
+                verdict_log.record_skip(engine, target.item_key, self.run_id, reviewer, target.via, reason, note)
                 text = f"Skipped row {row}: it comes back after the rows you have not seen."
             else:
                 verdict_log.record_mark(
@@ -196,6 +237,7 @@ class ReviewLoop:
                 text = f"Saved: row {row} marked {action}."
         except NotSaved as exc:
             return self._say("error", f"Row {row} was NOT saved. {exc} The row stays on screen.")
+        self.drafts.pop(target.item_key, None)  # given with the mark or skip, and read back from it
         self.consumed.add(target.number)
         if self.opened is not None and target.row_idx == self.opened:
             self.opened = None  # the row shown on purpose got its action; the queue's order resumes
@@ -220,6 +262,7 @@ class ReviewLoop:
         """
         presses = sorted((p for p in map(Press.parse, raw_presses) if p is not None), key=lambda p: p.seq)
         refused = unsaved = 0
+        early: list[int] = []  # rows pressed on before they could be seen, in order
         failed = False
         for press in presses:
             if press.seq <= self.last_seq or (press.run is not None and press.run != self.run_id):
@@ -239,15 +282,24 @@ class ReviewLoop:
                 refused += 1
                 self.refused += 1
                 continue
+            if action in JUDGING and press.shown_ms is not None and press.shown_ms < self.min_shown_ms:
+                early.append(target.row_idx + 1)
+                continue
             reason, note = self._details(target.number, details)
             outcome = self.act(engine, reviewer, action, target.number, reason, note, row_of)
             failed = outcome.kind == "error"
+        for row in dict.fromkeys(early):  # said where the reviewer looks, once per row
+            self._say("refused", JUST_APPEARED.format(row=row))
         if refused:
             self._say("refused", f"{refused} key press(es) " + NO_ROW.format(verb="were"))
         if unsaved:
             self._say(
                 "error", f"{unsaved} later key press(es) were not saved either. Press again once the row is saved."
             )
+
+    def draft(self, item_key: str) -> tuple[str, str] | None:
+        """The reason and note typed on ``item_key``'s row before it left the screen untaken, if any."""
+        return self.drafts.get(item_key)
 
     def _details(self, screen: int, details: Callable[[int], tuple[str, str]]) -> tuple[str, str]:
         """The reason and note of ``screen``: read from its fields while it is the screen shown,

@@ -44,6 +44,7 @@ from scoring.review.queue import (
 from scoring.store.audit import AUDIT, audit_keys
 from scoring.store.claim_table import reviewers_per_item
 from scoring.store.engine import DatabaseError
+from scoring.store.notes import last_details
 from scoring.store.verdict_log import reviewer_state, verdict_in_force
 
 
@@ -173,6 +174,15 @@ class ReviewSession:
         self.loop.cannot_mark = why
 
     @property
+    def min_shown_ms(self) -> float:
+        """How long a row must be on screen before a verdict pressed on it counts (ms)."""
+        return self.loop.min_shown_ms
+
+    @min_shown_ms.setter
+    def min_shown_ms(self, ms: float) -> None:
+        self.loop.min_shown_ms = ms
+
+    @property
     def last_seq(self) -> int:
         """The last key press this run's queue has taken."""
         return self.loop.last_seq
@@ -289,6 +299,12 @@ class ReviewSession:
         "Not saved")."""
         screen = self.loop.screen
         return self.loop.show(screen.row_idx, screen.item_key) if screen is not None else None
+
+    def typed_before(self, engine: Engine, reviewer: str, item_key: str) -> tuple[str, str]:
+        """(reason, note) the card's fields start from when ``item_key``'s row is shown: what was
+        typed on it before an undo took it off the screen, else what the reviewer last gave with a
+        mark or skip of it (so a note is never typed twice, nor blanked by marking the row again)."""
+        return self.loop.draft(item_key) or last_details(engine, reviewer, item_key)
 
     def given(self, engine: Engine, reviewer: str, item_key: str) -> GivenVerdict | None:
         """The reviewer's verdict in force on ``item_key``, if any (for the card)."""

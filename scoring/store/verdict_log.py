@@ -179,21 +179,24 @@ def record_marks(engine: Engine, marks: Iterable[Mapping]) -> int:
     return len(rows)
 
 
-def record_skip(engine: Engine, item_key: str, run_id: int | None, reviewer: str, via: str = QUEUE) -> int:
+def record_skip(
+    engine: Engine, item_key: str, run_id: int | None, reviewer: str, via: str = QUEUE, reason: str = "", note: str = ""
+) -> int:
     """Append a skip: the item moves behind the reviewer's unreviewed rows until marked. A skip
     in the queue still says the queue reached the row: it stays in the estimate's sample as a
-    row whose truth is missing, never silently left out."""
-    return append_event(engine, _skip_values(item_key, run_id, reviewer, via))
+    row whose truth is missing, never silently left out. The reason and note typed before it are
+    kept with it (:func:`scoring.store.notes.last_details` gives them back with the row)."""
+    return append_event(engine, _skip_values(item_key, run_id, reviewer, via, reason, note))
 
 
-def _skip_values(item_key: str, run_id: int | None, reviewer: str, via: str = QUEUE) -> dict:
+def _skip_values(item_key: str, run_id: int | None, reviewer: str, via: str = QUEUE, reason="", note="") -> dict:
     if via not in VIA:
         raise ValueError(f"Unknown via {via!r}: expected one of {', '.join(VIA)}.")
-    return {
-        "item_key": _check_item(item_key),
-        "run_id": run_id,
-        "reviewer": check_reviewer(reviewer),
+    values = {"item_key": _check_item(item_key), "run_id": run_id, "reviewer": check_reviewer(reviewer)}
+    return values | {
         "action": "skip",
+        "reason": check_reason(reason),
+        "note": (note or "").strip(),
         "created_at": datetime.now(UTC),
         "via": via,
     }
