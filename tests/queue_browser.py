@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from browser import settle
+from browser import look_at_row, settle
 from playwright.sync_api import Page
 from sqlalchemy import select
 
@@ -130,18 +130,23 @@ RECORD = """(tag) => {
         const f = m ? pattern.exec(m.textContent) : null;
         return f ? f[0] : null;
     };
-    const said = /Row (\\d+) had just appeared: press again/;
+    const said = /Row (\\d+) had just appeared: press again/g;
     const look = () => {
         const q = question();
         const last = rec.rows[rec.rows.length - 1];
         if (!last || last.q !== q) {
-            const entry = {q: q, at: Infinity};
-            rec.rows.push(entry);
-            requestAnimationFrame(() => { entry.at = performance.now(); });
+            // The card gone for a moment (a rerun) and back with the same row: seen since its paint.
+            const before = rec.rows.length > 1 && last.q === null ? rec.rows[rec.rows.length - 2] : null;
+            if (before && before.q === q) {
+                rec.rows.push(before);
+            } else {
+                const entry = {q: q, at: Infinity};
+                rec.rows.push(entry);
+                requestAnimationFrame(() => { entry.at = performance.now(); });
+            }
         }
         const m = main();
-        const s = m ? said.exec(m.textContent) : null;
-        if (s && rec.said[rec.said.length - 1] !== s[0]) rec.said.push(s[0]);
+        for (const s of m ? m.textContent.matchAll(said) : []) if (!rec.said.includes(s[0])) rec.said.push(s[0]);
     };
     new MutationObserver(look).observe(document.documentElement, {subtree: true, childList: true, characterData: true});
     look();
@@ -172,7 +177,11 @@ class SeenPress:
 
 
 def start_recording(page: Page, tag: str) -> None:
+    """Record from now on. A row already on screen is taken as painted now (its real paint is
+    unknown), so this waits until it has been seen as long as a person looks before pressing."""
     page.evaluate(RECORD, tag)
+    if page.locator("[data-q-screen]").count():
+        look_at_row(page)
 
 
 def recorded(page: Page) -> tuple[list[SeenPress], list[str]]:
@@ -201,7 +210,7 @@ def cpu_hog(processes: int | None = None) -> Iterator[None]:
 MIN_SHOWN_MS = 150.0
 #: The test's clock and the app's may see one paint a frame apart: presses this close to the limit
 #: may go either way; all others must be decided as the rule says.
-MARGIN_MS = 20.0
+MARGIN_MS = 30.0
 
 
 def row_of(question: str) -> int:

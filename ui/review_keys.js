@@ -90,7 +90,6 @@ function watchRows(keys) {
       run: now ? now.run : null,
       item: now ? now.item : null,
       at: Infinity,
-      added: performance.now(),
     };
     keys.seen.push(entry);
     if (keys.seen.length > 64) keys.seen.shift();
@@ -117,9 +116,7 @@ function watchRows(keys) {
 function showingAt(keys, time) {
   for (let i = keys.seen.length - 1; i >= 0; i--) {
     const entry = keys.seen[i];
-    // No frame for a second (a hidden tab paints none): the row has been there that long.
-    const at = entry.at === Infinity && time - entry.added > 1000 ? entry.added : entry.at;
-    if (at <= time) return { entry: entry, at: at };
+    if (entry.at <= time) return { entry: entry, at: entry.at };
   }
   return null;
 }
