@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from browser import NAV_LINK, TIMEOUT_MS, AppServer, no_exception, settle, start_app
@@ -80,6 +79,16 @@ def _label(page: Page, index: int) -> str:
     return text.strip()
 
 
+HEADING = f"{MAIN} h1"
+#: In the page: whether the main area's first heading is no longer ``arg`` (the last page's).
+HEADING_CHANGED = f"(last) => {{ const h = document.querySelector({HEADING!r}); return !h || h.innerText !== last; }}"
+
+
+def _heading(page: Page) -> str | None:
+    found = page.locator(HEADING)
+    return found.first.inner_text() if found.count() else None
+
+
 def sweep(browser: Browser, server: AppServer, who: str) -> dict[str, str]:
     """Every page of the sidebar's navigation, opened by clicking its link as ``who``: the main
     area's text of each, by the link's words."""
@@ -96,10 +105,11 @@ def sweep(browser: Browser, server: AppServer, who: str) -> dict[str, str]:
             label = _label(page, index)
             link = page.locator(NAV_LINK).nth(index)
             href = link.get_attribute("href") or ""
+            heading = _heading(page)
             link.click()
             page.wait_for_url(re.compile(re.escape(href.split("?")[0]) + r"(\?.*)?$"), timeout=TIMEOUT_MS)
-            settle(page)
-            page.wait_for_timeout(500)  # a chart drawn after the script run (plotly) is in the text too
+            if index:  # the page's own heading has replaced the last one's (none is left: a page without one)
+                page.wait_for_function(HEADING_CHANGED, arg=heading, timeout=TIMEOUT_MS)
             settle(page)
             no_exception(page, f"{label} as {who}")
             seen[label] = page.locator(MAIN).inner_text()
