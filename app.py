@@ -33,6 +33,13 @@ PAGES = [
     st.Page("views/export.py", title="Export", icon=":material/download:"),
 ]
 nav = st.navigation(PAGES, expanded=True)  # 13 pages: the default folds past 12 behind "View more"
+#: The pages that apply the double-blind rule themselves (scoring.review.visibility): each shows a
+#: viewer who may not see other reviewers' verdicts on a run everything else, and withholds those
+#: verdicts and every figure built on them. Every other page, one added later included, is withheld
+#: whole from that viewer on such a run (ui.identity.withhold_page): blind unless it says otherwise.
+APPLY_BLIND_RULE = frozenset(
+    {"Start here", "Upload", "Overview", "Agreement", "Compare", "Model x language", "Review queue"}
+)
 
 
 @st.cache_resource(show_spinner=False)
@@ -72,12 +79,15 @@ def _sidebar() -> None:
         st.code(store.display_url(url), language=None, wrap_lines=True)  # host and database in full, wrapped
 
 
-st.session_state["script_runs"] = st.session_state.get("script_runs", 0) + 1
+st.session_state[identity.SCRIPT_RUNS] = st.session_state.get(identity.SCRIPT_RUNS, 0) + 1
 try:
     _sidebar()
     if nav.title != "Review queue":
         queue_state.leave_queue()
-    nav.run()
+    # One rule decides what this viewer may see (read once for this page run): the page applies it,
+    # or, if it does not say it does, it is withheld whole on a run under double-blind review.
+    if not identity.withhold_page(nav.title, run_choice.selected_run(), nav.title in APPLY_BLIND_RULE):
+        nav.run()
 except Exception as exc:  # a database failure is a message that names it, never a traceback
     found = store.describe_failure(exc)
     if found is None:

@@ -43,6 +43,7 @@ SLOW_FIRST = (
     "test_deploy_nginx.py",
     "test_metric_coverage.py",
     "test_browser_keys.py",
+    "test_browser_blind_pages.py",
     "test_browser_export.py",
     "test_browser_secrets.py",
     "test_browser_pages.py",

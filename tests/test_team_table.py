@@ -13,10 +13,11 @@ import pytest
 from apptest_support import download, frame_with, open_page, record_media_managers, texts
 
 from scoring import ingest
+from scoring.core.metric_names import ADJUDICATED
 from scoring.core.stats import wilson_interval
-from scoring.store import ENV_VAR, load_table, make_engine
+from scoring.store import ENV_VAR, list_runs, load_table, make_engine
 from scoring.store.verdict_log import record_mark
-from scoring.team_report import ESTIMATE, table_figure, team_table, write_picture
+from scoring.team_report import ESTIMATE, cell_text, table_figure, team_table, write_picture
 
 ROWS = 20
 
@@ -143,3 +144,27 @@ def test_the_page_leads_with_the_table_and_exports_it(db: str, monkeypatch: pyte
     # a narrower choice of runs narrows the table
     at.multiselect(key="lang_runs").set_value([1]).run()
     assert frame_with(at, "Hindi")["model"].tolist() == ["model-a"]
+
+
+def test_a_run_whose_verdicts_are_withheld_gives_its_model_no_figure_built_on_them(db: str) -> None:
+    """Issue 36, point 8: for a viewer who may not see run A-Hindi's verdicts (double-blind review),
+    model A's cells show a metric, say why, and no pair compares adjudicated verdicts; the same
+    table for an adjudicator has the estimate and the adjudicated pairs."""
+    engine = make_engine(db)
+    try:
+        hindi_a = next(r.id for r in list_runs(engine) if (r.model, r.language) == ("model-a", "Hindi"))
+        seen = team_table(engine)
+        blind = team_table(engine, withheld=[hindi_a])
+    finally:
+        engine.dispose()
+    assert seen.cell("model-a", "Hindi").kind == ESTIMATE  # what is withheld below
+    assert {p.source for p in seen.pairs} == {ADJUDICATED}
+    assert blind.withheld == {hindi_a} and not seen.withheld
+    for cell in blind.cells:
+        withheld = cell.model == "model-a"
+        assert cell.withheld is withheld and cell.kind != ESTIMATE and cell.reviewed == 0, cell
+        assert ("reviews withheld (double-blind)" in cell_text(cell)) is withheld
+    assert blind.pairs and ADJUDICATED not in {p.source for p in blind.pairs}
+    assert {r["id"]: r["withheld"] for r in blind.as_dict()["runs"]}[hindi_a] is True
+    # Model B's cells are the same either way: nothing of theirs is withheld.
+    assert [c for c in blind.cells if c.model == "model-b"] == [c for c in seen.cells if c.model == "model-b"]

@@ -303,5 +303,5 @@ def visible_runs() -> tuple[list[int], int]:
     """Every run whose reviewers' verdicts this reviewer may see, and how many others were left
     out because they are under double-blind review."""
     ids = [r.id for r in run_choice.known_runs()]
-    shown = [i for i in ids if not identity.others_hidden(i)]
+    shown = identity.visibility().shown(ids)
     return shown, len(ids) - len(shown)

@@ -3,7 +3,8 @@ the name marks are saved under, why a session cannot mark, the sidebar's identit
 double-blind review hides from this reviewer.
 
 Apart from :mod:`ui.state` (the engine, read only for double-blind) because it is about the
-person, not the data: every page asks it who marks, the sidebar draws it. Named ``identity``, not
+person, not the data: every page asks it who marks and what they may see (read once per page
+run: :func:`visibility`), the sidebar draws it. Named ``identity``, not
 ``reviewer``, so that the pages' own ``reviewer`` (the name in force) does not hide it.
 """
 
@@ -11,9 +12,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scoring import review
+from scoring import review, store
+from scoring.review import Visibility
 from scoring.review import roles as identity
-from scoring.store import read_secrets
+from scoring.store import RunInfo, read_secrets
 from ui import state
 from ui.display import md_escape
 
@@ -21,6 +23,7 @@ REVIEWER_PARAM = "reviewer"
 REVIEWER_KEY = "reviewer"  # session key (not a widget): the name in force
 REVIEWER_FIELD = "reviewer_name"  # the sidebar text field
 REVIEWER_ERROR = "reviewer_error"
+SCRIPT_RUNS = "script_runs"  #: session key app.py counts its runs under
 
 
 def identity_config() -> identity.Identity:
@@ -77,27 +80,53 @@ def why_cannot_mark() -> str:
     return identity.cannot_mark(config, str(st.session_state.get(REVIEWER_KEY, "")))
 
 
+VISIBILITY_KEY = "visibility"  #: session key: (the page run it was read in, the record)
+
+
+def visibility() -> Visibility:
+    """What this viewer may see during double-blind review (:mod:`scoring.review.visibility`, the
+    one rule), read once per page run: app.py asks first, before the page; every later ask in the
+    same run (a page asking per run, a fragment's rerun) gets the same record."""
+    run = st.session_state.get(SCRIPT_RUNS)
+    held = st.session_state.get(VISIBILITY_KEY)
+    if run is not None and held is not None and held[0] == run:
+        return held[1]
+    name = reviewer()
+    try:
+        seen = review.read_visibility(state.engine(), identity_config(), name)
+    except store.DatabaseError as exc:  # unreachable: the record read last for this viewer, as the run list does
+        found = store.describe_failure(exc)
+        if held is None or held[1].viewer != name or found is None or not found.outage:
+            raise  # app.py names it; nothing is shown on a guess
+        seen = held[1]
+    st.session_state[VISIBILITY_KEY] = (run, seen)
+    return seen
+
+
 def others_hidden(run_id: int) -> bool:
-    """Whether this reviewer may not see other reviewers' verdicts on this run: some of it is
-    under double-blind review and they are not an adjudicator (with no adjudicators configured,
-    everyone is one, as on one machine)."""
-    config = identity_config()
-    if config.adjudicators is None or not review.blind_buckets(state.engine(), run_id):
-        return False
-    return not config.may_adjudicate(reviewer())
+    """Whether this reviewer may not see other reviewers' verdicts on this run, nor any figure
+    built on them: some of it is under double-blind review and they are not an adjudicator (with
+    no adjudicators configured, everyone is one, as on one machine)."""
+    return visibility().others_hidden(run_id)
 
 
 BLIND_NOTE = (
     "Double-blind review is on for this run: other reviewers' verdicts (and, row by row, the "
     "metrics' and the judge's) are shown to adjudicators only, so that no reviewer is swayed."
 )
+WITHHELD = " Everything on this page is built on reviewers' verdicts, so it is shown to adjudicators only until then."
 
 
-def hide_if_blind(run_id: int) -> None:
-    """Stop a page that shows other reviewers' verdicts when :func:`others_hidden`."""
-    if others_hidden(run_id):
-        st.info(BLIND_NOTE)
-        st.stop()
+def withhold_page(title: str, run: RunInfo | None, applies_rule: bool) -> bool:
+    """The navigation's gate (app.py): whether the page is withheld whole from this viewer
+    (:meth:`~scoring.review.visibility.Visibility.withholds`); if so its title and why are shown
+    in its place. A page that does not say it applies the rule itself is withheld on a run whose
+    verdicts the viewer may not see: a page added later is blind by default."""
+    if not visibility().withholds(run.id if run is not None else None, applies_rule):
+        return False
+    st.title(md_escape(f"{title}: {run.name}" if run is not None else title))  # a run's name is dataset text
+    st.info(BLIND_NOTE + WITHHELD)
+    return True
 
 
 def identity_panel() -> None:

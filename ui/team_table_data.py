@@ -11,10 +11,12 @@ from scoring.team_report import TeamTable, team_table
 from ui import compare_data, state
 
 
-def table_of(run_ids: Sequence[int], page_run: int | None = None) -> TeamTable:
+def table_of(run_ids: Sequence[int], page_run: int | None = None, withheld: Sequence[int] = ()) -> TeamTable:
     """The table of ``run_ids`` as of the current verdicts and judge labels; a damaged run is left
-    out (and listed), except ``page_run`` (the sidebar's run), whose damage app.py names."""
+    out (and listed), except ``page_run`` (the sidebar's run), whose damage app.py names; the human
+    verdicts of the runs ``withheld`` are read into no figure (double-blind review)."""
     ids = tuple(run_ids)
     strict = (page_run,) if page_run in ids else ()
-    key = ("team_table", database_url(), ids, strict, *compare_data.revisions())
-    return state.run_cache().get(key, lambda: team_table(state.engine(), ids, strict=strict))
+    hidden = tuple(sorted(withheld))
+    key = ("team_table", database_url(), ids, strict, hidden, *compare_data.revisions())
+    return state.run_cache().get(key, lambda: team_table(state.engine(), ids, strict=strict, withheld=hidden))

@@ -1,7 +1,10 @@
 """True accuracy: the run's accuracy estimated from the reviewed rows and the next rows to review
 lead the page; the rest (the judge-assisted estimate, the metrics against the reviewers, the plan
 per stratum, the reviewers' reasons, the "golden answer wrong" report, the what-if rules) sits in
-tabs a reader opens on purpose. Every figure is ``python -m scoring estimate``'s."""
+tabs a reader opens on purpose. Every figure is ``python -m scoring estimate``'s.
+
+Withheld whole by app.py, during double-blind review, from a reviewer who may not see the run's
+verdicts (:mod:`scoring.review.visibility`). "Every run" leaves such runs out."""
 
 from __future__ import annotations
 
@@ -35,7 +38,6 @@ TABS = ("Plan", "Judge-assisted", "Metrics vs reviewers", "Reasons", "Golden ans
 run = run_choice.require_run()
 st.title(md_escape(f"True accuracy: {run.name}"))
 st.caption(md_escape(store.run_caption(run)))
-identity.hide_if_blind(run.id)  # everything below is built on reviewers' verdicts
 reviewer = identity.reviewer()
 
 try:

@@ -3,6 +3,9 @@
 A run of ordinary size exports when a download button is clicked (the file is built on click).
 A large run is prepared first, with its phases shown, then downloaded: building a million rows
 takes seconds, and a button that seems to do nothing for that long gets clicked again.
+
+Withheld whole by app.py, during double-blind review, from a reviewer who may not see the run's
+verdicts (:mod:`scoring.review.visibility`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import streamlit as st
 from scoring import verdict_export as export
 from scoring.core.formatting import phase_progress
 from scoring.core.verdict_rules import AUTO_RULE_TEXT
-from ui import identity, judge_state, run_choice, state, verdicts
+from ui import judge_state, run_choice, state, verdicts
 from ui.display import md_escape
 from ui.downloads import download_button
 from ui.tables import show_table
@@ -22,7 +25,6 @@ from ui.tables import show_table
 run = run_choice.require_run()
 
 engine = state.engine()
-identity.hide_if_blind(run.id)
 url_run = run.id
 st.title(md_escape(f"Export: {run.name}"))
 st.write(

@@ -1,4 +1,7 @@
-"""The LLM judge: endpoint settings, scope, a preflight, then a cancellable run with progress."""
+"""The LLM judge: endpoint settings, scope, a preflight, then a cancellable run with progress.
+
+Withheld whole by app.py, during double-blind review, from a reviewer who may not see the run's
+verdicts (:mod:`scoring.review.visibility`). The figures over every run leave such runs out."""
 
 from __future__ import annotations
 
@@ -19,7 +22,6 @@ run = run_choice.require_run()
 
 engine = state.engine()
 st.title(md_escape(f"Judge: {run.name}"))
-identity.hide_if_blind(run.id)  # the judge's label of a row is hidden from reviewers during double-blind
 
 defaults = judge.JudgeSettings.from_env()
 overrides: dict = st.session_state.setdefault("judge_overrides", {})
@@ -223,8 +225,15 @@ else:
         st.subheader(title)
         show_table(judge_trust.styled(table), key=f"judge_trust_{title.split()[-1].lower()}")
 
-with_language = [(r.id, r.language.strip()) for r in run_choice.known_runs()]
+# Every run whose reviewers' verdicts this viewer may see (the others are under double-blind review).
+listed = run_choice.known_runs()
+with_language = [(r.id, r.language.strip()) for r in listed if not identity.others_hidden(r.id)]
 st.subheader("Per language")
+if len(with_language) < len(listed):
+    st.text(
+        f"{len(listed) - len(with_language)} run(s) under double-blind review are left out (their verdicts are "
+        "for adjudicators)."
+    )
 if st.toggle(
     f"Across the {len(with_language)} runs, each reviewed row under its own language, each run with the judge its "
     "estimate uses",

@@ -1,6 +1,7 @@
 """Model x language: the table a team reports. A row per model, a column per language; each cell
 the estimated true accuracy with its 95% interval where a random sample is reviewed there, else a
-metric's accuracy marked as such; then who is ahead of whom in each language.
+metric's accuracy marked as such; then who is ahead of whom in each language. During double-blind
+review a reviewer who is not an adjudicator sees no cell or pair built on those runs' verdicts.
 
 Everything is computed by :mod:`scoring.team_report` (cached in :mod:`ui.team_table_data`); this
 page lays it out. Model names and languages are the uploader's text: shown through tables,
@@ -17,7 +18,7 @@ import streamlit as st
 from scoring import store
 from scoring.core.errors import InputError
 from scoring.team_report import CELL_METHOD, ESTIMATE, PAIRS_METHOD, cell_text, cells_frame, table_figure
-from ui import run_choice, team_table_data
+from ui import identity, run_choice, team_table_data
 from ui.display import alert
 from ui.downloads import download_button
 from ui.tables import show_table
@@ -34,15 +35,26 @@ chosen = st.multiselect(
 if not chosen:
     st.text("Choose at least one run.")
     st.stop()
+# During double-blind review a reviewer sees no figure built on other reviewers' verdicts: the
+# models of those runs show a metric in every cell, and their pairs no adjudicated verdicts.
+withheld = identity.visibility().hidden(chosen)
 try:
     selected = run_choice.selected_run()
-    table = team_table_data.table_of(sorted(chosen), selected.id if selected else None)
+    table = team_table_data.table_of(sorted(chosen), selected.id if selected else None, withheld)
 except InputError as error:
     alert("error", str(error))
     st.stop()
 
 for info, _ in table.skipped:
     st.warning(f"Left out: {store.run_label(info)}: its stored rows cannot be read back (see its own pages).")
+if table.withheld:
+    named = ", ".join(f"#{i}" for i in sorted(table.withheld))
+    alert(
+        "info",
+        f"Double-blind review is on for run(s) {named}: their reviewers' verdicts are shown to adjudicators only, "
+        "so that no reviewer is swayed. Until then their models' cells show a metric's accuracy, not the "
+        "estimated true accuracy, and their pairs compare no adjudicated verdicts.",
+    )
 estimated = sum(1 for c in table.cells if c.kind == ESTIMATE and c.shown)
 st.text(
     f"{len(table.models)} models x {len(table.languages)} languages: {estimated} of {len(table.cells)} cells are "

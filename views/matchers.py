@@ -1,6 +1,9 @@
 """Matchers: which matcher agrees with people, per language. Leads with the recommendation in plain
 words; the figures (precision, recall, agreement with their 95% intervals, rows to review) and the
-method follow. Every figure is ``python -m scoring matchers``'s."""
+method follow. Every figure is ``python -m scoring matchers``'s.
+
+Withheld whole by app.py, during double-blind review, from a reviewer who may not see the run's
+verdicts (:mod:`scoring.review.visibility`)."""
 
 from __future__ import annotations
 
@@ -11,14 +14,13 @@ from scoring.core.errors import InputError
 from scoring.core.formatting import percent
 from scoring.estimate.matcher_quality import METHOD
 from scoring.match import CHRF_PARAMS, MATCHERS, NOT_STEMMED_NOTE, TITLES, chrf_threshold, target_precision
-from ui import identity, matchers_data, run_choice
+from ui import matchers_data, run_choice
 from ui.display import alert, md_escape
 from ui.tables import show_table
 
 run = run_choice.require_run()
 st.title(md_escape(f"Matchers: {run.name}"))
 st.caption(md_escape(store.run_caption(run)))
-identity.hide_if_blind(run.id)  # built on reviewers' verdicts
 
 on = matchers_data.switched_on(run.id)
 st.subheader("Matchers switched on for this run")

@@ -3,6 +3,9 @@
 One unit on this page: distinct items (a question, golden answer and response). An item that
 appears on several rows of the run takes one mark for all its copies, so those extra rows are
 shown as "duplicate rows", never counted as more items (the queue's progress counts rows).
+
+Withheld whole by app.py, during double-blind review, from a reviewer who may not see the run's
+verdicts (:mod:`scoring.review.visibility`).
 """
 
 from __future__ import annotations
@@ -11,14 +14,13 @@ import pandas as pd
 import streamlit as st
 
 from scoring import review
-from ui import identity, run_choice, state, verdicts
+from ui import run_choice, state, verdicts
 from ui.display import agreement_block, md_escape
 from ui.tables import show_table
 
 run = run_choice.require_run()
 
 frame = state.scored(run.id)
-identity.hide_if_blind(run.id)
 st.title(md_escape(f"Reviewers: {run.name}"))
 
 current = verdicts.current_verdicts(run.id)

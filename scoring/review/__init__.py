@@ -4,7 +4,8 @@ queue over a run (:mod:`scoring.review.queue`), the review rules (split, double-
 opinion: who is handed which item, :mod:`scoring.review.claim_rules`), one reviewer's session on a
 run in a tab (:mod:`scoring.review.session`: the mode, the row handed out, one method per action)
 and its pass through the queue (:mod:`scoring.review.loop`), their own verdicts
-(:mod:`scoring.review.my_verdicts`) and the run's review guidelines (:mod:`scoring.review.guidelines`).
+(:mod:`scoring.review.my_verdicts`), the run's review guidelines (:mod:`scoring.review.guidelines`)
+and what a viewer may see during double-blind review (:mod:`scoring.review.visibility`).
 
 Pages and commands use ``from scoring import review`` and ``review.record_mark(...)``.
 """
@@ -97,6 +98,7 @@ from scoring.review.queue import (
 )
 from scoring.review.session import GivenVerdict, ReviewMode, ReviewSession, ScopeProgress, Shown, Turn
 from scoring.review.verdict_table import VERDICT_COLUMNS, VerdictTable, verdict_table
+from scoring.review.visibility import Visibility, read_visibility, visibility_for
 from scoring.store.adjudications import ADJUDICATE, adjudications, restore_adjudications
 from scoring.store.audit import AUDIT, audit_half_width, audit_keys, set_audit
 from scoring.store.guideline_log import MAX_CHARS as GUIDELINES_MAX_CHARS
@@ -129,6 +131,9 @@ __all__ = [
     "set_audit",
     "BlindRows",
     "blind_rows",
+    "Visibility",
+    "read_visibility",
+    "visibility_for",
     "ESTIMATE",
     "TRIAGE",
     "job",

@@ -39,3 +39,9 @@ def blind_scope_rows(engine: Engine, run_id: int) -> list[tuple[str, str, int]]:
             select(BlindScope.bucket, BlindScope.domain, BlindScope.sample).where(BlindScope.run_id == run_id)
         ).all()
     return [(b, d, s) for b, d, s in rows]
+
+
+def blind_run_ids(engine: Engine) -> frozenset[int]:
+    """The runs with at least one double-blind scope: one query for every page of a page run."""
+    with engine.connect() as conn:
+        return frozenset(int(r) for r in conn.execute(select(BlindScope.run_id).distinct()).scalars())

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field, replace
 import polars as pl
 from sqlalchemy import Engine
 
-from scoring.compare.compared_runs import Run
+from scoring.compare.compared_runs import Run, verdict_column
 from scoring.compare.database_runs import stored_label, stored_run
 from scoring.core.errors import InputError
+from scoring.core.metric_names import ADJUDICATED
 from scoring.estimate.group_estimate import LANGUAGE
 from scoring.estimate.sample import reviewed_sample
 from scoring.estimate.stored_run import stored_final
@@ -33,6 +34,9 @@ class TeamTable:
     runs: list[RunInfo] = field(default_factory=list)
     #: runs left out because their stored rows cannot be read back (damaged), with the reason
     skipped: list[tuple[RunInfo, str]] = field(default_factory=list)
+    #: runs whose human verdicts are withheld from the viewer (double-blind review): their models'
+    #: cells show a metric and their pairs compare no adjudicated verdicts
+    withheld: frozenset[int] = frozenset()
 
     @property
     def models(self) -> list[str]:
@@ -53,7 +57,10 @@ class TeamTable:
             "languages": self.languages,
             "cells": [c.as_dict() for c in self.cells],
             "pairs": [p.as_dict() for p in self.pairs],
-            "runs": [{"id": r.id, "name": r.name, "model": model_of(r), "rows": r.n_rows} for r in self.runs],
+            "runs": [
+                {"id": r.id, "name": r.name, "model": model_of(r), "rows": r.n_rows, "withheld": r.id in self.withheld}
+                for r in self.runs
+            ],
             "skipped": [{"id": r.id, "name": r.name, "reason": why} for r, why in self.skipped],
             "cell_method": CELL_METHOD,
             "pairs_method": PAIRS_METHOD,
@@ -65,23 +72,35 @@ def model_of(info: RunInfo) -> str:
     return info.model.strip() or info.name
 
 
-def _one_run(engine: Engine, info: RunInfo) -> tuple[int, Run, pl.DataFrame]:
+def _one_run(engine: Engine, info: RunInfo, withheld: bool = False) -> tuple[int, Run, pl.DataFrame]:
+    """One run as a compare run and as the estimator's sample; ``withheld``: without the human
+    verdicts (no adjudicated source, nothing reviewed), for a viewer who may not see them."""
     table = verdict_table(engine, info.id)
     run = stored_run(engine, info.id, stored_label(info.id, info.name))
+    if withheld:
+        column = verdict_column(ADJUDICATED)
+        kept = tuple(s for s in run.sources if s != ADJUDICATED)
+        run = replace(run, table=run.table.drop(column, strict=False), sources=kept)
     rows = run.table
     if LANGUAGE in table.rows.columns and table.rows.height == rows.height:  # both in upload order
         rows = rows.with_columns(table.rows[LANGUAGE].alias(LANGUAGE))
     run = replace(run, table=with_language(rows, info.language))
     stored = stored_final(engine, info.id, table=table)
     sample = with_language(reviewed_sample(stored.final, stored.rank, stored.served), info.language)
+    if withheld:
+        sample = sample.with_columns(reviewed=pl.lit(False), truth=pl.lit(None, dtype=pl.Boolean))
     return info.id, run, sample
 
 
-def team_table(engine: Engine, run_ids: Sequence[int] | None = None, strict: Collection[int] = ()) -> TeamTable:
+def team_table(
+    engine: Engine, run_ids: Sequence[int] | None = None, strict: Collection[int] = (), withheld: Collection[int] = ()
+) -> TeamTable:
     """The table of ``run_ids`` (default: every listed run), models sorted by name;
     :class:`InputError` names an unknown run id. A damaged run (:class:`DamagedRun`) is left out
     and listed in :attr:`TeamTable.skipped`, unless it is in ``strict`` (a run asked for by name:
-    then its error is raised)."""
+    then its error is raised). The human verdicts of the runs in ``withheld`` are not read into
+    any figure (double-blind review, :mod:`scoring.review.visibility`): a model with such a run
+    shows a metric in every cell, and its pairs use no adjudicated verdicts."""
     if run_ids is None:
         infos = list_runs(engine)
     else:
@@ -97,19 +116,23 @@ def team_table(engine: Engine, run_ids: Sequence[int] | None = None, strict: Col
     skipped: list[tuple[RunInfo, str]] = []
     for info in infos:
         try:
-            by_model.setdefault(model_of(info), []).append(_one_run(engine, info))
+            by_model.setdefault(model_of(info), []).append(_one_run(engine, info, info.id in withheld))
         except DamagedRun as damaged:
             if info.id in strict:
                 raise
             skipped.append((info, str(damaged)))
-    models = [ModelRuns(model, by_model[model]) for model in sorted(by_model, key=str.casefold)]
+    hidden = frozenset(withheld)
+    models = [
+        ModelRuns(model, by_model[model], withheld=any(run_id in hidden for run_id, _, _ in by_model[model]))
+        for model in sorted(by_model, key=str.casefold)
+    ]
     pooled = [
         Run(m.model, pl.concat([r.table for _, r, _ in m.runs], how="diagonal_relaxed"), _sources(m), "")
         for m in models
     ]
     left_out = {r.id for r, _ in skipped}
     used = [info for info in infos if info.id not in left_out]
-    return TeamTable(table_cells(models), language_pairs(pooled), used, skipped)
+    return TeamTable(table_cells(models), language_pairs(pooled), used, skipped, hidden & {i.id for i in used})
 
 
 def _sources(model: ModelRuns) -> tuple[str, ...]:

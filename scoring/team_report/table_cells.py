@@ -43,6 +43,9 @@ class ModelRuns:
 
     model: str
     runs: Sequence[tuple[int, Run, pl.DataFrame]]
+    #: some run's human verdicts are withheld from the viewer (double-blind review,
+    #: :mod:`scoring.review.visibility`): every cell shows a metric, never an estimate built on them
+    withheld: bool = False
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class TableCell:
     shown: bool = True
     needed: int = 0
     metrics: tuple[MetricFigure, ...] = field(default=())
+    withheld: bool = False  #: reviewed rows exist but are withheld from the viewer (double-blind)
 
     @property
     def title(self) -> str:
@@ -122,7 +126,7 @@ def model_cells(model: ModelRuns) -> list[TableCell]:
         labels = tuple(run.label for (_, run, sample) in model.runs if (groups_key(sample) == language).any())
         metrics = _metrics(runs, language)
         base = {"model": model.model, "language": language, "runs": labels, "rows": part.height, "metrics": metrics}
-        reviewed = int(part["reviewed"].sum())
+        reviewed = 0 if model.withheld else int(part["reviewed"].sum())
         if reviewed:
             est = group_estimate(part, language)
             low, high = (est.ci_low, est.ci_high) if est.shown else (None, None)
@@ -139,7 +143,15 @@ def model_cells(model: ModelRuns) -> list[TableCell]:
         else:
             by_source = {m.source: m for m in metrics if m.n}
             m = by_source[next(s for s in METRIC_ORDER if s in by_source)]
-            cell = TableCell(**base, reviewed=0, kind=m.source, value=m.accuracy, ci_low=m.ci_low, ci_high=m.ci_high)
+            cell = TableCell(
+                **base,
+                reviewed=0,
+                kind=m.source,
+                value=m.accuracy,
+                ci_low=m.ci_low,
+                ci_high=m.ci_high,
+                withheld=model.withheld,
+            )
         cells.append(cell)
     return cells
 

@@ -24,7 +24,8 @@ def cell_text(cell: TableCell) -> str:
         if not cell.shown:
             return f"{percent(cell.value)} · {cell.reviewed:,} reviewed · review {cell.needed:,} more for an interval"
         return f"{percent(cell.value)} [{percent(cell.ci_low)}, {percent(cell.ci_high)}] · {cell.reviewed:,} reviewed"
-    return f"{cell.title}: {percent(cell.value)} [{percent(cell.ci_low)}, {percent(cell.ci_high)}] · no review"
+    why = "reviews withheld (double-blind)" if cell.withheld else "no review"
+    return f"{cell.title}: {percent(cell.value)} [{percent(cell.ci_low)}, {percent(cell.ci_high)}] · {why}"
 
 
 def table_figure(models: list[str], languages: list[str], cells: list[TableCell], title: str) -> go.Figure:
