@@ -1,7 +1,9 @@
 """The model x language table as a picture: a plotly heatmap whose every cell says what it is
 (an estimate with its interval and reviewed rows, or a metric's accuracy marked as such), written
 as PNG/SVG/PDF through plotly's image export (kaleido, which needs a Chromium on the machine),
-else as a self-contained HTML file, with the reason said."""
+else as a self-contained HTML file, with the reason said. Its text is drawn in the app's font stack
+(:mod:`scoring.core.fonts`), the bundled fonts made visible to kaleido's Chromium, so a model or
+language named in Tamil reads in the picture on a machine with no Indic font."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
+from scoring.core.fonts import FONT_STACK, fonts_visible_to_subprocesses
 from scoring.core.formatting import percent
 from scoring.team_report.table_cells import ESTIMATE, TableCell
 
@@ -55,7 +58,11 @@ def table_figure(models: list[str], languages: list[str], cells: list[TableCell]
         )
     )
     figure.update_layout(
-        title=html.escape(title), xaxis_title="language", yaxis_title="model", yaxis_autorange="reversed"
+        title=html.escape(title),
+        xaxis_title="language",
+        yaxis_title="model",
+        yaxis_autorange="reversed",
+        font={"family": FONT_STACK},
     )
     return figure
 
@@ -78,9 +85,10 @@ def write_picture(figure: go.Figure, path: Path) -> Written:
     if suffix not in IMAGE_SUFFIXES:
         raise ValueError(f"{path.name}: a picture is one of {', '.join((*IMAGE_SUFFIXES, HTML_SUFFIX))}.")
     try:
-        figure.write_image(
-            path, width=300 + 260 * len(figure.data[0].x or ()), height=220 + 90 * len(figure.data[0].y or ())
-        )
+        with fonts_visible_to_subprocesses():  # kaleido's Chromium draws with the system's fonts only
+            figure.write_image(
+                path, width=300 + 260 * len(figure.data[0].x or ()), height=220 + 90 * len(figure.data[0].y or ())
+            )
         return Written(path)
     except Exception as error:  # noqa: BLE001 - kaleido missing, no Chromium, a sandbox: say so, write HTML
         html = path.with_suffix(HTML_SUFFIX)

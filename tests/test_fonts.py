@@ -1,0 +1,102 @@
+"""The bundled fonts (issue 36, point 1): what ``.streamlit/config.toml`` serves is what
+``scoring/core/fonts.py`` lists, every file is there with its license, and the model x language
+picture (PNG through kaleido's Chromium) draws Tamil, Devanagari and Bengali labels on a machine
+whose system has no Indic font (``glyphs.latin_only_fontconfig``), instead of boxes.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tomllib
+from pathlib import Path
+
+import glyphs
+import plotly.graph_objects as go
+import pytest
+from PIL import Image
+
+from scoring.core import fonts
+from scoring.team_report import ESTIMATE, TableCell, table_figure, write_picture
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / ".streamlit" / "config.toml"
+#: Labels of the picture: the issue's Tamil question words, a Devanagari conjunct, Bengali.
+LABELS = ("பீகார் புல்லாங்குழல்", "क्षत्रिय ज्ञान", "বাংলা ভাষা")
+#: The bundled files together stay small: a repository is cloned by every new team member.
+MAX_BYTES = 3_000_000
+SHOTS = Path("/tmp/answer-review-fonts")
+
+
+def test_the_config_serves_every_bundled_face_in_one_stack() -> None:
+    config = tomllib.loads(CONFIG.read_text(encoding="utf-8"))
+    assert config["server"]["enableStaticServing"] is True
+    theme = config["theme"]
+    assert theme["fontFaces"] == fonts.font_faces()
+    for section in (theme, theme["sidebar"]):
+        assert section["font"] == fonts.FONT_STACK
+        assert section["headingFont"] == fonts.FONT_STACK
+        assert section["codeFont"] == fonts.CODE_STACK
+    assert fonts.FONT_STACK.startswith('"Source Sans", ')  # Streamlit's Latin face stays first
+
+
+def test_every_file_is_bundled_with_its_license_and_named_as_declared() -> None:
+    files = fonts.font_files()
+    assert len(files) == 2 * len(fonts.SCRIPTS) == 18
+    total = sum(f.stat().st_size for f in files)
+    assert total < MAX_BYTES, f"{total:,} bytes of fonts"
+    license_text = fonts.LICENSE_FILE.read_text(encoding="utf-8")
+    assert "SIL Open Font License, Version 1.1" in license_text and "PERMISSION & CONDITIONS" in license_text
+    for path, face in zip(files, fonts.font_faces(), strict=True):
+        assert face["url"].endswith(path.name)
+        found = subprocess.run(
+            ["fc-query", "-f", "%{family[0]}|%{weight}", str(path)], capture_output=True, text=True, check=True
+        ).stdout
+        family, weight = found.split("|")
+        assert family == face["family"], path.name  # the name kaleido's Chromium finds it by
+        assert (int(weight) >= 200) == (face["weight"] == "700"), (path.name, weight)  # fontconfig: 80 or 200
+
+
+#: The picture's layout for the comparison: fixed margins (the labels' widths move nothing) and a
+#: row pitch of a whole 90 pixels (write_picture's height for n rows is 220 + n * 90), so two rows
+#: whose labels draw alike give the same pixels.
+MARGIN = {"l": 250, "r": 60, "t": 100, "b": 120}
+PITCH = 90
+
+
+def figure(labels: list[str]) -> go.Figure:
+    """The model x language picture, a model per label (a row with a cell each, so the labels show)."""
+    cells = [TableCell(model, "Tamil", ("run",), 10, 5, ESTIMATE, 0.5, 0.3, 0.7) for model in labels]
+    drawn = table_figure(labels, ["Tamil"], cells, "t")
+    drawn.update_layout(margin=MARGIN, yaxis_automargin=False, yaxis_title=None)
+    return drawn
+
+
+def label_band(image: Image.Image, row: int) -> bytes:
+    """The pixels left of the plot, beside row ``row``: its label and nothing else."""
+    top = MARGIN["t"] + row * PITCH
+    return image.crop((0, top, MARGIN["l"], top + PITCH)).tobytes()
+
+
+def test_the_png_draws_indic_labels_without_system_fonts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each label is drawn: in the picture, written as the command line writes it (``python -m
+    scoring table --out t.png``), its row's label differs from the row below holding the same label
+    as missing-glyph boxes (one per code point, the spaces kept), which is what a Chromium without
+    the fonts draws for it. The picture is kept as ``/tmp/answer-review-fonts/labels.png``."""
+    monkeypatch.setenv("FONTCONFIG_FILE", str(glyphs.latin_only_fontconfig(tmp_path)))
+    assert glyphs.fonts_for_language(tmp_path / "latin-only-fonts.conf", "ta") == []
+    boxed = ["".join(" " if ch == " " else glyphs.BOX for ch in label) for label in LABELS]
+    # the last row: the first boxes again, with another code point that no font has (a row of its
+    # own, drawn alike): the check that equal drawings give equal bands, so a difference means one
+    rows = [text for pair in zip(LABELS, boxed, strict=True) for text in pair] + [
+        boxed[0].replace(glyphs.BOX, "\ue001")
+    ]
+    written = write_picture(figure(rows), tmp_path / "labels.png")
+    assert written.fallback_reason == "", written.fallback_reason
+    image = Image.open(written.path).convert("RGB")
+    SHOTS.mkdir(exist_ok=True)
+    image.save(SHOTS / "labels.png")
+    assert image.size == (560, 220 + PITCH * len(rows))
+    assert label_band(image, 1) == label_band(image, 6), "two rows of boxes are not drawn alike"
+    for i, label in enumerate(LABELS):
+        same = label_band(image, 2 * i) == label_band(image, 2 * i + 1)
+        assert not same, f"{label!r} is drawn as boxes in the PNG"
