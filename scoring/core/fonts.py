@@ -9,8 +9,8 @@ license beside them) and every place that draws dataset text names the same stac
 
 - the page (the card, headings, widgets, tables, charts): ``.streamlit/config.toml`` declares the
   faces (``[[theme.fontFaces]]``, served by ``server.enableStaticServing``) and the stack
-  (``[theme] font``, ``headingFont``, ``codeFont`` and the same in ``[theme.sidebar]``); Streamlit
-  gives the body font to ``st.dataframe`` and, through its chart theme, to every Plotly chart.
+  (``[theme] font``, ``headingFont``, ``codeFont``, which the sidebar takes too); Streamlit gives
+  the body font to ``st.dataframe`` and, through its chart theme, to every Plotly chart.
   ``tests/test_fonts.py`` checks that the file says what :func:`font_faces` and :data:`FONT_STACK`
   say, so this module stays the one home of the list;
 - pictures drawn outside the page (the model x language table as PNG/SVG/PDF, drawn by kaleido in a
