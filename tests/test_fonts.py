@@ -1,13 +1,18 @@
 """The bundled fonts (issue 36, point 1): what ``.streamlit/config.toml`` serves is what
 ``scoring/core/fonts.py`` lists, every file is there with its license, and the model x language
 picture (PNG through kaleido's Chromium) draws Tamil, Devanagari and Bengali labels on a machine
-whose system has no Indic font (``glyphs.latin_only_fontconfig``), instead of boxes.
+whose system has no Indic font (``glyphs.latin_only_fontconfig``), instead of boxes, and sends
+none of the requests that Chromium makes by itself to another host.
 """
 
 from __future__ import annotations
 
+import socket
 import subprocess
+import threading
 import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import glyphs
@@ -16,7 +21,7 @@ import pytest
 from PIL import Image
 
 from scoring.core import fonts
-from scoring.team_report import ESTIMATE, TableCell, table_figure, write_picture
+from scoring.team_report import ESTIMATE, TableCell, table_figure, table_picture, write_picture
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / ".streamlit" / "config.toml"
@@ -77,12 +82,52 @@ def label_band(image: Image.Image, row: int) -> bytes:
     return image.crop((0, top, MARGIN["l"], top + PITCH)).tobytes()
 
 
-def test_the_png_draws_indic_labels_without_system_fonts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@dataclass
+class Trap:
+    """A proxy on 127.0.0.1 that records the first line of each request and answers nothing."""
+
+    url: str
+    seen: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def trap() -> Iterator[Trap]:
+    listener = socket.create_server(("127.0.0.1", 0))
+    found = Trap(f"http://127.0.0.1:{listener.getsockname()[1]}")
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:  # closed: the test is over
+                return
+            with conn:
+                conn.settimeout(5)
+                try:
+                    found.seen.append(conn.recv(4096).split(b"\r\n")[0].decode("latin-1"))
+                except OSError:
+                    pass
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield found
+    finally:
+        listener.close()
+
+
+def test_the_png_draws_indic_labels_without_system_fonts_or_network(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trap: Trap
+) -> None:
     """Each label is drawn: in the picture, written as the command line writes it (``python -m
     scoring table --out t.png``), its row's label differs from the row below holding the same label
     as missing-glyph boxes (one per code point, the spaces kept), which is what a Chromium without
-    the fonts draws for it. The picture is kept as ``/tmp/answer-review-fonts/labels.png``."""
+    the fonts draws for it. The picture is kept as ``/tmp/answer-review-fonts/labels.png``.
+
+    And no request leaves: the dead-end proxy Chromium is given is, here, a recorder in its place;
+    every request Chromium makes by itself (MathJax from cdnjs at least) arrives there, none goes
+    to the network directly."""
     monkeypatch.setenv("FONTCONFIG_FILE", str(glyphs.latin_only_fontconfig(tmp_path)))
+    monkeypatch.setattr(table_picture, "DEAD_END_PROXY", trap.url)
     assert glyphs.fonts_for_language(tmp_path / "latin-only-fonts.conf", "ta") == []
     boxed = ["".join(" " if ch == " " else glyphs.BOX for ch in label) for label in LABELS]
     # the last row: the first boxes again, with another code point that no font has (a row of its
@@ -100,3 +145,5 @@ def test_the_png_draws_indic_labels_without_system_fonts(tmp_path: Path, monkeyp
     for i, label in enumerate(LABELS):
         same = label_band(image, 2 * i) == label_band(image, 2 * i + 1)
         assert not same, f"{label!r} is drawn as boxes in the PNG"
+    print(f"requests kaleido's Chromium made, all to the dead end: {trap.seen}")
+    assert any("cdnjs.cloudflare.com" in line for line in trap.seen), trap.seen

@@ -8,6 +8,9 @@ language named in Tamil reads in the picture on a machine with no Indic font."""
 from __future__ import annotations
 
 import html
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +22,11 @@ from scoring.team_report.table_cells import ESTIMATE, TableCell
 
 IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
 HTML_SUFFIX = ".html"
+#: kaleido's Chromium goes online by itself (Google's update, time and sign-in services, the default
+#: search engine, MathJax from a public CDN) though a picture needs only local files (plotly.js comes
+#: from the plotly package): it is given a proxy at a port of this machine where nothing listens, so
+#: each of those requests fails here instead of telling another host that a picture was drawn.
+DEAD_END_PROXY = "http://127.0.0.1:9"
 
 
 def cell_text(cell: TableCell) -> str:
@@ -85,7 +93,8 @@ def write_picture(figure: go.Figure, path: Path) -> Written:
     if suffix not in IMAGE_SUFFIXES:
         raise ValueError(f"{path.name}: a picture is one of {', '.join((*IMAGE_SUFFIXES, HTML_SUFFIX))}.")
     try:
-        with fonts_visible_to_subprocesses():  # kaleido's Chromium draws with the system's fonts only
+        # kaleido's Chromium draws with the system's fonts only, and goes online unless stopped
+        with fonts_visible_to_subprocesses(), _no_network_for_subprocesses():
             figure.write_image(
                 path, width=300 + 260 * len(figure.data[0].x or ()), height=220 + 90 * len(figure.data[0].y or ())
             )
@@ -95,3 +104,19 @@ def write_picture(figure: go.Figure, path: Path) -> Written:
         figure.write_html(html, include_plotlyjs=True)
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         return Written(html, f"could not draw {suffix[1:].upper()} here ({reason[:200]})")
+
+
+@contextmanager
+def _no_network_for_subprocesses() -> Iterator[None]:
+    """While inside, kaleido's Chromium (choreographer reads ``CHOREO_PROXY_SERVER`` when it starts
+    one) sends every request to :data:`DEAD_END_PROXY`. For the command line, like
+    :func:`scoring.core.fonts.fonts_visible_to_subprocesses`: it sets a variable of the process."""
+    before = os.environ.get("CHOREO_PROXY_SERVER")
+    os.environ["CHOREO_PROXY_SERVER"] = DEAD_END_PROXY
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("CHOREO_PROXY_SERVER", None)
+        else:
+            os.environ["CHOREO_PROXY_SERVER"] = before
