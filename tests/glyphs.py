@@ -6,7 +6,7 @@ Not a test module (pytest collects only ``test_*.py``).
 
 How a missing glyph is told from a drawn one: in the page, on a canvas, each text is drawn in a
 given CSS font (the very font string the page uses: style, weight, size and family list) and its
-pixels (and advance width) are compared with the same font drawing 1..k characters that no font
+advance width, then its pixels, are compared with the same font drawing 1..k characters that no font
 has (U+E000, a private-use code point): what a browser draws for a character no font covers is the
 first font's ``.notdef`` glyph, the box, so a text drawn as boxes gives exactly those pixels. Each
 cluster is checked whole, and each of its code points alone (so a cluster drawn half as glyphs and
@@ -28,8 +28,9 @@ BOX = "\ue000"
 
 
 def latin_only_fontconfig(folder: Path) -> Path:
-    """A ``FONTCONFIG_FILE`` that lists only DejaVu and Liberation, so Chromium started with it
-    sees no Indic font even on a machine that has ``fonts-noto-core`` installed."""
+    """A ``FONTCONFIG_FILE`` that lists only the DejaVu and Liberation folders (with the system's
+    rules, none of its other folders), so Chromium started with it sees no Indic font even on a
+    machine that has ``fonts-noto-core`` installed."""
     dirs = sorted(d for pattern in LATIN_ONLY_DIRS for d in glob.glob(pattern) if os.path.isdir(d))
     assert dirs, f"no DejaVu or Liberation fonts under /usr/share/fonts ({LATIN_ONLY_DIRS})"
     conf = folder / "latin-only-fonts.conf"
