@@ -24,16 +24,13 @@ install-dev: $(VENV)/.dev
 run: install
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
-# The browser tests need Debian's chromium; Playwright cannot download browsers here. Debian's Noto
-# fonts draw Devanagari, Tamil and Bengali (without them the browser shows empty boxes, and layout
-# and screenshot tests see those boxes, not the text).
+# The browser tests need Debian's chromium; Playwright cannot download browsers here. No system font
+# is needed for Indic text: the app serves its own (static/fonts), and tests/test_browser_fonts.py
+# proves every letter draws with the system's Indic fonts hidden, so none is installed here.
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	  else echo "chromium is missing: run 'sudo apt-get install -y chromium' (needed by the browser tests)"; exit 1; fi; }
-	@{ fc-list :lang=hi family | grep -q . && fc-list :lang=ta family | grep -q . && fc-list :lang=bn family | grep -q .; } || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-core; \
-	  else echo "Indic fonts are missing: run 'sudo apt-get install -y fonts-noto-core' (needed by the browser tests)"; exit 1; fi; }
 
 # The storage tests run on SQLite and on a throwaway PostgreSQL server (tests/pg_server.py starts
 # Debian's postgres binaries in a temporary folder): install them when missing.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from pathlib import Path
 
 import streamlit as st
 
@@ -13,7 +14,11 @@ from scoring.store import database_url, read_secrets
 from ui import identity, queue_state, run_choice, state
 from ui.display import md_escape
 
-st.set_page_config(page_title="Answer review", page_icon=":material/fact_check:", layout="wide")
+#: The tab's icon, served by this server: a ``:material/...:`` icon made every reviewer's browser
+#: fetch it from a public font host (which fails offline and tells a third party who opened the tool).
+PAGE_ICON = Path(__file__).resolve().parent / "static" / "favicon.png"
+
+st.set_page_config(page_title="Answer review", page_icon=str(PAGE_ICON), layout="wide")
 
 # Start here is the default page (the root URL); every other page keeps the url_path its file name
 # gives it (/overview, /review, ...), so links to them and their ?run=, ?row= keep working.

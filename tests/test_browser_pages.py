@@ -132,8 +132,9 @@ def test_a_first_start_compares_the_sample_set(server: AppServer, page: Page) ->
 
 # For each script, letters drawn in the page's own font, each measured on a canvas: without a font
 # for the script every letter is the same empty box (the width of an unassigned code point's box).
-GLYPH_WIDTHS = """(letters) => {
+GLYPH_WIDTHS = """async (letters) => {
     const font = getComputedStyle(document.querySelector("[data-testid='stMain']")).font;
+    await document.fonts.load(font, letters);  // the app's own faces load when text needs them
     const ctx = document.createElement("canvas").getContext("2d");
     ctx.font = font;
     const box = ctx.measureText("\\u0378").width;  // unassigned: always the missing-glyph box
@@ -144,7 +145,8 @@ INDIC_LETTERS = {"Devanagari": "कखगघचजटडतदनपमयरल
 
 def test_indic_text_is_drawn_with_real_glyphs(server: AppServer, page: Page) -> None:
     """Issue 27: the browser tests see Devanagari, Tamil and Bengali as letters, not empty boxes
-    (``make test`` installs Debian's Noto fonts beside chromium)."""
+    (the app serves its own Noto fonts, issue 36; ``tests/test_browser_fonts.py`` checks every
+    letter with the system's fonts hidden)."""
     page.goto(server.url, timeout=TIMEOUT_MS)
     settle(page)
     for script, letters in INDIC_LETTERS.items():

@@ -1,21 +1,32 @@
 """The model x language table as a picture: a plotly heatmap whose every cell says what it is
 (an estimate with its interval and reviewed rows, or a metric's accuracy marked as such), written
 as PNG/SVG/PDF through plotly's image export (kaleido, which needs a Chromium on the machine),
-else as a self-contained HTML file, with the reason said."""
+else as a self-contained HTML file, with the reason said. Its text is drawn in the app's font stack
+(:mod:`scoring.core.fonts`), the bundled fonts made visible to kaleido's Chromium, so a model or
+language named in Tamil reads in the picture on a machine with no Indic font."""
 
 from __future__ import annotations
 
 import html
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import plotly.graph_objects as go
 
+from scoring.core.fonts import FONT_STACK, fonts_visible_to_subprocesses
 from scoring.core.formatting import percent
 from scoring.team_report.table_cells import ESTIMATE, TableCell
 
 IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
 HTML_SUFFIX = ".html"
+#: kaleido's Chromium goes online by itself (Google's update, time and sign-in services, the default
+#: search engine, MathJax from a public CDN) though a picture needs only local files (plotly.js comes
+#: from the plotly package): it is given a proxy at a port of this machine where nothing listens, so
+#: each of those requests fails here instead of telling another host that a picture was drawn.
+DEAD_END_PROXY = "http://127.0.0.1:9"
 
 
 def cell_text(cell: TableCell) -> str:
@@ -56,7 +67,11 @@ def table_figure(models: list[str], languages: list[str], cells: list[TableCell]
         )
     )
     figure.update_layout(
-        title=html.escape(title), xaxis_title="language", yaxis_title="model", yaxis_autorange="reversed"
+        title=html.escape(title),
+        xaxis_title="language",
+        yaxis_title="model",
+        yaxis_autorange="reversed",
+        font={"family": FONT_STACK},
     )
     return figure
 
@@ -79,12 +94,30 @@ def write_picture(figure: go.Figure, path: Path) -> Written:
     if suffix not in IMAGE_SUFFIXES:
         raise ValueError(f"{path.name}: a picture is one of {', '.join((*IMAGE_SUFFIXES, HTML_SUFFIX))}.")
     try:
-        figure.write_image(
-            path, width=300 + 260 * len(figure.data[0].x or ()), height=220 + 90 * len(figure.data[0].y or ())
-        )
+        # kaleido's Chromium draws with the system's fonts only, and goes online unless stopped
+        with fonts_visible_to_subprocesses(), _no_network_for_subprocesses():
+            figure.write_image(
+                path, width=300 + 260 * len(figure.data[0].x or ()), height=220 + 90 * len(figure.data[0].y or ())
+            )
         return Written(path)
     except Exception as error:  # noqa: BLE001 - kaleido missing, no Chromium, a sandbox: say so, write HTML
         html = path.with_suffix(HTML_SUFFIX)
         figure.write_html(html, include_plotlyjs=True)
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         return Written(html, f"could not draw {suffix[1:].upper()} here ({reason[:200]})")
+
+
+@contextmanager
+def _no_network_for_subprocesses() -> Iterator[None]:
+    """While inside, kaleido's Chromium (choreographer reads ``CHOREO_PROXY_SERVER`` when it starts
+    one) sends every request to :data:`DEAD_END_PROXY`. For the command line, like
+    :func:`scoring.core.fonts.fonts_visible_to_subprocesses`: it sets a variable of the process."""
+    before = os.environ.get("CHOREO_PROXY_SERVER")
+    os.environ["CHOREO_PROXY_SERVER"] = DEAD_END_PROXY
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("CHOREO_PROXY_SERVER", None)
+        else:
+            os.environ["CHOREO_PROXY_SERVER"] = before
