@@ -4,7 +4,9 @@ queue over a run (:mod:`scoring.review.queue`), the review rules (split, double-
 opinion: who is handed which item, :mod:`scoring.review.claim_rules`), one reviewer's session on a
 run in a tab (:mod:`scoring.review.session`: the mode, the row handed out, one method per action)
 and its pass through the queue (:mod:`scoring.review.loop`), their own verdicts
-(:mod:`scoring.review.my_verdicts`) and the run's review guidelines (:mod:`scoring.review.guidelines`).
+(:mod:`scoring.review.my_verdicts`), the run's review guidelines (:mod:`scoring.review.guidelines`),
+the queue's place in the page's address (:mod:`scoring.review.address`) and the languages each
+reviewer reads (:mod:`scoring.review.reader_languages`).
 
 Pages and commands use ``from scoring import review`` and ``review.record_mark(...)``.
 """
@@ -38,7 +40,7 @@ from scoring.core.verdict_rules import (
     reviewer_agreement,
     split_per_reviewer,
 )
-from scoring.review import guidelines, loop, my_verdicts
+from scoring.review import address, guidelines, loop, my_verdicts, reader_languages
 from scoring.review.adjudicate import (
     OwnDecisionRefused,
     adjudicate_own_allowed,
@@ -200,6 +202,8 @@ __all__ = [
     "human_summary",
     "human_vs_metric",
     "loop",
+    "address",
+    "reader_languages",
     "metric_precision",
     "my_verdicts",
     "next_in_queue",
