@@ -100,7 +100,7 @@ from scoring.review.queue import (
 from scoring.review.session import GivenVerdict, ReviewMode, ReviewSession, ScopeProgress, Shown, Turn
 from scoring.review.verdict_table import VERDICT_COLUMNS, VerdictTable, verdict_table
 from scoring.store.adjudications import ADJUDICATE, adjudications, restore_adjudications
-from scoring.store.audit import AUDIT, audit_half_width, audit_keys, set_audit
+from scoring.store.audit import AUDIT, add_to_audit, audit_half_width, audit_keys, set_audit
 from scoring.store.guideline_log import MAX_CHARS as GUIDELINES_MAX_CHARS
 from scoring.store.verdict_log import (
     ACTION_BUSY_MS,
@@ -126,6 +126,7 @@ from scoring.store.verdict_log import (
 
 __all__ = [
     "AUDIT",
+    "add_to_audit",
     "audit_half_width",
     "audit_keys",
     "set_audit",
