@@ -206,7 +206,7 @@ def test_the_queue_keeps_its_place_across_the_sidebar_a_refresh_and_a_colleagues
 def test_a_finished_triage_scope_points_to_the_audit_scope_with_work_left(
     server: AppServer, browser: Browser, page: Page
 ) -> None:
-    data = mixed_csv("left", 36, domains=("Art", "History", "Music"))
+    data = mixed_csv("left", 18, domains=("Art", "History", "Music"))
     run_id, frame = open_queue(page, server, "carol", data, "left_model_tamil.csv")
     overlap = frame[frame["bucket"] == "overlap_only"]
     audit = overlap[overlap["Domain"] == "History"]["item_key"].tolist()

@@ -65,7 +65,7 @@ if wanted is not None:
 # unscrolled; the review mode's switches sit in a popover (the progress line says the mode in force).
 # "Show" gets the width its two segments need (narrower, "My verdicts" was cut off at 1280 wide).
 if len(languages) > 1:  # a language filter beside the domain's
-    c1, c2, c6, c3, c4, c5 = st.columns([2.1, 1.3, 1.3, 1.0, 1.9, 1.3], vertical_alignment="bottom")
+    c1, c2, c6, c3, c4, c5 = st.columns([2.05, 1.15, 1.15, 0.8, 1.9, 1.35], vertical_alignment="bottom")
 else:
     c1, c2, c3, c4, c5 = st.columns([2.3, 1.4, 1.2, 1.9, 1.3], vertical_alignment="bottom")
     c6 = None
@@ -93,12 +93,12 @@ language = (
     else ALL_LANGUAGES
 )
 sample = c3.number_input(
-    "Sample (0 = all)",
+    "Sample" if c6 is not None else "Sample (0 = all)",  # narrower beside a language filter: said in its help
     0,
     address.MAX_SAMPLE,
     step=10,
     key="q_sample",
-    help="Estimate a bucket's accuracy: review a reproducible random sample of it.",
+    help="Estimate a bucket's accuracy: review a reproducible random sample of it (0 = every row).",
 )
 st.caption(job_sentence(bucket, sample or None))  # which job these marks serve (our words, no dataset text)
 

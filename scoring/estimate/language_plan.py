@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from scoring.core.errors import InputError
+from scoring.core.language_names import normalise_language
 from scoring.core.stats import PILOT_HALF_WIDTH
 from scoring.estimate.estimator import MIN_DOMAIN_REVIEWED
 from scoring.estimate.group_estimate import LANGUAGE, groups_key, groups_of
@@ -85,11 +86,13 @@ def plan_language(
     half_width: float = PILOT_HALF_WIDTH,
     seed: int | None = None,
 ) -> LanguagePlan:
-    """The plan for +-``half_width`` in ``language`` from a run's sample (its ``language`` column;
-    ranks from its ``rank`` column, else the run's ``seed``). Raises :class:`InputError` naming the
-    run's languages when ``language`` is not one of them."""
+    """The plan for +-``half_width`` in ``language`` (a name or code: "ta" is Tamil) from a run's
+    sample (its ``language`` column; ranks from its ``rank`` column, else the run's ``seed``).
+    Raises :class:`InputError` naming the run's languages when ``language`` is not one of them."""
     known = groups_of(sample, LANGUAGE)
     wanted = language.strip()
+    if wanted not in known and normalise_language(wanted) in known:  # "ta", "tam": Tamil
+        wanted = normalise_language(wanted)
     if wanted not in known:
         found = ", ".join(known) or "none: its rows carry no language"
         raise InputError(f"No row of this run is in {wanted!r}: its languages are {found}.")
@@ -107,3 +110,15 @@ def plan_language(
     if narrower != half_width:  # asked for +-h: planned for fewer would show no figure
         plan = replace(plan, half_width=half_width)
     return LanguagePlan(wanted, half_width, part.height, plan, rows)
+
+
+def language_plan_text(found: LanguagePlan, shown: int = 20) -> str:
+    """The plan as the command line prints it: the sentence, the first ``shown`` rows to review
+    (1-based, in the queue's order) and the method."""
+    lines = [f"Plan for {found.language}: {found.sentence()}"]
+    if not found.rows.is_empty():
+        numbers = (found.rows["row_idx"] + 1).to_list()
+        more = f" and {len(numbers) - shown:,} more" if len(numbers) > shown else ""
+        lines.append(f"rows to review next: {', '.join(map(str, numbers[:shown]))}{more}")
+    lines.append(f"method: {found.method}")
+    return "\n".join(lines)
