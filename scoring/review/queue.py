@@ -54,8 +54,9 @@ def rows_in_scope(
         mask &= scored["row_idx"].isin(list(rows)).to_numpy()
     if language is not None:
         mask &= (row_languages(scored) == language).to_numpy()
-    found = scored.loc[mask]
-    return found[["row_idx", "item_key", "Domain"]].assign(language=row_languages(found))
+    columns = ["row_idx", "item_key", "Domain", *([LANGUAGE] if LANGUAGE in scored.columns else [])]
+    found = scored.loc[mask, columns]
+    return found.assign(language=row_languages(found))
 
 
 def row_languages(scored: pd.DataFrame) -> pd.Series:
@@ -63,7 +64,7 @@ def row_languages(scored: pd.DataFrame) -> pd.Series:
     store fills and trims it for every run, :func:`scoring.core.row_language.fill_languages`)."""
     if LANGUAGE not in scored.columns:
         return pd.Series("", index=scored.index, dtype=object)
-    return scored[LANGUAGE].astype(object).fillna("").astype(str)
+    return scored[LANGUAGE].astype(object).fillna("")
 
 
 def sampled_rows_in_scope(
@@ -218,13 +219,21 @@ class QueueScope:
         """:func:`_progress_table` of this scope, on its kept :attr:`domain_codes`."""
         return _counted_table(*self.domain_codes, done)
 
+    @functools.cached_property
+    def language_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the scope's row languages, distinct, each row's index into them), kept for every press."""
+        rows = self.languages if self.languages is not None else np.full(len(self), "", dtype=object)
+        codes, names = pd.factorize(rows)  # hashed: a tenth of np.unique's sort on 100,000 strings
+        return np.asarray(names, dtype=object), codes
+
     def readable(self, reader: Collection[str]) -> np.ndarray:
         """True at the rows a reviewer who reads ``reader`` may be handed (every row when they
-        set none: :func:`~scoring.review.reader_languages.reads`)."""
+        set none: :func:`~scoring.review.reader_languages.reads`), decided once per distinct
+        language: a press costs no pass over the scope's strings."""
         if not reader:
             return np.ones(len(self), dtype=bool)
-        rows = self.languages if self.languages is not None else np.full(len(self), "", dtype=object)
-        return reads(rows, reader)
+        names, codes = self.language_codes
+        return reads(names, reader)[codes] if len(self) else np.zeros(0, dtype=bool)
 
 
 def queue_scope(

@@ -14,9 +14,11 @@ hold in every session and on every machine the reviewer opens the queue from.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Iterable
 
 import numpy as np
+import pandas as pd
 from sqlalchemy import Engine
 
 from scoring.core.language_names import normalise_language
@@ -57,13 +59,20 @@ def clean_languages(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(kept.values(), key=str.casefold))
 
 
-def readers_of(row_language: str) -> set[str]:
-    """The languages (case-folded) whose readers can read a row of ``row_language``; empty for a
-    row without letters (anyone can)."""
+@functools.lru_cache(maxsize=4096)
+def folded(name: str) -> str:
+    """A language's name as compared here: normalised (a code as its name), case-folded."""
+    return normalise_language(name).casefold()
+
+
+@functools.lru_cache(maxsize=4096)
+def readers_of(row_language: str) -> frozenset[str]:
+    """The languages (:func:`folded`) whose readers can read a row of ``row_language``; empty for
+    a row without letters (anyone can)."""
     if row_language in ("", UNKNOWN_SCRIPT):
-        return set()
+        return frozenset()
     written = SCRIPT_LANGUAGES.get(row_language, ())
-    return {normalise_language(row_language).casefold(), *(name.casefold() for name in written)}
+    return frozenset({folded(row_language), *(name.casefold() for name in written)})
 
 
 def reads(row_languages: np.ndarray, reader: Collection[str]) -> np.ndarray:
@@ -73,10 +82,10 @@ def reads(row_languages: np.ndarray, reader: Collection[str]) -> np.ndarray:
     rows = np.asarray(row_languages, dtype=object)
     if not len(reader):
         return np.ones(len(rows), dtype=bool)
-    mine = {normalise_language(str(name)).casefold() for name in reader}
-    distinct, codes = np.unique(rows.astype(str), return_inverse=True)
-    ok = np.array([not readers_of(lang) or bool(readers_of(lang) & mine) for lang in distinct], dtype=bool)
-    return ok[codes.reshape(-1)] if len(distinct) else np.zeros(0, dtype=bool)
+    mine = {folded(str(name)) for name in reader}
+    codes, distinct = pd.factorize(rows)
+    ok = np.array([not readers_of(str(lang)) or bool(readers_of(str(lang)) & mine) for lang in distinct], dtype=bool)
+    return ok[codes] if len(distinct) else np.zeros(len(rows), dtype=bool)
 
 
 def reviewer_languages(engine: Engine, reviewer: str) -> tuple[str, ...]:
