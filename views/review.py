@@ -388,7 +388,7 @@ def _nothing_free() -> str:
             "off to review rows nobody has marked."
         )
     reads = review_mode.languages
-    mine = f" in your languages ({', '.join(reads)}; set in the sidebar)" if reads else ""
+    mine = f" in your languages ({md_escape(', '.join(reads))}; set in the sidebar)" if reads else ""  # as typed
     return (
         f"No row of this scope{mine} is waiting for a reviewer: each has a verdict, yours or a teammate's, "
         f"{held}. Turn on Second opinion to review rows others marked, or choose another scope."
