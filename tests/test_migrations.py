@@ -26,6 +26,7 @@ from scoring import ingest, judge, review, store
 from scoring.core.order import seed_from_sha
 from scoring.estimate.stored_matchers import run_matchers, save_run_matchers
 from scoring.match import MATCHERS
+from scoring.review.reader_languages import reviewer_languages, set_reviewer_languages
 from scoring.store import ENV_VAR, make_engine, migrations
 from scoring.store.migrations.schema import metadata
 
@@ -352,11 +353,36 @@ def test_the_run_matchers_revision_both_ways(tmp_path: Path) -> None:
     engine.dispose()
     engine = make_engine(_url(tmp_path / "match.db"))  # upgrades again
     with engine.connect() as conn:
-        assert migrations.current(conn) == migrations.head() == "0015"
+        assert migrations.current(conn) == migrations.head()
         assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
     assert store.get_run(engine, run.id) == run and run_matchers(engine, run.id) == MATCHERS
     save_run_matchers(engine, run.id, [])
     assert run_matchers(engine, run.id) == ()  # none on: saved as such, not "never chosen"
+    engine.dispose()
+
+
+def test_the_reader_languages_revision_both_ways(tmp_path: Path) -> None:
+    """0016 adds ``reader_languages`` (no row for existing reviewers: any row is theirs, as before);
+    the downgrade drops it with every run and verdict kept, the upgrade brings it back empty."""
+    engine = make_engine(_url(tmp_path / "readers.db"))
+    run = ingest.save_run(engine, b"question,answer,response\nq,a,a\n", "r.csv").run
+    key = store.load_scored(engine, run.id)["item_key"].iloc[0]
+    review.record_mark(engine, key, run.id, "asha", "correct")
+    assert reviewer_languages(engine, "asha") == ()
+    assert set_reviewer_languages(engine, "asha", ["ta", "Hindi", "tamil"]) == ("Hindi", "Tamil")
+    assert reviewer_languages(engine, "asha") == ("Hindi", "Tamil")
+    with engine.begin() as conn:
+        command.downgrade(migrations._config(conn), "0015")
+    with sqlite3.connect(tmp_path / "readers.db") as raw:
+        tables = {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        verdicts = raw.execute("SELECT count(*) FROM verdict_events").fetchone()[0]
+    assert "reader_languages" not in tables and "runs" in tables and verdicts == 1
+    engine.dispose()
+    engine = make_engine(_url(tmp_path / "readers.db"))  # upgrades again
+    with engine.connect() as conn:
+        assert migrations.current(conn) == migrations.head() == "0016"
+        assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
+    assert store.get_run(engine, run.id) == run and reviewer_languages(engine, "asha") == ()
     engine.dispose()
 
 

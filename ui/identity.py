@@ -1,6 +1,6 @@
 """Who is reviewing: the way reviewers are known here (sign-in, a proxy's header, a typed name),
-the name marks are saved under, why a session cannot mark, the sidebar's identity panel, and what
-double-blind review hides from this reviewer.
+the name marks are saved under, the languages they read, why a session cannot mark, the sidebar's
+identity panel, and what double-blind review hides from this reviewer.
 
 Apart from :mod:`ui.state` (the engine, read only for double-blind) because it is about the
 person, not the data: every page asks it who marks and what they may see (read once per page
@@ -13,10 +13,11 @@ from __future__ import annotations
 import streamlit as st
 
 from scoring import review, store
-from scoring.review import Visibility
+from scoring.core.language_names import CANONICAL_LANGUAGES
+from scoring.review import Visibility, reader_languages
 from scoring.review import roles as identity
 from scoring.store import RunInfo, read_secrets
-from ui import state
+from ui import run_choice, state
 from ui.display import md_escape
 
 REVIEWER_PARAM = "reviewer"
@@ -24,6 +25,9 @@ REVIEWER_KEY = "reviewer"  # session key (not a widget): the name in force
 REVIEWER_FIELD = "reviewer_name"  # the sidebar text field
 REVIEWER_ERROR = "reviewer_error"
 SCRIPT_RUNS = "script_runs"  #: session key app.py counts its runs under
+READS_KEY = "reader_languages"  # session key (not a widget): (name, languages, script run) last read
+READS_FIELD = "reader_languages_field"  # the sidebar's "Languages I read"
+READS_ERROR = "reader_languages_error"
 
 
 def identity_config() -> identity.Identity:
@@ -141,8 +145,67 @@ def identity_panel() -> None:
         if error:
             st.error(md_escape(error))
     name = reviewer()
+    if name:
+        languages_field(name)
     role = " · adjudicator" if name and config.adjudicators is not None and config.may_adjudicate(name) else ""
     st.caption(f"Identity: {config.label}{role}")
+
+
+def reads() -> tuple[str, ...]:
+    """The languages the reviewer in force reads (kept per reviewer in the database, so in every
+    session): in team review they are handed only rows in those; none, any row. Read once per
+    script run; while the database cannot be reached, the ones read last."""
+    name = reviewer()
+    if not name:
+        return ()
+    runs = st.session_state.get(SCRIPT_RUNS, 0)
+    kept = st.session_state.get(READS_KEY)
+    if kept and kept[0] == name and kept[2] == runs:
+        return kept[1]
+    try:
+        found = reader_languages.reviewer_languages(state.engine(), name)
+    except store.DatabaseError:
+        found = kept[1] if kept and kept[0] == name else ()
+    st.session_state[READS_KEY] = (name, found, runs)
+    return found
+
+
+def _on_languages_set() -> None:
+    """Sidebar field callback: keep the languages for the reviewer (a bad name is refused, named)."""
+    name = reviewer()
+    try:
+        kept = reader_languages.set_reviewer_languages(state.engine(), name, st.session_state.get(READS_FIELD) or [])
+    except ValueError as exc:
+        st.session_state[READS_ERROR] = f"{exc} Your languages stay as they were."
+        return
+    except store.DatabaseError:
+        st.session_state[READS_ERROR] = "The database cannot be reached: your languages were not saved."
+        return
+    st.session_state[READS_KEY] = (name, kept, st.session_state.get(SCRIPT_RUNS, 0))
+
+
+def languages_field(name: str) -> None:
+    """The sidebar's "Languages I read" for ``name``: the languages kept for them (any spelling of a
+    language the table knows is offered by its name; another can be typed)."""
+    mine = reads()
+    known = {lang for run in run_choice.known_runs() for lang in run.languages}
+    options = sorted({*CANONICAL_LANGUAGES.values(), *known, *mine}, key=str.casefold)
+    st.session_state[READS_FIELD] = list(mine)
+    st.multiselect(
+        "Languages I read",
+        options,
+        key=READS_FIELD,
+        on_change=_on_languages_set,
+        accept_new_options=True,
+        placeholder="Any language",
+        help=md_escape(
+            f"In team review {name} is handed only rows in these languages (a Tamil row goes to people who "
+            "read Tamil); none: any row. Kept for this name in the database, on every device."
+        ),
+    )
+    error = st.session_state.pop(READS_ERROR, None)
+    if error:
+        st.error(md_escape(error))
 
 
 def keep_reviewer_in_url() -> None:

@@ -24,7 +24,7 @@ from scoring.estimate import (
 from scoring.estimate.group_estimate import GROUP_METHOD
 from scoring.estimate.ppi import PPI_METHOD
 from scoring.estimate.wording import withheld_text
-from ui import estimate_data, estimate_view, identity, run_choice
+from ui import estimate_data, estimate_view, identity, language_plan, run_choice
 from ui.charts import percent_style
 from ui.display import alert, md_escape
 from ui.downloads import download_button
@@ -209,6 +209,7 @@ with next_step if evidence else plan_tab:
             icon=":material/rule:",
             query_params={"scope": review.AUDIT, "run": str(run.id)},
         )
+    language_plan.language_planner(figs, reviewer, half_width)  # the plan aimed at one language
 
 with plan_tab:
     st.subheader("Review planner")

@@ -15,13 +15,13 @@ from scoring import review, store
 from scoring.core import search
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
-from scoring.review import DOUBLE_BLIND, SECOND_OPINION, SPLIT, Shown, job_sentence, my_verdicts
+from scoring.review import DOUBLE_BLIND, SECOND_OPINION, SPLIT, Shown, address, job_sentence, my_verdicts
 from ui import guidelines_panel as guidelines
 from ui import identity, judge_state, keys, queue_state, run_choice, state
 from ui.display import alert, compact_queue_page, md_escape, show_row, verdict_caption
+from ui.queue_state import ALL_DOMAINS, ALL_LANGUAGES
 
-ALL_DOMAINS = "All domains"
-VIEWS = ("Queue", "My verdicts")
+VIEWS = (queue_state.VIEW_LABELS[address.QUEUE], queue_state.VIEW_LABELS[address.MY_VERDICTS])
 ALERTS = {"saved": "success", "info": "info", "refused": "warning", "error": "error"}
 MY_LABELS = {"reviewed_at": "marked at (UTC)", "marked_in_run": "marked in run", "answer": "golden answer"}
 
@@ -42,6 +42,16 @@ compact_queue_page()
 if not reviewer:
     st.warning(md_escape(session.cannot_mark))
 
+# The place (scope, filters, mode, view) lives in the page's address: a refresh, a sidebar round trip
+# and a link open the same place (ui.queue_state.restore_address puts it into the controls below).
+# The audit rows last read while the database is out: the audit scope stays offered (the queue says so).
+audit = session.audit(engine)
+audit_size = len(audit)
+scopes = [*BUCKETS, review.AUDIT] if audit_size else list(BUCKETS)
+languages = summary["languages"]
+for problem in queue_state.restore_address(run.id, address.Offered(scopes, summary["domains"], languages)):
+    alert("warning", problem)  # a hand-edited or stale address: named, then the default
+
 # A row opened from another page (``?row=N``, 1-based): shown next, once.
 wanted = st.query_params.get("row")
 if wanted is not None:
@@ -59,17 +69,13 @@ if wanted is not None:
 # One compact row of scope controls, so the row, its buttons and its fields fit a 1280x720 window
 # unscrolled; the review mode's switches sit in a popover (the progress line says the mode in force).
 # "Show" gets the width its two segments need (narrower, "My verdicts" was cut off at 1280 wide).
-c1, c2, c3, c4, c5 = st.columns([2.3, 1.4, 1.2, 1.9, 1.3], vertical_alignment="bottom")
-audit = session.audit(engine)  # none while the database is unreachable: the queue says so below
-audit_size = len(audit)
-scopes = [*BUCKETS, review.AUDIT] if audit_size else list(BUCKETS)
-asked = st.query_params.get("scope")  # ?scope=audit: another page (the planner) sends reviewers here
-if asked is not None:
-    del st.query_params["scope"]
-    if asked in scopes:
-        st.session_state["q_bucket"] = asked
+if len(languages) > 1:  # a language filter beside the domain's
+    c1, c2, c6, c3, c4, c5 = st.columns([2.05, 1.15, 1.15, 0.8, 1.9, 1.35], vertical_alignment="bottom")
+else:
+    c1, c2, c3, c4, c5 = st.columns([2.3, 1.4, 1.2, 1.9, 1.3], vertical_alignment="bottom")
+    c6 = None
 if st.session_state.get("q_bucket") not in scopes:
-    st.session_state["q_bucket"] = "overlap_only"  # first visit, or the audit set was removed
+    st.session_state["q_bucket"] = address.DEFAULT_SCOPE  # first visit, or the audit set was removed
 bucket_rows = summary["buckets"][COMBINED]  # rows per bucket in the run, counted once per run
 bucket = c1.selectbox(
     "Scope (bucket)",
@@ -81,14 +87,23 @@ bucket = c1.selectbox(
     "accuracy.",
 )
 domain = c2.selectbox("Domain", [ALL_DOMAINS, *summary["domains"]], key="q_domain")
+language = (
+    c6.selectbox(
+        "Language",
+        [ALL_LANGUAGES, *languages],
+        key="q_language",
+        help="Only this scope's rows in one language (a sample is drawn first, then narrowed).",
+    )
+    if c6 is not None
+    else ALL_LANGUAGES
+)
 sample = c3.number_input(
-    "Sample (0 = all)",
+    "Sample" if c6 is not None else "Sample (0 = all)",  # narrower beside a language filter: said in its help
     0,
-    10_000,
-    0,
+    address.MAX_SAMPLE,
     step=10,
     key="q_sample",
-    help="Estimate a bucket's accuracy: review a reproducible random sample of it.",
+    help="Estimate a bucket's accuracy: review a reproducible random sample of it (0 = every row).",
 )
 st.caption(job_sentence(bucket, sample or None))  # which job these marks serve (our words, no dataset text)
 
@@ -131,10 +146,10 @@ if double_blind:
         "and the other reviewer's verdict are hidden. The item shown is held for you for "
         f"{int(review.CLAIM_TTL.total_seconds() // 60)} minutes."
     )
+    chose_blind = queue_state.last_switch(run.id, "blind")  # kept in the address for when it is off again
 else:
-    review_mode = review_mode.chosen(
-        blind=mode.toggle("Blind review (hide metric verdicts and judge suggestion)", key="q_blind")
-    )
+    chose_blind = mode.toggle("Blind review (hide metric verdicts and judge suggestion)", key="q_blind")
+    review_mode = review_mode.chosen(blind=chose_blind)
 blind = review_mode.blind
 # Blind means blind everywhere: a row of any double-blind scope (the audit, a bucket, a sample) is
 # shown blind in every scope that serves it, opened by a link, and in My verdicts.
@@ -158,7 +173,8 @@ second = (
         "be measured on purpose.",
     )
 )
-review_mode = review_mode.chosen(second_opinion=second)
+# The languages the reviewer reads (sidebar): a claiming queue hands them only rows in those.
+review_mode = review_mode.chosen(second_opinion=second, languages=identity.reads())
 rule = review_mode.rule
 minutes = int(review.CLAIM_TTL.total_seconds() // 60)
 if reviewer and rule == SPLIT:
@@ -173,6 +189,7 @@ elif rule == SECOND_OPINION:
         f"each held for you for {minutes} minutes."
     )
 MODE_NAMES = {DOUBLE_BLIND: "double-blind", SECOND_OPINION: "second opinion", SPLIT: "team split"}
+READS = f"   {review_mode.reads_line}" if review_mode.reads_line else ""  # on the card: the languages you read
 audit_note = ", blind audit of the random sample" if audited else ""
 # Said on the progress line (in the fragment), not on a line of its own: one line less above the card.
 MODE_LINE = (
@@ -181,10 +198,24 @@ MODE_LINE = (
 )
 view = c4.segmented_control("Show", VIEWS, default=VIEWS[0], key="q_view") or VIEWS[0]
 scope_domain = None if domain == ALL_DOMAINS else domain
+scope_language = None if language == ALL_LANGUAGES else language
+second_on = second if not double_blind and reviewer else queue_state.last_switch(run.id, "second")
+queue_state.keep_address(
+    run.id,
+    address.QueueAddress(
+        bucket,
+        scope_domain,
+        scope_language,
+        int(sample or 0),
+        bool(chose_blind),
+        bool(second_on),
+        address.MY_VERDICTS if view == VIEWS[1] else address.QUEUE,
+    ),
+)
 
 
 def _scope() -> review.QueueScope:
-    return queue_state.queue_scope(run.id, bucket, scope_domain, sample or None)
+    return queue_state.queue_scope(run.id, bucket, scope_domain, sample or None, scope_language)
 
 
 def _row_of(item_key: str) -> int | None:
@@ -230,6 +261,7 @@ def _on_click(action: str, screen: int) -> None:
 def _go_to_scope(bucket_name: str, domain_name: str | None) -> None:
     st.session_state["q_bucket"] = bucket_name
     st.session_state["q_domain"] = domain_name or ALL_DOMAINS
+    st.session_state["q_language"] = ALL_LANGUAGES
     st.session_state["q_sample"] = 0
     st.session_state["q_rerun_app"] = True  # the scope pickers live outside the fragment
 
@@ -272,21 +304,26 @@ def _finished(scope: review.QueueScope) -> None:
         f"Done: every row of this scope has your verdict ({len(scope)} rows: {counts['correct']} correct, "
         f'{counts["wrong"]} wrong). Open "My verdicts" to revisit one.'
     )
-    todo = my_verdicts.open_scopes(frame, engine, reviewer)
+    _scopes_left(team=False)
+
+
+def _scopes_left(team: bool) -> None:
+    """Buttons to the scopes of the run with work left (the audit sample first, while it has rows
+    waiting): the rows without the reviewer's verdict, or, for a team splitting its scopes, without
+    anyone's; only the rows in the reviewer's languages."""
+    todo = my_verdicts.open_scopes(frame, engine, reviewer, audit, team=team, languages=review_mode.languages)
     if todo.empty:
-        st.text("No row of this run is left without your verdict.")
+        st.text("No row of this run is left without " + ("a verdict." if team else "your verdict."))
         return
-    st.text("Scopes of this run with rows still waiting for your verdict:")
+    st.text(f"Scopes of this run with rows still waiting for {'a' if team else 'your'} verdict:")
     per_bucket = todo.groupby("bucket", sort=False)["remaining"].sum()
     # Button labels render Markdown: a domain's name is dataset text, shown literally.
     for i, (name, left) in enumerate(per_bucket.items()):
-        st.button(
-            md_escape(f"{name}, all domains: {left} rows left"),
-            key=f"q_todo_b{i}",
-            on_click=_go_to_scope,
-            args=(str(name), None),
-        )
-    for i, row in enumerate(todo[todo["bucket"] == bucket].itertuples(index=False)):
+        label = "Estimate: audit sample" if name == review.AUDIT else f"{name}, all domains"
+        text = md_escape(f"{label}: {left} rows left")
+        st.button(text, key=f"q_todo_b{i}", on_click=_go_to_scope, args=(str(name), None))
+    here = todo[(todo["bucket"] == bucket) & (todo["bucket"] != review.AUDIT)]
+    for i, row in enumerate(here.itertuples(index=False)):
         st.button(
             md_escape(f"{row.bucket}, {row.Domain}: {row.remaining} rows left"),
             key=f"q_todo_d{i}",
@@ -305,7 +342,7 @@ def _card(row: pd.Series, screen: int, offline: bool = False, said: list[review.
     above the row is one line high. The keyboard, mounted right after, is the line under the
     buttons."""
     language = f"   Language: {row['language']}" if row.get("language") else ""  # text, escaped by show_row
-    place = f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}{language}"
+    place = f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}{language}{READS}"
     row_blind = blind_view.hides(row["item_key"])
     lines = [place if row_blind else f"{place}   {verdict_caption(row, with_domain=False)}"]
     if row_blind and not blind:
@@ -382,9 +419,11 @@ def _nothing_free() -> str:
             f"other reviewer and free (each has no verdict yet, two, or yours, {held}). Turn Second opinion "
             "off to review rows nobody has marked."
         )
+    reads = review_mode.languages
+    mine = f" in your languages ({md_escape(', '.join(reads))}; set in the sidebar)" if reads else ""  # as typed
     return (
-        f"No row of this scope is waiting for a reviewer: each has a verdict, yours or a teammate's, {held}. "
-        "Turn on Second opinion to review rows others marked, or choose another scope."
+        f"No row of this scope{mine} is waiting for a reviewer: each has a verdict, yours or a teammate's, "
+        f"{held}. Turn on Second opinion to review rows others marked, or choose another scope."
     )
 
 
@@ -423,6 +462,8 @@ def queue_view() -> None:
         )
     if turn.shown is Shown.NOTHING_FREE:
         st.info(_nothing_free())
+        if rule == SPLIT and reviewer:  # the team has finished this scope: where work is left
+            _scopes_left(team=True)
     elif turn.shown is Shown.CANNOT_MARK:  # nothing is "done" for someone who cannot mark: say why instead
         st.info(
             md_escape(f"{session.cannot_mark} {total - done} of the {total} rows of this scope are still to review.")

@@ -23,6 +23,7 @@ from scoring.core.stats import DEFAULT_HALF_WIDTH
 from scoring.estimate import MetricQuality, Ratio, RunEstimate
 from scoring.estimate.group_estimate import GROUP_METHOD
 from scoring.estimate.judged import JudgeFigures, judge_figures, with_labels
+from scoring.estimate.language_plan import language_plan_text, plan_language
 from scoring.estimate.sample import SAMPLE_RULE
 from scoring.estimate.stored_run import StoredRun, stored_estimate
 from scoring.estimate.wording import judge_sentence, withheld_text
@@ -50,6 +51,12 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--judge-model",
         metavar="M",
         help="use model M's stored judge labels for the judge-assisted estimate (default: the run's)",
+    )
+    parser.add_argument(
+        "--plan-language",
+        metavar="L",
+        help="also plan the reviews for +-H points in the row language L alone (e.g. Tamil): how many more of "
+        "its rows of the random sample, and which",
     )
 
 
@@ -278,9 +285,14 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         run, figures = stored_estimate(engine, args.run, half_width)
         judged = judged_figures(engine, run, figures, args.judge_model, half_width)
         info = report(run, figures, judged)
+        aimed = plan_language(figures.sample, args.plan_language, half_width) if args.plan_language else None
+        if aimed is not None:
+            info["language_plan"] = aimed.as_dict()
         if args.json:
             print(json.dumps(info, ensure_ascii=False, indent=2))
             return
         print(_text(run, figures, info, judged, by_language=args.by == "language"))
+        if aimed is not None:
+            print("\n" + language_plan_text(aimed))
 
     return guarded(body)

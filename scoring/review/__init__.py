@@ -4,8 +4,10 @@ queue over a run (:mod:`scoring.review.queue`), the review rules (split, double-
 opinion: who is handed which item, :mod:`scoring.review.claim_rules`), one reviewer's session on a
 run in a tab (:mod:`scoring.review.session`: the mode, the row handed out, one method per action)
 and its pass through the queue (:mod:`scoring.review.loop`), their own verdicts
-(:mod:`scoring.review.my_verdicts`), the run's review guidelines (:mod:`scoring.review.guidelines`)
-and what a viewer may see during double-blind review (:mod:`scoring.review.visibility`).
+(:mod:`scoring.review.my_verdicts`), the run's review guidelines (:mod:`scoring.review.guidelines`),
+what a viewer may see during double-blind review (:mod:`scoring.review.visibility`), the queue's
+place in the page's address (:mod:`scoring.review.address`) and the languages each reviewer reads
+(:mod:`scoring.review.reader_languages`).
 
 Pages and commands use ``from scoring import review`` and ``review.record_mark(...)``.
 """
@@ -39,7 +41,7 @@ from scoring.core.verdict_rules import (
     reviewer_agreement,
     split_per_reviewer,
 )
-from scoring.review import guidelines, loop, my_verdicts
+from scoring.review import address, guidelines, loop, my_verdicts, reader_languages
 from scoring.review.adjudicate import (
     OwnDecisionRefused,
     adjudicate_own_allowed,
@@ -100,7 +102,7 @@ from scoring.review.session import GivenVerdict, ReviewMode, ReviewSession, Scop
 from scoring.review.verdict_table import VERDICT_COLUMNS, VerdictTable, verdict_table
 from scoring.review.visibility import Visibility, read_visibility, visibility_for
 from scoring.store.adjudications import ADJUDICATE, adjudications, restore_adjudications
-from scoring.store.audit import AUDIT, audit_half_width, audit_keys, set_audit
+from scoring.store.audit import AUDIT, add_to_audit, audit_half_width, audit_keys, set_audit
 from scoring.store.guideline_log import MAX_CHARS as GUIDELINES_MAX_CHARS
 from scoring.store.verdict_log import (
     ACTION_BUSY_MS,
@@ -126,6 +128,7 @@ from scoring.store.verdict_log import (
 
 __all__ = [
     "AUDIT",
+    "add_to_audit",
     "audit_half_width",
     "audit_keys",
     "set_audit",
@@ -205,6 +208,8 @@ __all__ = [
     "human_summary",
     "human_vs_metric",
     "loop",
+    "address",
+    "reader_languages",
     "metric_precision",
     "my_verdicts",
     "next_in_queue",

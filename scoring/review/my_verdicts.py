@@ -6,6 +6,8 @@ that still have work) and the "My verdicts" list, where a reviewer deliberately 
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
@@ -13,7 +15,9 @@ from sqlalchemy import Engine
 from scoring.core.protocols import BUCKETS
 from scoring.core.verdict_rules import VERDICTS
 from scoring.review.blind import HIDDEN, BlindRows
-from scoring.review.queue import QueueScope
+from scoring.review.queue import QueueScope, row_languages
+from scoring.review.reader_languages import reads
+from scoring.store.audit import AUDIT
 from scoring.store.verdict_log import current_verdicts
 
 MY_COLUMNS = [
@@ -75,24 +79,40 @@ def verdict_counts(mine: pd.DataFrame) -> dict[str, int]:
     return {v: int(counts.get(v, 0)) for v in VERDICTS}
 
 
-def open_scopes(scored: pd.DataFrame, engine: Engine, reviewer: str) -> pd.DataFrame:
-    """Per bucket and domain of the run, the rows still without the reviewer's verdict (> 0 only).
+def open_scopes(
+    scored: pd.DataFrame,
+    engine: Engine,
+    reviewer: str,
+    audit: Collection[str] = (),
+    team: bool = False,
+    languages: Collection[str] = (),
+) -> pd.DataFrame:
+    """Per scope of the run with work left, the rows still waiting (> 0 only): the audit sample
+    first (bucket :data:`~scoring.store.audit.AUDIT`, Domain "", from the item keys ``audit``),
+    then per bucket and domain.
 
-    Columns: bucket, Domain, remaining; sorted by bucket order, then domain.
+    Waiting means without the reviewer's verdict, or, for a ``team`` splitting its scopes, without
+    anyone's (a teammate's row is not handed out again); only rows the reviewer reads count
+    (``languages``: :func:`~scoring.review.reader_languages.reads`). Columns: bucket, Domain,
+    remaining; the buckets in their order, then the domains sorted.
     """
-    current = current_verdicts(engine, scored["item_key"], reviewer=reviewer)
+    current = current_verdicts(engine, scored["item_key"], reviewer=None if team else reviewer)
     keys = scored["item_key"].to_numpy(dtype=object)
-    todo = scored[~np.isin(keys, current["item_key"].to_numpy(dtype=object))] if len(current) else scored
-    if todo.empty:
-        return pd.DataFrame(
-            {
-                "bucket": pd.Series(dtype=object),
-                "Domain": pd.Series(dtype=object),
-                "remaining": pd.Series(dtype="int64"),
-            }
-        )
+    left = ~np.isin(keys, current["item_key"].to_numpy(dtype=object)) if len(current) else np.ones(len(keys), bool)
+    if languages:
+        left &= reads(row_languages(scored).to_numpy(dtype=object), languages)
+    todo = scored[left]
+    audited = int(np.count_nonzero(left & np.isin(keys, np.asarray(list(audit), dtype=object)))) if audit else 0
+    empty = pd.DataFrame(
+        {"bucket": pd.Series(dtype=object), "Domain": pd.Series(dtype=object), "remaining": pd.Series(dtype="int64")}
+    )
     table = todo.groupby(["bucket", "Domain"], sort=False).size().rename("remaining").reset_index()
+    if table.empty:
+        table = empty
     order = {b: i for i, b in enumerate(BUCKETS)}
     table["_b"] = table["bucket"].map(order)
     table["Domain"] = table["Domain"].astype(str)
-    return table.sort_values(["_b", "Domain"]).drop(columns="_b").reset_index(drop=True)
+    table = table.sort_values(["_b", "Domain"]).drop(columns="_b")
+    if audited:
+        table = pd.concat([pd.DataFrame({"bucket": [AUDIT], "Domain": [""], "remaining": [audited]}), table])
+    return table.astype({"remaining": "int64"}).reset_index(drop=True)

@@ -18,8 +18,10 @@ from sqlalchemy import Engine
 from scoring.core.order import review_order
 from scoring.core.protocols import BUCKETS
 from scoring.core.report import COMBINED
+from scoring.core.row_language import LANGUAGE
 from scoring.core.verdict_rules import current_marks, isin
 from scoring.review.claim_rules import SPLIT, ClaimRule, claim_next, reviewers_per_item
+from scoring.review.reader_languages import reads
 from scoring.review.verdict_table import VerdictTable
 from scoring.store.audit import AUDIT
 from scoring.store.verdict_log import STATE_COLUMNS, read_events, reviewer_state
@@ -33,9 +35,11 @@ def rows_in_scope(
     domain: str | Sequence[str] | None,
     rows: Sequence[int] | None = None,
     keys: Collection[str] | None = None,
+    language: str | None = None,
 ) -> pd.DataFrame:
     """Rows of a bucket (None: all; :data:`AUDIT`: the rows whose item key is in ``keys``), a
-    domain (or several) and optionally given row_idx values."""
+    domain (or several), a row language (None: any) and optionally given row_idx values.
+    Columns: row_idx, item_key, Domain, language (blank where the rows carry none)."""
     if bucket is not None and bucket not in (*BUCKETS, AUDIT):
         raise ValueError(f"Unknown bucket {bucket!r}: expected one of {', '.join(BUCKETS)} or {AUDIT}.")
     mask = np.ones(len(scored), dtype=bool)
@@ -48,7 +52,19 @@ def rows_in_scope(
         mask &= isin(scored["Domain"], domains)
     if rows is not None:
         mask &= scored["row_idx"].isin(list(rows)).to_numpy()
-    return scored.loc[mask, ["row_idx", "item_key", "Domain"]]
+    if language is not None:
+        mask &= (row_languages(scored) == language).to_numpy()
+    columns = ["row_idx", "item_key", "Domain", *([LANGUAGE] if LANGUAGE in scored.columns else [])]
+    found = scored.loc[mask, columns]
+    return found.assign(language=row_languages(found))
+
+
+def row_languages(scored: pd.DataFrame) -> pd.Series:
+    """Each row's language as the queue filters on it (:data:`LANGUAGE`; blank without one: the
+    store fills and trims it for every run, :func:`scoring.core.row_language.fill_languages`)."""
+    if LANGUAGE not in scored.columns:
+        return pd.Series("", index=scored.index, dtype=object)
+    return scored[LANGUAGE].astype(object).fillna("")
 
 
 def sampled_rows_in_scope(
@@ -58,15 +74,22 @@ def sampled_rows_in_scope(
     sample: int | None,
     seed: int,
     keys: Collection[str] | None = None,
+    language: str | None = None,
 ) -> pd.DataFrame:
     """The scope's rows in review order (the run's seeded random permutation, see
     :mod:`scoring.core.order`), or the first ``sample`` of them: a simple random sample of the
-    scope, the same rows every time, whatever has been reviewed since."""
+    scope, the same rows every time, whatever has been reviewed since.
+
+    ``language`` narrows the rows after the sample is drawn: a sample is the bucket's and
+    domain's, the same rows for every reviewer whatever languages they read (a team splitting a
+    sample of 50 by language reviews those 50 together), and its rows in one language are still a
+    prefix of that language's review order, so still a random sample of them."""
     scope = rows_in_scope(scored, bucket, domain, keys=keys)
     if sample is not None and sample < 0:
         raise ValueError(f"Sample size must be zero or more, not {sample}.")
     scope = scope.iloc[review_order(scope["item_key"].to_numpy(dtype=object), seed)]
-    return scope.iloc[:sample] if sample is not None else scope
+    scope = scope.iloc[:sample] if sample is not None else scope
+    return scope if language is None else scope[(scope["language"] == language).to_numpy()]
 
 
 def _domain_codes(domains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -105,6 +128,7 @@ def queue(
     sample: int | None = None,
     seed: int = 0,
     keys: Collection[str] | None = None,
+    language: str | None = None,
 ) -> list[int]:
     """row_idx values in review order: unreviewed by this reviewer, then skipped, then reviewed.
 
@@ -112,9 +136,10 @@ def queue(
     ``seed``, the run's ``review_seed``; the same for everyone and after a restart), so a queue
     recomputed after a refresh continues where the reviewer left off, and what reviewers get
     through is a random sample of the scope. ``sample=k`` takes the first k rows of that order.
-    ``bucket=None`` means all rows; ``bucket=AUDIT`` the rows whose item key is in ``keys``.
+    ``bucket=None`` means all rows; ``bucket=AUDIT`` the rows whose item key is in ``keys``;
+    ``language`` the rows of one language (:func:`sampled_rows_in_scope`).
     """
-    scope = sampled_rows_in_scope(scored, bucket, domain, sample, seed, keys)
+    scope = sampled_rows_in_scope(scored, bucket, domain, sample, seed, keys, language)
     row_idx = scope["row_idx"].to_numpy()
     name = reviewer.strip() if isinstance(reviewer, str) else ""
     if not name or scope.empty:
@@ -134,13 +159,14 @@ def progress(
     domain: str | Sequence[str] | None = None,
     rows: Sequence[int] | None = None,
     keys: Collection[str] | None = None,
+    language: str | None = None,
 ) -> pd.DataFrame:
     """Reviewed k of n per domain (sorted) and ``combined`` (last row) for a scope.
 
     Columns: domain, n, reviewed, remaining. Reviewed means a current verdict by anyone, or by
     ``reviewer`` when given. ``rows`` (row_idx values, e.g. a sampled queue) narrows the scope.
     """
-    scope = rows_in_scope(scored, bucket, domain, rows, keys)
+    scope = rows_in_scope(scored, bucket, domain, rows, keys, language)
     name = reviewer.strip() if isinstance(reviewer, str) and reviewer.strip() else None
     if scope.empty:
         done = pd.Series(dtype=bool)
@@ -163,6 +189,8 @@ class QueueScope:
     item_keys: np.ndarray
     domains: np.ndarray
     positions: dict[str, list[int]]  # item key -> positions in the scope (identical rows share one)
+    languages: np.ndarray | None = None  #: each row's language (None: the rows carry none)
+    language: str | None = None  #: the language the scope was narrowed to (None: any)
 
     def __len__(self) -> int:
         return len(self.row_idx)
@@ -191,6 +219,22 @@ class QueueScope:
         """:func:`_progress_table` of this scope, on its kept :attr:`domain_codes`."""
         return _counted_table(*self.domain_codes, done)
 
+    @functools.cached_property
+    def language_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the scope's row languages, distinct, each row's index into them), kept for every press."""
+        rows = self.languages if self.languages is not None else np.full(len(self), "", dtype=object)
+        codes, names = pd.factorize(rows)  # hashed: a tenth of np.unique's sort on 100,000 strings
+        return np.asarray(names, dtype=object), codes
+
+    def readable(self, reader: Collection[str]) -> np.ndarray:
+        """True at the rows a reviewer who reads ``reader`` may be handed (every row when they
+        set none: :func:`~scoring.review.reader_languages.reads`), decided once per distinct
+        language: a press costs no pass over the scope's strings."""
+        if not reader:
+            return np.ones(len(self), dtype=bool)
+        names, codes = self.language_codes
+        return reads(names, reader)[codes] if len(self) else np.zeros(0, dtype=bool)
+
 
 def queue_scope(
     scored: pd.DataFrame,
@@ -199,14 +243,17 @@ def queue_scope(
     sample: int | None = None,
     seed: int = 0,
     keys: Collection[str] | None = None,
+    language: str | None = None,
 ) -> QueueScope:
     """The scope :func:`queue` orders, as an index for :func:`next_in_queue` and :func:`scope_progress`."""
-    scope = sampled_rows_in_scope(scored, bucket, domain, sample, seed, keys)
+    scope = sampled_rows_in_scope(scored, bucket, domain, sample, seed, keys, language)
     keys = scope["item_key"].to_numpy(dtype=object)
     positions: dict[str, list[int]] = {}
     for pos, key in enumerate(keys):
         positions.setdefault(key, []).append(pos)
-    return QueueScope(scope["row_idx"].to_numpy(), keys, scope["Domain"].astype(str).to_numpy(dtype=object), positions)
+    domains = scope["Domain"].astype(str).to_numpy(dtype=object)
+    row_languages = scope["language"].to_numpy(dtype=object)
+    return QueueScope(scope["row_idx"].to_numpy(), keys, domains, positions, row_languages, language)
 
 
 def next_in_queue(scope: QueueScope, engine: Engine, reviewer: str | None) -> int | None:
@@ -230,6 +277,7 @@ def claim_in_queue(
     counts: Mapping[str, int] | None = None,
     keep: Collection[str] | None = None,
     state: tuple[Collection[str], Collection[str]] | None = None,
+    languages: Collection[str] = (),
 ) -> int | None:
     """row_idx of the row claimed for ``reviewer`` next (see :mod:`scoring.review.claim_rules`): the
     first in queue order that ``rule`` wants, without their verdict and held by nobody else,
@@ -242,6 +290,8 @@ def claim_in_queue(
     the rows to serve first if still open (default: every row the reviewer holds; ``[]`` on a
     scope just chosen, so it starts at its front), as for :func:`~scoring.review.claim_rules.claim_next`.
     ``state``: the reviewer's (marked, skipped) keys when the caller has just read them.
+    ``languages``: the languages the reviewer reads (:mod:`scoring.review.reader_languages`):
+    only rows in them are handed out; none set, any row.
     """
     marked, skipped = reviewer_state(engine, reviewer, None) if state is None else state
     counts = reviewers_per_item(engine) if counts is None else counts
@@ -249,6 +299,7 @@ def claim_in_queue(
     for key, n in counts.items():  # the items with a verdict, not every row of the scope
         given[scope.positions.get(key, [])] = n
     wanted = (given >= rule.least) & (given < rule.needed) & ~scope.mask(marked) & scope.first_of_item
+    wanted &= scope.readable(languages)
     candidates = scope.item_keys[wanted]
     places = scope.positions
     key = claim_next(

@@ -70,6 +70,9 @@ class ReviewMode:
     chose_blind: bool = False  #: the reviewer's "Blind review" switch
     second_opinion: bool = False  #: the reviewer's "Second opinion" switch
     blind_audit: bool = False  #: ``REVIEW_BLIND_AUDIT``: the random sample is shown blind
+    #: The languages the reviewer reads (:mod:`scoring.review.reader_languages`): a claiming queue
+    #: hands them only rows in these; none, any row.
+    languages: tuple[str, ...] = ()
 
     @property
     def wider(self) -> list[str]:
@@ -95,13 +98,21 @@ class ReviewMode:
     def rule(self) -> ClaimRule:
         return rule_for(self.double_blind, self.second_opinion)
 
-    def chosen(self, blind: bool | None = None, second_opinion: bool | None = None) -> ReviewMode:
-        """This mode with the reviewer's switches as set on the page."""
+    def chosen(
+        self, blind: bool | None = None, second_opinion: bool | None = None, languages: Iterable[str] | None = None
+    ) -> ReviewMode:
+        """This mode with the reviewer's switches as set on the page (and the languages they read)."""
         return replace(
             self,
             chose_blind=self.chose_blind if blind is None else blind,
             second_opinion=self.second_opinion if second_opinion is None else second_opinion,
+            languages=self.languages if languages is None else tuple(languages),
         )
+
+    @property
+    def reads_line(self) -> str:
+        """The card's words for the languages the reviewer reads ("" when none is set: any row)."""
+        return f"Your languages: {', '.join(self.languages)}" if self.languages else ""
 
     def blind_rows(self, scored: pd.DataFrame, seed: int, audit: Collection[str]) -> BlindRows:
         """The run's rows shown blind in this mode (:func:`~scoring.review.blind.blind_rows`)."""
@@ -160,6 +171,8 @@ class ReviewSession:
     hold_off: bool = False
     #: Per queue scope, the run's double-blind scopes last read (kept while the database is out).
     blind_seen: dict[tuple, tuple[BlindSpec, ...]] = field(default_factory=dict)
+    #: The run's audit rows last read (kept while the database is out).
+    audit_seen: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.loop = ReviewLoop(self.run_id)
@@ -190,11 +203,14 @@ class ReviewSession:
     # ------------------------------------------------------------------ opening a scope
 
     def audit(self, engine: Engine) -> set[str]:
-        """The run's audit rows (none while the database cannot be reached: the queue says so)."""
+        """The run's audit rows. While the database cannot be reached, the ones read last: a moment
+        of a busy or unreachable database must not take the audit scope off the scopes offered (and
+        the reviewer back to a triage scope); the queue says the database is out."""
         try:
-            return audit_keys(engine, self.run_id)
+            self.audit_seen = audit_keys(engine, self.run_id)
         except DatabaseError:
-            return set()
+            pass
+        return set(self.audit_seen)
 
     def mode(self, engine: Engine, scope: BlindSpec, blind_audit: bool = False) -> ReviewMode:
         """The mode in force on ``scope``: double-blind when a blind scope of the run covers it.
@@ -288,11 +304,12 @@ class ReviewSession:
         if loop.opened is not None:  # shown on purpose: held while on screen, whatever the order
             hold(engine, self.run_id, reviewer, str(scored.iloc[loop.opened]["item_key"]), mode.rule)
             return loop.opened
-        here = (mode.scope, mode.rule)
+        # A language filter or the reviewer's languages changed: the row on screen may be out of them.
+        here = (mode.scope, mode.rule, mode.languages, scope.language)
         keep, let_go = resume(self.claimed_in, here, loop.screen.item_key if loop.screen is not None else None)
         self.claimed_in = here
         release(engine, reviewer, let_go)
-        return claim_in_queue(scope, engine, self.run_id, reviewer, mode.rule, counts, keep, state)
+        return claim_in_queue(scope, engine, self.run_id, reviewer, mode.rule, counts, keep, state, mode.languages)
 
     def offline_screen(self) -> Screen | None:
         """The database cannot be reached: the row that was on screen stays (presses on it say

@@ -54,3 +54,24 @@ def audit_half_width(engine: Engine, run_id: int) -> float | None:
     with engine.connect() as conn:
         found = conn.execute(stmt).scalar()
     return float(found) if found is not None else None
+
+
+def add_to_audit(engine: Engine, run_id: int, item_keys: Iterable[str], by: str) -> int:
+    """Add ``item_keys`` to the run's audit scope, keeping the rows it holds and the half-width it
+    was planned for (a plan aimed at one language adds its rows to the run's plan, it does not
+    replace it); returns the scope's size. One transaction."""
+    name = check_reviewer(by)
+    now = utcnow()
+    with writer(engine).begin() as conn:
+        held = set(conn.execute(select(AuditRow.item_key).where(AuditRow.run_id == run_id)).scalars())
+        planned_for = conn.execute(
+            select(AuditRow.half_width).where(AuditRow.run_id == run_id, AuditRow.half_width.is_not(None)).limit(1)
+        ).scalar()
+        new = [k for k in dict.fromkeys(str(k) for k in item_keys) if k not in held]
+        rows = [
+            {"run_id": run_id, "item_key": k, "created_by": name, "created_at": now, "half_width": planned_for}
+            for k in new
+        ]
+        for start in range(0, len(rows), RESTORE_CHUNK):
+            conn.execute(insert(AuditRow), rows[start : start + RESTORE_CHUNK])
+    return len(held) + len(new)

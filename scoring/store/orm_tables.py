@@ -188,3 +188,14 @@ class GuidelinesRead(Base):
     guidelines_id: Mapped[int] = mapped_column(ForeignKey("run_guidelines.id", ondelete="CASCADE"), primary_key=True)
     reader: Mapped[str] = mapped_column(String(200), primary_key=True)
     read_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ReaderLanguage(Base):
+    """A language a reviewer reads (one row per reviewer and language): in team review a reviewer
+    with any row here is handed only rows in those languages (:mod:`scoring.review.reader_languages`);
+    none, any row. Kept per reviewer name as marks are saved under it. Revision 0016."""
+
+    __tablename__ = "reader_languages"
+    reviewer: Mapped[str] = mapped_column(String(200), primary_key=True)
+    language: Mapped[str] = mapped_column(String(100), primary_key=True)
+    set_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
