@@ -344,7 +344,9 @@ def _card(row: pd.Series, screen: int, offline: bool = False, said: list[review.
     language = f"   Language: {row['language']}" if row.get("language") else ""  # text, escaped by show_row
     place = f"Row {int(row['row_idx']) + 1} of the run   Domain: {row['Domain']}{language}{READS}"
     row_blind = blind_view.hides(row["item_key"])
-    lines = [place if row_blind else f"{place}   {verdict_caption(row, with_domain=False)}"]
+    # One line each (a longer one ends in "…", its whole text in the tooltip): the place, then the
+    # metrics' verdicts or why they are hidden.
+    lines = [place] if row_blind else [place, verdict_caption(row, with_domain=False)]
     if row_blind and not blind:
         lines.append(blind_view.why(row["item_key"]) or "")
     if not row_blind:
