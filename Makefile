@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test install install-dev browser postgres nginx promptfoo lint bench test-load screenshots
+.PHONY: run test install install-dev browser postgres nginx promptfoo lint bench test-load screenshots walk
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +76,11 @@ bench: install-dev browser postgres
 	  tests/bench_judge.py tests/bench_review_browser.py tests/bench_memory.py tests/bench_upload.py \
 	  tests/bench_upload_browser.py tests/bench_compare.py tests/bench_ppi.py tests/bench_ppi_coverage.py \
 	  tests/bench_small_runs.py tests/bench_languages.py tests/bench_matchers.py
+
+# A new team's first hour in chromium at 1280x720, on a fresh database and a mixed-language file
+# made anew each time (tests/walk_first_hour.py): prints what it checked; non-zero on a problem.
+walk: install-dev browser
+	$(PY) tests/walk_first_hour.py
 
 # Many reviewers at once on SQLite and PostgreSQL, one killed and restarted (tests/load_review.py).
 test-load: install-dev postgres

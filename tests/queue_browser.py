@@ -11,7 +11,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -120,10 +120,10 @@ def wait_for_events(page: Page, db_url: str, reviewer: str, count: int, timeout_
 # (window, capture phase: before the app's listener) the key (a button as its key), its time, the
 # question then painted and for how long it had been.
 # Also every "Row N had just appeared" the page said. ``tag`` is the run's question prefix.
-RECORD = """(tag) => {
+RECORD = """(source) => {
     if (window.__rec) { window.__rec.presses = []; window.__rec.said = []; return; }
     const rec = window.__rec = {rows: [], presses: [], said: []};
-    const pattern = new RegExp(tag + " question \\\\d+\\\\?");
+    const pattern = new RegExp(source);
     const main = () => document.querySelector("[data-testid='stMain']");
     const question = () => {
         const m = main();
@@ -176,10 +176,12 @@ class SeenPress:
     age_ms: float | None
 
 
-def start_recording(page: Page, tag: str) -> None:
-    """Record from now on. A row already on screen is taken as painted now (its real paint is
-    unknown), so this waits until it has been seen as long as a person looks before pressing."""
-    page.evaluate(RECORD, tag)
+def start_recording(page: Page, tag: str, pattern: str | None = None) -> None:
+    """Record from now on the rows whose question matches ``pattern`` (a JavaScript regular
+    expression; by default :func:`overlap_csv`'s ``<tag> question <i>?``). A row already on screen
+    is taken as painted now (its real paint is unknown), so this waits until it has been seen as
+    long as a person looks before pressing."""
+    page.evaluate(RECORD, pattern or re.escape(tag) + r" question \d+\?")
     if page.locator("[data-q-screen]").count():
         look_at_row(page)
 
@@ -219,16 +221,23 @@ def row_of(question: str) -> int:
 
 
 def check_presses(
-    presses: list[SeenPress], said: list[str], events: list[Event], keys_of: dict[str, str], where: str
+    presses: list[SeenPress],
+    said: list[str],
+    events: list[Event],
+    keys_of: dict[str, str],
+    where: str,
+    rows: Callable[[str], int] = row_of,
 ) -> tuple[int, int]:
     """Every press (Y or N) on a row painted long enough is stored, once, on that row with its
     key's verdict, in the order pressed; none on a row younger than the limit is stored, and the
     page said so for that row. Returns (stored, refused)."""
     assert all(p.question for p in presses), f"{where}: a press came while no row was painted: {presses}"
-    pending = list(events)
+    pending = [(e.action, e.item_key, e.verdict) for e in events]
     stored = refused = 0
     for press in presses:
-        want = Event("mark", keys_of[str(press.question)], VERDICT[press.key], "", "")
+        if press.key not in VERDICT:  # skips and undos are checked by the caller
+            continue
+        want = ("mark", keys_of[str(press.question)], VERDICT[press.key])
         age = press.age_ms if press.age_ms is not None else 0.0
         if age >= MIN_SHOWN_MS + MARGIN_MS:
             assert pending and pending[0] == want, (
@@ -238,7 +247,7 @@ def check_presses(
             pending.pop(0)
             stored += 1
         elif age < MIN_SHOWN_MS - MARGIN_MS:
-            row = row_of(str(press.question))
+            row = rows(str(press.question))
             assert f"Row {row} had just appeared: press again" in said, (
                 f"{where}: the press {press} on a row {age:.0f} ms old was not announced; the page said {said}"
             )

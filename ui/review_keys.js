@@ -34,6 +34,12 @@ const NOTE_FIELD = "[class*='st-key-q_note_'] input";
 const PICKED = "[role='option'], [data-testid='stButtonGroup'], label:has(input[type='checkbox']), label:has(input[type='radio'])";
 const IDLE = "Keys: Y correct · N wrong · S skip · U undo";
 
+// The queue is on the page (this component's element, which stays while a rerun redraws it): the
+// listeners, registered once for the tab, act only then.
+function onQueue() {
+  return document.querySelector(".st-key-q_keys") !== null;
+}
+
 function buttonKey(target) {
   const button = target && target.closest ? target.closest("button") : null;
   if (!button || button.disabled) return null;
@@ -145,7 +151,6 @@ export default function (component) {
   const { data, setStateValue, parentElement } = component;
   const keys = window.__reviewKeys || (window.__reviewKeys = { seq: 0, pending: [], handler: null, dirty: false });
   keys.send = setStateValue;
-  keys.mounted = true; // the queue is on the page: its listeners act (they stay registered once)
   keys.notice = parentElement ? parentElement.querySelector(".q-keys") : null;
   watchRows(keys);
   // A press is sent with the showing painted at its keydown (none: screen null, so the page says
@@ -190,7 +195,7 @@ export default function (component) {
         keys.say && keys.say();
       }, 20);
     keys.handler = (event) => {
-      if (!keys.mounted) return;
+      if (!onQueue()) return;
       if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
       const target = event.target;
       if (inField(target)) {
@@ -204,7 +209,7 @@ export default function (component) {
       send(key, event.timeStamp);
     };
     keys.clicks = (event) => {
-      if (!keys.mounted) return;
+      if (!onQueue()) return;
       if (keys.gesture && keys.gesture.target === event.target && !keys.gesture.ok) {
         event.preventDefault();
         event.stopImmediatePropagation();
@@ -220,7 +225,7 @@ export default function (component) {
     // Asked at the press of the mouse (a select opens then), and the click that follows obeys.
     keys.leaving = (event) => {
       keys.gesture = null;
-      if (!keys.mounted) return;
+      if (!onQueue()) return;
       const target = event.target;
       if (!target.closest || !target.closest(LEAVING) || !unsavedNote(keys)) return;
       const ok = askToLeave(keys);
@@ -237,7 +242,7 @@ export default function (component) {
       if (event.target.type === "checkbox" || event.target.type === "radio") release();
     };
     keys.unload = (event) => {
-      if (!keys.mounted || !unsavedNote(keys)) return;
+      if (!onQueue() || !unsavedNote(keys)) return;
       event.preventDefault();
       event.returnValue = "";
     };
@@ -252,7 +257,6 @@ export default function (component) {
     window.addEventListener("beforeunload", keys.unload);
   }
   return () => {
-    keys.mounted = false;
     keys.notice = null;
   };
 }
