@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from test_estimate_cli import database  # noqa: F401  (the fixture: a run with three judge labels by model "m")
 
 from scoring import ingest, store
