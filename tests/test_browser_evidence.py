@@ -93,15 +93,13 @@ def test_thirteen_triage_rows_give_no_estimated_figure_anywhere(server: AppServe
     assert not re.search(r"Combined: \d", text), text[:2000]
     assert "at least 2 in each of: both_pass, both_fail, exact_only" in text, text[:2000]
     # The chart draws the metrics' bars with their intervals, and no estimate bar: no zero-width cap
-    # that reads as certainty (the table and the words say what to review instead).
+    # that reads as certainty (no scope has an interval: no estimate series at all; the table and the
+    # words say what to review instead).
     chart = page.locator(".st-key-est_chart")
     traces = chart.locator("g.trace.bars")
-    expect(traces).to_have_count(3, timeout=TIMEOUT_MS)  # exact (raw), overlap (raw), the estimate
+    expect(traces).to_have_count(2, timeout=TIMEOUT_MS)  # exact (raw), overlap (raw)
     assert traces.nth(0).locator("path.yerror").count() > 0  # the raw metrics' intervals are drawn
-    estimate_bars = traces.nth(2)
-    assert estimate_bars.locator("path.yerror").count() == 0, "an estimate without an interval drew error caps"
-    heights = estimate_bars.locator("g.point path").evaluate_all("ps => ps.map(p => p.getBBox().height)")
-    assert all(h == 0 for h in heights), heights  # plotly keeps an empty path per missing bar
+    assert "Estimated true accuracy" not in chart.locator("g.legend").inner_text()
 
     # The Overview: the estimate's box holds no percentage and says what to review.
     open_nav(page, "Overview", "Overview")

@@ -41,16 +41,9 @@ METRIC_NAMES = {key: SHORT_TITLES[key] for key in (EXACT, OVERLAP, JUDGE)}
 
 def _error(values: list[float | None], low: list[float | None], high: list[float | None]) -> dict:
     """Plotly's error bars of ``values``; a bar with no interval (None) gets none (no cap at all)."""
-
-    def gap(a: float | None, b: float | None) -> float | None:
-        return None if a is None or b is None else a - b
-
-    return {
-        "type": "data",
-        "symmetric": False,
-        "array": [gap(h, v) for v, h in zip(values, high)],
-        "arrayminus": [gap(v, lo) for v, lo in zip(values, low)],
-    }
+    ups = [None if h is None or v is None else h - v for v, h in zip(values, high)]
+    downs = [None if lo is None or v is None else v - lo for v, lo in zip(values, low)]
+    return {"type": "data", "symmetric": False, "array": ups, "arrayminus": downs}
 
 
 def _add_interval_bars(
@@ -59,8 +52,10 @@ def _add_interval_bars(
     """One bar series with its 95% interval: ``cols`` names the value, low and high columns,
     ``extra`` the column shown with ``reviewed`` in the hover text (``hover`` formats both)."""
     value, low, high = cols
-    # No figure before its evidence: a scope without an interval gets no bar (and so no zero-width
-    # cap that would read as certainty); the table and text under the chart say what to review.
+    # No figure before its evidence: no bar (so no zero-width cap reading as certainty) without an
+    # interval, no series without one anywhere; the table and the text say what to review.
+    if not any(has_interval(r) for r in rows):
+        return fig
     values = [printed(r, value) for r in rows]
     lows, highs = [printed(r, low) for r in rows], [printed(r, high) for r in rows]
     notes = ["95% CI " + interval(r[low], r[high]) if has_interval(r) else str(r.get(TO_REVIEW)) for r in rows]

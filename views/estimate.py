@@ -159,8 +159,8 @@ with next_step if evidence else plan_tab:
         )
     else:
         st.text(
-            f"Review {len(rows):,} more rows of the random sample for ±{points:g} points ({plan.outcome}; "
-            "the Plan tab shows them per stratum)."
+            f"Review {len(rows):,} more rows of the random sample for ±{points:g} points: {plan.outcome}. "
+            "The Plan tab shows them per stratum."
         )
     in_conflict = int(rows["conflict"].sum())
     if in_conflict:

@@ -49,8 +49,8 @@ def plan_outcome(expected: float, planned: int, rows: int, assumed: int) -> str:
     said = f"expected interval once they are reviewed ±{expected * 100:.2f} points, if the assumed rates hold"
     if assumed:
         said += (
-            f" (the {assumed:,} strata whose bucket has no reviewed row yet are assumed at 50%, the widest case: "
-            "plan again once they have some)"
+            f"; the {assumed:,} strata whose bucket has no reviewed row yet are assumed at 50%, the widest case: "
+            "plan again once they have some"
         )
     return said
 
