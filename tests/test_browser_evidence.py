@@ -99,7 +99,8 @@ def test_thirteen_triage_rows_give_no_estimated_figure_anywhere(server: AppServe
     traces = chart.locator("g.trace.bars")
     expect(traces).to_have_count(2, timeout=TIMEOUT_MS)  # exact (raw), overlap (raw)
     assert traces.nth(0).locator("path.yerror").count() > 0  # the raw metrics' intervals are drawn
-    assert "Estimated true accuracy" not in chart.locator("g.legend").inner_text()
+    legend = chart.locator("g.legend").text_content() or ""
+    assert "Exact substring (raw)" in legend and "Estimated true accuracy" not in legend, legend
 
     # The Overview: the estimate's box holds no percentage and says what to review.
     open_nav(page, "Overview", "Overview")
