@@ -259,7 +259,11 @@ def test_run_estimate_puts_raw_adjudicated_and_estimated_side_by_side() -> None:
     # Art estimate: overlap_only 2 rows, 1 reviewed (k0, correct) -> falls back: k0 counts as it is
     # and the other row takes overlap_only pooled over Art and Sci (k0 correct, k4 wrong = 0.5), so
     # the cell is (1 + 0.5)/2 = 0.75; both_pass 1 row, reviewed wrong = 0. (2 x 0.75 + 1 x 0)/3 = 0.5.
-    assert art["estimate"] == pytest.approx(0.5)
+    assert figures.accuracy.domains[0].estimate == pytest.approx(0.5)
+    # ... but 2 reviewed rows give Art no interval: the table every output reads prints no figure
+    # (issue 36), only what to review: Art's 3 rows, one more (10 asked for, 3 is all it has).
+    assert (art["estimate"], art["ci_low"], art["ci_high"], art["shown"]) == (None, None, None, False)
+    assert art["what_to_review"] == "Review at least 1 more row of the random sample in Art to get an estimate."
     assert ("overlap_only", "Art") in figures.accuracy.fell_back
     assert "raw_judge" in table.columns and figures.has_judge
     # judge: k0 CORRECT, k2 NOT_ATTEMPTED, k5 INCORRECT judged -> raw 1/3 over judged rows

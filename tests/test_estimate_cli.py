@@ -12,7 +12,7 @@ import pytest
 from scoring import ingest, review, store
 from scoring.cli import main
 from scoring.estimate import ACCURACY_METHOD, PLAN_METHOD
-from scoring.estimate.stored_run import stored_final
+from scoring.estimate.stored_run import stored_estimate, stored_final
 from scoring.store import judge_cache, make_engine
 
 ROWS = [
@@ -101,8 +101,17 @@ def test_text_report_prints_raw_adjudicated_estimated_metrics_and_plan(database,
     # no reviewed row: the prior), (4 + 1 + 1)/8 = 75.0%.
     # (judge column: share of judged rows labelled CORRECT, rows 0 and 5 of 0, 5, 6)
     assert lines["Art"].split()[1:7] == ["8", "4", "50.0%", "75.0%", "66.7%", "62.5%"]
-    # both_fail has no reviewed row: every figure of the run is a bound, not a 95% interval, and says so
-    assert "75.0% (too few reviewed rows in Art for an interval: review 2 more)" in lines["Art"]
+    # both_fail has no reviewed row: every figure of the run is a bound, not a 95% interval, so none is
+    # printed (issue 36), only what to review: 4 more of Art's 8 rows (10 asked for, 8 is all it has),
+    # 2 of them both_fail.
+    assert lines["Art"].endswith(
+        "— Review at least 4 more rows of the random sample in Art (at least 2 in each of: both_fail) to get an "
+        "estimate."
+    )
+    assert "75.0% [" not in lines["Art"] and lines["Art"].count("%") == 4  # the raw and adjudicated figures only
+    _, figures = stored_estimate(make_engine(url), run.id)
+    point = {e.scope: e.estimate for e in figures.accuracy.rows}
+    assert point["Art"] == pytest.approx(0.75)  # the arithmetic below holds, though no page prints it
     # The random sample: the marks were given through the queue, so each stratum's sample runs up to
     # its last marked row in the run's review order (ranks by the file's seed, fixed): in Art
     # both_pass row 2 (rank 6) comes before row 1 (rank 11) and is missing; in Sci both_pass row 10
@@ -112,16 +121,20 @@ def test_text_report_prints_raw_adjudicated_estimated_metrics_and_plan(database,
     # (rows 0, 1 right, 8 wrong): 4/9; exact_only 1/1; overlap_only falls back likewise: row 13 right
     # and one row at the pooled 2/3 (4, 13 right, 5 wrong): 5/6. (3 x 4/9 + 1 + 2 x 5/6)/6 = 66.7%.
     assert lines["Sci"].split()[1:7] == ["6", "3", "66.7%", "83.3%", "—", "66.7%–83.3%"]
-    assert "66.7% (too few reviewed rows in Sci for an interval" in lines["Sci"]
-    # combined (6 + 4)/14 = 71.4%
-    assert "71.4% (too few reviewed rows in combined for an interval: review 2 more)" in lines["combined"]
+    assert point["Sci"] == pytest.approx(2 / 3)
+    assert lines["Sci"].endswith("— Review at least 3 more rows of the random sample in Sci to get an estimate.")
+    # combined (6 + 4)/14 = 71.4%, not printed either: 10 reviewed rows asked for, 2 of them both_fail
+    assert point["combined"] == pytest.approx(10 / 14)
+    assert lines["combined"].endswith(
+        "— Review at least 3 more rows of the random sample (at least 2 in each of: both_fail) to get an estimate."
+    )
     assert "missing from the random sample (skipped, in conflict or waiting): 3 rows" in out
     assert "random sample: Only a random sample counts" in out
     assert f"method: {ACCURACY_METHOD}" in out
     assert (
         "fell back to their bucket's pooled rate (fewer than 2 reviewed rows): both_pass/Sci, overlap_only/Sci" in out
     )
-    assert "no reviewed row in their bucket (counted 0.5, interval spans them 0–100%): both_fail/Art" in out
+    assert "no reviewed row in their bucket yet (no estimate until each bucket has some): both_fail/Art" in out
     assert lines["exact"].split()[1:3] == ["14", "7"] and lines["overlap"].split()[1:3] == ["14", "7"]
     # The judge: rows 0, 5, 6 judged (thirds); 0 CORRECT and right, 5 CORRECT but wrong, 6 INCORRECT in
     # both_fail, which nobody reviewed. Precision 1/2 exactly (both passes reviewed, all of their strata);
@@ -129,7 +142,7 @@ def test_text_report_prints_raw_adjudicated_estimated_metrics_and_plan(database,
     assert lines["judge"].split()[1:5] == ["3", "2", "66.7%", "50.0%"]
     assert "100.0% [50.0%, 100.0%]" in lines["judge"]
     assert "Rogan-Gladen" in out and "ratios: Stratified ratio" in out
-    assert "Review plan for +-5 points:" in out and f"method: {PLAN_METHOD}" in out
+    assert "Review plan for ±5 points:" in out and f"method: {PLAN_METHOD}" in out
     assert "both_fail     Art" in out and "0.5 (prior)" in out
 
 
@@ -140,8 +153,16 @@ def test_json_report_carries_the_same_figures(database, capsys) -> None:
     assert info["run"]["id"] == run.id and info["run"]["language"] == "Hindi"
     assert (info["reviewed"], info["in_conflict"]) == (7, 1)
     rows = {r["scope"]: r for r in info["comparison"]}
-    assert rows["combined"]["estimate"] == pytest.approx(10 / 14)
-    assert rows["Art"]["estimate"] == pytest.approx(0.75) and rows["Sci"]["estimate"] == pytest.approx(2 / 3)
+    # No scope has an interval: null figures and what to review instead of 71.4%, 75.0% and 66.7%
+    for scope, r in rows.items():
+        assert (r["estimate"], r["ci_low"], r["ci_high"], r["shown"]) == (None, None, None, False), scope
+        assert r["what_to_review"].startswith("Review at least ") and r["needed"] > 0, scope
+    figures = {e["scope"]: e for e in [*info["estimate"]["domains"], info["estimate"]["combined"]]}
+    assert all(e["estimate"] is None and e["half_width"] is None for e in figures.values())
+    assert info["estimate"]["combined"]["review_buckets"] == ["both_fail"]
+    assert rows["Art"]["what_to_review"] == (
+        "Review at least 4 more rows of the random sample in Art (at least 2 in each of: both_fail) to get an estimate."
+    )
     drawn = info["random_sample"]
     assert (drawn["in_estimate"], drawn["missing"], drawn["by_hand"]) == (7, 3, 0) and drawn["missing_width"] >= 0
     assert rows["Sci"]["raw_judge"] is None and rows["Art"]["raw_judge"] == pytest.approx(2 / 3)
@@ -149,7 +170,8 @@ def test_json_report_carries_the_same_figures(database, capsys) -> None:
     assert info["estimate"]["combined"]["unknown_weight"] == pytest.approx(2 / 14)
     assert [m["metric"] for m in info["metrics"]] == ["exact", "overlap", "judge"]
     plan = info["plan"]
-    assert plan["half_width"] == 0.02 and plan["reviewed"] == 7
+    assert plan["half_width"] == 0.05 and plan["reviewed"] == 7  # the page's default: +-5 points
+    assert plan["sentence"].startswith("Review plan for ±5 points: ")
     assert plan["remaining"] == plan["planned"] - plan["reviewed"] == sum(r["remaining"] for r in plan["strata"])
     assert plan["planned"] <= 14
 

@@ -25,7 +25,7 @@ def _sample(accuracy: float | None, reviewed: int = 300, n: int = 5000, seed: in
 
 
 def test_a_good_judge_plans_fewer_rows_and_one_that_follows_the_buckets_none() -> None:
-    good, useless, buckets = (plan_with_judge(_sample(a)) for a in (0.9, 0.5, None))
+    good, useless, buckets = (plan_with_judge(_sample(a), 0.02) for a in (0.9, 0.5, None))
     assert good is not None and useless is not None and buckets is not None
     assert good.plan.method == PPI_PLAN_METHOD and good.plan.half_width == 0.02
     assert good.plan.planned < 0.8 * good.human_planned  # a 90% judge saves over a fifth of the reviews

@@ -141,10 +141,16 @@ def estimate_of(engine: Engine, run_id: int) -> dict:
 def headline(found: dict) -> str:
     combined = found["figures"]["estimate"]["combined"]
     sample, plan = found["figures"]["random_sample"], found["figures"]["plan"]
-    half = (combined["ci_high"] - combined["ci_low"]) / 2 * 100
+    if combined["estimate"] is None:  # no interval, no figure (issue 36): what to review instead
+        figure = f"no estimate ({combined['what_to_review']})"
+    else:
+        half = (combined["ci_high"] - combined["ci_low"]) / 2 * 100
+        figure = (
+            f"estimate {combined['estimate']:.4f} [{combined['ci_low']:.4f}, {combined['ci_high']:.4f}] "
+            f"+-{half:.2f} points"
+        )
     return (
-        f"estimate {combined['estimate']:.4f} [{combined['ci_low']:.4f}, {combined['ci_high']:.4f}] +-{half:.2f} "
-        f"points; in estimate {sample['in_estimate']}, missing {sample['missing']}, by hand {sample['by_hand']}; "
+        f"{figure}; in estimate {sample['in_estimate']}, missing {sample['missing']}, by hand {sample['by_hand']}; "
         f"plan {plan.get('planned')} rows planned, {plan.get('remaining')} to go"
     )
 

@@ -14,6 +14,7 @@ from apptest_support import (
     APP,
     PAGES,
     TIMEOUT,
+    alerts,
     click,
     download,
     goto,
@@ -21,6 +22,7 @@ from apptest_support import (
     open_page,
     progress,
     record_media_managers,
+    texts,
     unescape_md,
 )
 from sqlalchemy import Engine
@@ -195,6 +197,17 @@ def test_the_pilot_button_starts_the_audit_and_the_figure_follows_its_reviews(
     for page in ("overview", "estimate"):
         after = open_page(page, reviewer="alice", run_id=run_id)
         assert pilot_rows(after) is None
+        # three rows give no 95% interval: no figure anywhere (issue 36), what to review instead
+        shown = estimate_shown(after)
+        assert not any(s == ESTIMATE for s in shown), (page, shown)  # no bar series
+        assert all(m.value == "not yet" for m in after.metric if "Estimated" in m.label), page
+        said = [*texts(after), *alerts(after)]
+        assert any("to get an estimate" in t for t in said), (page, said)
+    # The whole pilot reviewed (as the queue records it): the figure follows, with its interval.
+    for key in review.audit_keys(sample_engine, run_id) - set(review.current_verdicts(sample_engine)["item_key"]):
+        review.record_mark(sample_engine, key, run_id, "alice", "correct")
+    for page in ("overview", "estimate"):
+        after = open_page(page, reviewer="alice", run_id=run_id)
         shown = estimate_shown(after)
         assert any("Estimated" in s for s in shown), (page, shown)
         assert any(s == ESTIMATE for s in shown), (page, shown)  # the chart's bar series

@@ -24,7 +24,7 @@ import polars as pl
 
 from scoring import review, store
 from scoring.core.metric_names import EXACT, JUDGE, OVERLAP, SHORT_TITLES
-from scoring.core.stats import DEFAULT_HALF_WIDTH, PILOT_HALF_WIDTH, wilson_interval
+from scoring.core.stats import DEFAULT_HALF_WIDTH, wilson_interval
 from scoring.estimate import (
     METRICS,
     ReviewPlan,
@@ -40,6 +40,7 @@ from scoring.estimate import (
 from scoring.estimate.judged import JudgeFigures, judge_figures
 from scoring.estimate.ppi import judge_inputs
 from scoring.estimate.stored_run import StoredRun, stored_estimate, stored_runs
+from scoring.estimate.stored_run import planned_half_width as planned_half_width_of
 from scoring.review import audit_half_width
 from scoring.store import database_url
 from ui import identity, judge_state, run_choice, state, verdicts
@@ -211,17 +212,17 @@ def has_evidence(fig: Figures) -> bool:
 
 
 def pilot_plan(fig: Figures) -> ReviewPlan:
-    """The pilot: the planner's plan for +-5 points (:data:`PILOT_HALF_WIDTH`), the rows to review
-    before the estimate is worth showing."""
-    return plan(fig, PILOT_HALF_WIDTH)
+    """The pilot: the planner's plan for the default +-5 points (:data:`DEFAULT_HALF_WIDTH`), the
+    rows to review before the estimate is worth showing."""
+    return plan(fig, DEFAULT_HALF_WIDTH)
 
 
 def start_pilot(fig: Figures, by: str) -> int:
-    """Put the pilot's rows (:func:`planned_rows` at :data:`PILOT_HALF_WIDTH`, the planner's own
+    """Put the pilot's rows (:func:`planned_rows` at :data:`DEFAULT_HALF_WIDTH`, the planner's own
     choice, in the queue's order) in the run's audit scope; returns the scope's size. Double-blind
     is left as it is (None)."""
-    keys = planned_rows(fig, PILOT_HALF_WIDTH)["item_key"].to_list()
-    return put_in_audit(fig.run_id, keys, by, None, PILOT_HALF_WIDTH)
+    keys = planned_rows(fig, DEFAULT_HALF_WIDTH)["item_key"].to_list()
+    return put_in_audit(fig.run_id, keys, by, None, DEFAULT_HALF_WIDTH)
 
 
 def planned_half_width(run_id: int) -> float | None:
@@ -232,9 +233,9 @@ def planned_half_width(run_id: int) -> float | None:
 def kept_half_width(run_id: int) -> float:
     """The half-width (a share) the planner offers for the run: the one its audit scope was last
     planned for (kept in the database, so it survives a refresh and holds in every session), else
-    the +-5-point pilot (:data:`PILOT_HALF_WIDTH`) for the first plan."""
-    kept = planned_half_width(run_id)
-    return kept if kept is not None else PILOT_HALF_WIDTH
+    the default +-5 points; ``python -m scoring estimate`` plans for the same
+    (:func:`scoring.estimate.stored_run.planned_half_width`, the one rule)."""
+    return planned_half_width_of(state.engine(), run_id)
 
 
 def overlap_waiting(run_id: int) -> int:

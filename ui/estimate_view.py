@@ -17,11 +17,13 @@ from scoring import review
 from scoring.core.formatting import interval, percent
 from scoring.core.metric_names import EXACT, JUDGE, OVERLAP, SHORT_TITLES
 from scoring.core.report import COMBINED
+from scoring.core.stats import DEFAULT_HALF_WIDTH
 from scoring.estimate import AccuracyEstimate, MetricQuality, ReviewPlan
-from scoring.estimate.wording import judge_sentence, withheld_text
+from scoring.estimate.evidence import TO_REVIEW, has_interval, printed
+from scoring.estimate.wording import judge_sentence
 from ui import estimate_data
 from ui.charts import SERIES_COLOURS, count_axis
-from ui.estimate_data import PILOT_HALF_WIDTH, RAW_SERIES, Figures
+from ui.estimate_data import RAW_SERIES, Figures
 
 ESTIMATE = "Estimated true accuracy"
 ESTIMATE_COLOUR = "#db2777"
@@ -37,13 +39,11 @@ REASON_COLOURS = {
 METRIC_NAMES = {key: SHORT_TITLES[key] for key in (EXACT, OVERLAP, JUDGE)}
 
 
-def _error(values: list[float], low: list[float], high: list[float]) -> dict:
-    return {
-        "type": "data",
-        "symmetric": False,
-        "array": [h - v for v, h in zip(values, high)],
-        "arrayminus": [v - lo for v, lo in zip(values, low)],
-    }
+def _error(values: list[float | None], low: list[float | None], high: list[float | None]) -> dict:
+    """Plotly's error bars of ``values``; a bar with no interval (None) gets none (no cap at all)."""
+    ups = [None if h is None or v is None else h - v for v, h in zip(values, high)]
+    downs = [None if lo is None or v is None else v - lo for v, lo in zip(values, low)]
+    return {"type": "data", "symmetric": False, "array": ups, "arrayminus": downs}
 
 
 def _add_interval_bars(
@@ -52,16 +52,13 @@ def _add_interval_bars(
     """One bar series with its 95% interval: ``cols`` names the value, low and high columns,
     ``extra`` the column shown with ``reviewed`` in the hover text (``hover`` formats both)."""
     value, low, high = cols
-    values = [r[value] for r in rows]
-    # A domain too thinly reviewed for an interval keeps its bar without whiskers, and says why
-    lows = [r[low] if r.get("shown", True) else r[value] for r in rows]
-    highs = [r[high] if r.get("shown", True) else r[value] for r in rows]
-    notes = [
-        "95% CI " + interval(r[low], r[high])
-        if r.get("shown", True)
-        else withheld_text(str(r["scope"]), r.get("needed", 0))
-        for r in rows
-    ]
+    # No figure before its evidence: no bar (so no zero-width cap reading as certainty) without an
+    # interval, no series without one anywhere; the table and the text say what to review.
+    if not any(has_interval(r) for r in rows):
+        return fig
+    values = [printed(r, value) for r in rows]
+    lows, highs = [printed(r, low) for r in rows], [printed(r, high) for r in rows]
+    notes = ["95% CI " + interval(r[low], r[high]) if has_interval(r) else str(r.get(TO_REVIEW)) for r in rows]
     fig.add_bar(
         name=name,
         x=[html.escape(str(r["scope"])) for r in rows],
@@ -126,7 +123,7 @@ def judged_frame(comparison: pl.DataFrame) -> pd.DataFrame:
 
 def _points(row: dict, low: str = "ci_low", high: str = "ci_high") -> str:
     """An interval's half-width as "±4.2", empty for a figure too thinly reviewed for one."""
-    return f"±{(row[high] - row[low]) * 50:.1f}" if row.get("shown", True) else ""
+    return f"±{(row[high] - row[low]) * 50:.1f}" if has_interval(row) else ""
 
 
 def with_judged(table: pd.DataFrame, comparison: pl.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -136,7 +133,7 @@ def with_judged(table: pd.DataFrame, comparison: pl.DataFrame) -> tuple[pd.DataF
     rows = [by_scope.get(d, {}) for d in table["domain"]]
     out = table.assign(
         **{
-            JUDGED: [r.get("judge_estimate") for r in rows],
+            JUDGED: [printed(r, "judge_estimate") if r else None for r in rows],
             "Judge-assisted 95% CI": [ci_text(r, "judge_ci_low", "judge_ci_high") for r in rows],
             "Effective reviews": [round(r["effective_reviews"]) if r else None for r in rows],
         }
@@ -145,11 +142,11 @@ def with_judged(table: pd.DataFrame, comparison: pl.DataFrame) -> tuple[pd.DataF
 
 
 def ci_text(row: dict, low: str = "ci_low", high: str = "ci_high") -> str:
-    """A table cell's interval, or the words for a domain too thinly reviewed for one."""
+    """A table cell's interval, or what to review to get one (no figure before its evidence)."""
     if not row:
         return ""
-    if not row.get("shown", True):
-        return withheld_text(row["scope"], row.get("needed", 0))
+    if not has_interval(row):
+        return str(row.get(TO_REVIEW) or "")
     return interval(row[low], row[high])
 
 
@@ -168,7 +165,7 @@ def pilot_sentence(rows: int) -> str:
     """What to do before any estimate is shown: the planner's pilot (+-5 points) in words."""
     return (
         f"Review about {rows:,} rows of the random sample to estimate the true accuracy "
-        f"(±{PILOT_HALF_WIDTH * 100:g} points)."
+        f"(±{DEFAULT_HALF_WIDTH * 100:g} points)."
     )
 
 
@@ -178,8 +175,8 @@ def pilot_prompt(figs: Figures, reviewer: str | None, key: str) -> None:
     (as the planner's button does) and opens that scope in the Review queue."""
     rows = estimate_data.pilot_plan(figs).remaining
     st.info(
-        pilot_sentence(rows) + " No estimated true accuracy is shown until a row of it is reviewed: a figure "
-        "with nothing reviewed behind it would be a guess."
+        pilot_sentence(rows) + " No estimated true accuracy is shown until a row of it is reviewed, and none "
+        "until the reviewed rows give it a 95% interval: a figure without one would be a guess."
     )
     if st.button(
         f"Start the audit: review {rows:,} rows of the random sample",
@@ -242,7 +239,7 @@ def with_estimate(table: pd.DataFrame, comparison: pl.DataFrame) -> tuple[pd.Dat
     out = table.assign(
         **{
             "reviewed": [r.get("reviewed") for r in rows],
-            ESTIMATE: [r.get("estimate") for r in rows],
+            ESTIMATE: [printed(r) if r else None for r in rows],
             "Estimate 95% CI": [ci_text(r, "ci_low", "ci_high") for r in rows],
         }
     )
@@ -259,7 +256,7 @@ def estimate_frame(acc: AccuracyEstimate) -> pd.DataFrame:
             "rows": [r["rows"] for r in t],
             "reviewed": [r["reviewed"] for r in t],
             "judged correct": [r["correct"] for r in t],
-            "estimate": [r["estimate"] for r in t],
+            "estimate": [printed(r) for r in t],
             "95% CI": [ci_text(r) for r in t],
             "± points": [_points(r) for r in t],
             "rows in unreviewed buckets": [r["unknown_weight"] for r in t],
@@ -270,7 +267,9 @@ def estimate_frame(acc: AccuracyEstimate) -> pd.DataFrame:
 def language_sentence(by_language: pl.DataFrame) -> str:
     """Every language's figure in one plain line (the table below it has the metrics)."""
     parts = [
-        f"{r['scope']} {percent(r['estimate'])} " + (f"(95% CI {ci_text(r)})" if r["shown"] else f"({ci_text(r)})")
+        f"{r['scope']} {percent(r['estimate'])} (95% CI {ci_text(r)})"
+        if has_interval(r)
+        else f"{r['scope']}: no estimate yet ({ci_text(r)})"
         for r in by_language.to_dicts()
     ]
     return "Estimated true accuracy by language: " + "; ".join(parts) + "."
@@ -287,7 +286,7 @@ def language_frame(by_language: pl.DataFrame) -> pd.DataFrame:
             "reviewed": [r["reviewed"] for r in t],
             "exact substring": [r["raw_exact"] for r in t],
             "word overlap": [r["raw_overlap"] for r in t],
-            "estimate": [r["estimate"] for r in t],
+            "estimate": [printed(r) for r in t],
             "95% CI": [ci_text(r) for r in t],
         }
     )
@@ -318,8 +317,9 @@ def strata_notes(acc: AccuracyEstimate) -> list[str]:
         notes.append(
             "Not reviewed at all (no reviewed row in the bucket): "
             + ", ".join(buckets)
-            + ". Their rows count 50% in the estimate and widen the interval by their whole weight "
-            "(0 to 100%): " + "; ".join(f"{b} / {d}" for b, d in acc.unreviewed) + "."
+            + ". Until each has some, no estimate covering them is shown: "
+            + "; ".join(f"{b} / {d}" for b, d in acc.unreviewed)
+            + "."
         )
     return notes
 
@@ -341,7 +341,7 @@ def metrics_frame(metrics: list[MetricQuality]) -> tuple[pd.DataFrame, list[str]
             ("specificity", m.specificity),
             ("corrected accuracy", m.corrected),
         ):
-            row[name] = ratio.value
+            row[name] = ratio.value if has_interval(ratio) else None  # no figure before its evidence
             row[f"{name} 95% CI"] = interval(ratio.ci_low, ratio.ci_high)
         row["rows covered by reviews"] = m.coverage
         rows.append(row)

@@ -21,9 +21,9 @@ from scoring.estimate import (
     golden_wrong_csv,
     golden_wrong_jsonl,
 )
+from scoring.estimate.evidence import TO_REVIEW, has_interval
 from scoring.estimate.group_estimate import GROUP_METHOD
 from scoring.estimate.ppi import PPI_METHOD
-from scoring.estimate.wording import withheld_text
 from ui import estimate_data, estimate_view, identity, language_plan, run_choice
 from ui.charts import percent_style
 from ui.display import alert, md_escape
@@ -62,28 +62,28 @@ else:
     # Lead with the figure to act on: the judge-assisted one where the judge narrows the interval, else
     # the human-only one (then said in plain words below).
     lead = judged.estimate.combined if judged is not None and judged.estimate.narrows else total
-    c1, c2, c3 = st.columns(3)
-    lead_help = f"95% CI {interval(lead.ci_low, lead.ci_high)}" if lead.shown else None
-    c1.metric(
-        "True accuracy, judge-assisted" if lead is not total else "Estimated true accuracy (combined)",
-        percent(lead.estimate),
-        help=lead_help,
-    )
-    c2.metric("95% interval, ± points", f"{lead.half_width * 100:.1f}" if lead.shown else "not yet")
-    c3.metric("Rows reviewed", f"{reviewed:,} of {len(sample):,}")
     conflict_note = f" ({conflicts:,} more in conflict: not counted until adjudicated)" if conflicts else ""
-    if total.shown:
+    if has_interval(lead):
+        c1, c2, c3 = st.columns(3)
+        c1.metric(
+            "True accuracy, judge-assisted" if lead is not total else "Estimated true accuracy (combined)",
+            percent(lead.estimate),
+            help=f"95% CI {interval(lead.ci_low, lead.ci_high)}",
+        )
+        c2.metric("95% interval, ± points", f"{lead.half_width * 100:.1f}")
+        c3.metric("Rows reviewed", f"{reviewed:,} of {len(sample):,}")
         st.text(
             f"Combined: {percent(total.estimate)}, 95% CI {interval(total.ci_low, total.ci_high)}, from "
             f"{reviewed:,} reviewed rows of {len(sample):,}{conflict_note}."
         )
-    else:
-        st.text(
-            f"Combined: {percent(total.estimate)} from {reviewed:,} reviewed rows of {len(sample):,}"
-            f"{conflict_note}; {withheld_text('the run', total.needed)} (the next step below says which "
-            "rows)."
+    else:  # no figure before its evidence: what to review instead (the next step below picks the rows)
+        st.metric("Rows reviewed", f"{reviewed:,} of {len(sample):,}")
+        alert(
+            "info",
+            f"No estimated true accuracy yet: {reviewed:,} reviewed rows of {len(sample):,}{conflict_note} give "
+            f"no 95% interval. {total.as_dict()[TO_REVIEW]} The next step below puts them in the audit scope.",
         )
-    if judged is not None and judged_table is not None:
+    if judged is not None and judged_table is not None and has_interval(total):
         st.text(
             estimate_view.judged_sentence(
                 judged_table, {"estimate": total.estimate, "ci_low": total.ci_low, "ci_high": total.ci_high}
@@ -161,9 +161,8 @@ with next_step if evidence else plan_tab:
         )
     else:
         st.text(
-            f"Review {len(rows):,} more rows of the random sample for ±{points:g} points (expected interval "
-            f"once they are reviewed: ±{plan.expected_half_width * 100:.2f} points, if the assumed rates hold; "
-            "the Plan tab shows them per stratum)."
+            f"Review {len(rows):,} more rows of the random sample for ±{points:g} points: {plan.outcome}. "
+            "The Plan tab shows them per stratum."
         )
     in_conflict = int(rows["conflict"].sum())
     if in_conflict:
@@ -213,12 +212,7 @@ with next_step if evidence else plan_tab:
 
 with plan_tab:
     st.subheader("Review planner")
-    expected = f"±{plan.expected_half_width * 100:.2f} points"
-    st.text(
-        f"For ±{points:g} points: {plan.planned:,} rows planned in all (per stratum below), {plan.reviewed:,} "
-        f"reviewed, {plan.remaining:,} remaining. Expected interval once they are reviewed: {expected} (if the "
-        "assumed rates hold)."
-    )
+    st.text(plan.sentence + " Per stratum below.")
     plan_judged = estimate_data.judged(figs, half_width) if judged is not None else None
     if plan_judged is not None and plan_judged.plans:
         with_judge = plan_judged.plan
@@ -238,7 +232,7 @@ with plan_tab:
 
 # --- the judge-assisted estimate ------------------------------------------------------------------
 with judge_tab:
-    if evidence and judged is not None and judged_table is not None:
+    if evidence and judged is not None and judged_table is not None and has_interval(judged.estimate.combined):
         st.subheader("Judge-assisted estimate")
         j = estimate_view.combined_row(judged_table)
         d1, d2, d3 = st.columns(3)
@@ -263,7 +257,10 @@ with judge_tab:
     elif judged is None:
         st.info("No judge-assisted estimate: the judge has labelled no row of this run (the Judge page runs it).")
     else:
-        st.info("No judge-assisted estimate before a row of the random sample is reviewed (the next step above).")
+        st.info(
+            "No judge-assisted estimate before the reviewed rows of the random sample give the estimate a 95% "
+            "interval (the next step above says which rows to review)."
+        )
 
 # --- the metrics against the reviewers ------------------------------------------------------------
 with metrics_tab:

@@ -17,6 +17,7 @@ import streamlit as st
 
 from scoring import store
 from scoring.core.errors import InputError
+from scoring.estimate.evidence import has_interval
 from scoring.team_report import CELL_METHOD, ESTIMATE, PAIRS_METHOD, cell_text, cells_frame, table_figure
 from ui import identity, run_choice, team_table_data
 from ui.display import alert
@@ -55,11 +56,17 @@ if table.withheld:
         "so that no reviewer is swayed. Until then their models' cells show a metric's accuracy, not the "
         "estimated true accuracy, and their pairs compare no adjudicated verdicts.",
     )
-estimated = sum(1 for c in table.cells if c.kind == ESTIMATE and c.shown)
+estimated = sum(1 for c in table.cells if c.kind == ESTIMATE and has_interval(c))
+waiting = sum(1 for c in table.cells if c.kind == ESTIMATE and not has_interval(c))
 st.text(
     f"{len(table.models)} models x {len(table.languages)} languages: {estimated} of {len(table.cells)} cells are "
-    "estimated true accuracy from reviewed rows; the others show a metric's accuracy (marked) until rows there "
-    "are reviewed."
+    "estimated true accuracy from reviewed rows; "
+    + (
+        f"{waiting} have reviewed rows but no 95% interval yet, so no figure: each says what to review to get one; "
+        if waiting
+        else ""
+    )
+    + "the others show a metric's accuracy (marked) until rows there are reviewed."
 )
 grid = {"model": table.models} | {
     language: [cell_text(c) if (c := table.cell(m, language)) else "—" for m in table.models]

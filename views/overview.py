@@ -8,6 +8,7 @@ from scoring import store
 from scoring.core.formatting import interval, percent
 from scoring.core.verdict_rules import AUTO_RULE_TEXT
 from scoring.estimate import ACCURACY_METHOD
+from scoring.estimate.evidence import TO_REVIEW, has_interval
 from scoring.estimate.ppi import PPI_METHOD
 from ui import charts, estimate_data, estimate_view, identity, judge_state, run_choice, state
 from ui.display import alert, md_escape
@@ -86,16 +87,21 @@ for col, (name, row) in zip(cols, combined.items()):
     )
 if comparison is not None:
     total = estimate_view.combined_row(comparison)
-    cols[len(combined)].metric(
-        "Estimated (combined)",
-        percent(total["estimate"]),
-        help=f"{estimate_view.ESTIMATE} from {total['reviewed']} reviewed rows of {total['rows']}; "
-        + (
-            "95% CI " + interval(total["ci_low"], total["ci_high"])
-            if total["shown"]
-            else estimate_view.ci_text({**total, "scope": "the run"})
-        ),
-    )
+    if has_interval(total):
+        cols[len(combined)].metric(
+            "Estimated (combined)",
+            percent(total["estimate"]),
+            help=f"{estimate_view.ESTIMATE} from {total['reviewed']} reviewed rows of {total['rows']}; 95% CI "
+            + interval(total["ci_low"], total["ci_high"]),
+        )
+    else:  # no figure before its evidence: what to review instead of a number
+        cols[len(combined)].metric(
+            "Estimated (combined)",
+            "not yet",
+            help=f"{estimate_view.ESTIMATE}: {total['reviewed']} reviewed rows of {total['rows']} give no 95% "
+            "interval yet.",
+        )
+        st.text(f"Estimated true accuracy: none yet. {total[TO_REVIEW]} (True accuracy plans which rows.)")
     with st.expander(HOW):
         st.caption(
             md_escape(
@@ -109,7 +115,7 @@ if comparison is not None:
             f"In the estimate: {drawn['in_estimate']:,} rows of the random sample; missing from it: "
             f"{drawn['missing']:,}; reviewed by hand, not in the estimate: {drawn['by_hand']:,}."
         )
-if judged_table is not None and comparison is not None:
+if judged_table is not None and comparison is not None and has_interval(estimate_view.combined_row(judged_table)):
     j = estimate_view.combined_row(judged_table)
     cols[-1].metric(
         "Judge-assisted (combined)",

@@ -4,7 +4,10 @@ Prints, per domain and combined, each metric's raw accuracy, the adjudicated fig
 rows as a range) and the estimated true accuracy with its 95% interval, naming the method and the
 strata that fell back to their bucket; then precision, recall, specificity and the Rogan-Gladen
 corrected accuracy of each metric (and the judge, when labels are stored) against the reviewers;
-then the review plan for ``--half-width`` (default 0.02, i.e. +-2 points). When the judge has
+then the review plan for ``--half-width`` (default: the half-width the run's audit scope was last
+planned for, else 0.05, i.e. +-5 points: the True accuracy page's plan). A figure without a 95%
+interval prints no number, only what to review to get one (:mod:`scoring.estimate.evidence`);
+in the JSON its figures are null and ``what_to_review`` says it. When the judge has
 labelled the run (or ``--judge-model M`` names a model whose stored labels to use), the
 judge-assisted estimate (stratified by the judge's label) beside the human-only one, with the effective number of
 reviews, and its plan with what the judge is worth in reviews. ``--json`` prints the same as JSON
@@ -19,14 +22,14 @@ import json
 from scoring.cli.common import guarded, register
 from scoring.core.errors import InputError
 from scoring.core.formatting import percent
-from scoring.core.stats import DEFAULT_HALF_WIDTH
 from scoring.estimate import MetricQuality, Ratio, RunEstimate
+from scoring.estimate.evidence import TO_REVIEW, has_interval
 from scoring.estimate.group_estimate import GROUP_METHOD
 from scoring.estimate.judged import JudgeFigures, judge_figures, with_labels
 from scoring.estimate.language_plan import language_plan_text, plan_language
 from scoring.estimate.sample import SAMPLE_RULE
-from scoring.estimate.stored_run import StoredRun, stored_estimate
-from scoring.estimate.wording import judge_sentence, withheld_text
+from scoring.estimate.stored_run import StoredRun, planned_half_width, stored_estimate
+from scoring.estimate.wording import bracket, judge_sentence
 from scoring.store import judge_cache, open_database, run_language_label
 
 
@@ -37,9 +40,10 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--half-width",
         type=float,
-        default=DEFAULT_HALF_WIDTH,
+        default=None,
         metavar="H",
-        help="plan the reviews for a 95%% interval of +-H (a share: 0.02 is +-2 points; default 0.02)",
+        help="plan the reviews for a 95%% interval of +-H (a share: 0.05 is +-5 points; default: the run's last "
+        "plan, else 0.05, as on the True accuracy page)",
     )
     parser.add_argument(
         "--by",
@@ -63,7 +67,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 def _check_half_width(value: float) -> float:
     if not 0 < value < 0.5:
         hint = f" (did you mean {value / 100:g}?)" if 1 <= value < 50 else ""
-        raise InputError(f"--half-width must be a share between 0 and 0.5, e.g. 0.02 for +-2 points{hint}.")
+        raise InputError(f"--half-width must be a share between 0 and 0.5, e.g. 0.05 for +-5 points{hint}.")
     return value
 
 
@@ -103,6 +107,16 @@ def judged_figures(
 
 #: After a domain's row where the judge does not narrow the interval.
 HUMAN_ONLY_NOTE = "  (the judge does not narrow it)"
+#: In place of an estimated figure that has no 95% interval yet (what to review follows it).
+NO_FIGURE = "—"
+
+
+def estimated(row: dict) -> str:
+    """An estimate's cell: "61.5% [56.2%, 66.2%]", or no figure and what to review to get one
+    (:func:`scoring.estimate.evidence.has_interval`, the rule every surface reads)."""
+    if has_interval(row):
+        return bracket(row["estimate"], row["ci_low"], row["ci_high"])
+    return f"{NO_FIGURE} {row[TO_REVIEW]}"
 
 
 def _judged_lines(figures: RunEstimate, judged: JudgeFigures) -> list[str]:
@@ -114,24 +128,25 @@ def _judged_lines(figures: RunEstimate, judged: JudgeFigures) -> list[str]:
         f"{'judge-assisted (95%)':<24} effective reviews",
     ]
     for r in table.to_dicts():
-        human = f"{percent(r['human_estimate'])} [{percent(r['human_ci_low'])}, {percent(r['human_ci_high'])}]"
-        ppi = f"{percent(r['judge_estimate'])} [{percent(r['judge_ci_low'])}, {percent(r['judge_ci_high'])}]"
-        if not r["shown"]:
-            words = withheld_text(r["scope"], r["needed"])
-            human, ppi = percent(r["human_estimate"]), f"{percent(r['judge_estimate'])} ({words})"
-        note = "" if r["uses_judge"] else HUMAN_ONLY_NOTE
+        if has_interval(r):
+            human = bracket(r["human_estimate"], r["human_ci_low"], r["human_ci_high"])
+            ppi = bracket(r["judge_estimate"], r["judge_ci_low"], r["judge_ci_high"])
+        else:
+            human, ppi = NO_FIGURE, f"{NO_FIGURE} {r[TO_REVIEW]}"
+        note = "" if r["uses_judge"] or not has_interval(r) else HUMAN_ONLY_NOTE
         lines.append(
             f"{r['scope']:<{width}} {r['rows']:>8} {r['judged']:>8} {r['reviewed']:>8}  {human:<24} "
             f"{ppi:<24} {r['effective_reviews']:,.0f}{note}"
         )
     combined = judged.estimate.combined.as_dict()
     human = figures.accuracy.combined
-    lines.append(
-        judge_sentence(combined, {"estimate": human.estimate, "ci_low": human.ci_low, "ci_high": human.ci_high})
-    )
+    if has_interval(human):
+        lines.append(
+            judge_sentence(combined, {"estimate": human.estimate, "ci_low": human.ci_low, "ci_high": human.ci_high})
+        )
     lines.append(f"method: {judged.method}")
     plan = judged.plan
-    points = f"+-{plan.plan.half_width * 100:g} points"
+    points = f"±{plan.plan.half_width * 100:g} points"
     lines.append(
         f"Plan with the judge for {points}: {plan.plan.planned:,} rows planned, {plan.plan.remaining:,} "
         f"remaining (without its labels {plan.human_planned:,})"
@@ -141,8 +156,8 @@ def _judged_lines(figures: RunEstimate, judged: JudgeFigures) -> list[str]:
 
 
 def _ratio(r: Ratio) -> str:
-    if r.value is None:
-        return "—"
+    if r.value is None or not has_interval(r):  # a corrected accuracy too thinly reviewed: no figure
+        return NO_FIGURE
     return f"{percent(r.value)} [{percent(r.ci_low)}, {percent(r.ci_high)}]"
 
 
@@ -159,16 +174,11 @@ def _comparison_lines(figures: RunEstimate) -> list[str]:
             if r["adjudicated_low"] == r["adjudicated_high"]
             else (f"{percent(r['adjudicated_low'])}–{percent(r['adjudicated_high'])}")
         )
-        estimated = (
-            f"{percent(r['estimate'])} [{percent(r['ci_low'])}, {percent(r['ci_high'])}]"
-            if r["shown"]
-            else (f"{percent(r['estimate'])} ({withheld_text(r['scope'], r['needed'])})")
-        )
         lines.append(
             f"{r['scope']:<{width}} {r['rows']:>8} {r['reviewed']:>8} {percent(r['raw_exact']):>7} "
             f"{percent(r['raw_overlap']):>7}"
             + (f" {percent(r['raw_judge']):>7}" if judge else "")
-            + f"  {adjudicated:<15}  {estimated}"
+            + f"  {adjudicated:<15}  {estimated(r)}"
         )
     acc = figures.accuracy
     lines.append(f"method: {acc.method}")
@@ -189,7 +199,7 @@ def _comparison_lines(figures: RunEstimate) -> list[str]:
         )
     if acc.unreviewed:
         lines.append(
-            "no reviewed row in their bucket (counted 0.5, interval spans them 0–100%): "
+            "no reviewed row in their bucket yet (no estimate until each bucket has some): "
             + ", ".join(f"{b}/{d}" for b, d in acc.unreviewed)
         )
     return lines
@@ -207,14 +217,9 @@ def _language_lines(figures: RunEstimate) -> list[str]:
         f"{'language':<{width}} {'rows':>8} {'reviewed':>8} {'exact':>7} {'overlap':>7}  estimated true accuracy (95%)",
     ]
     for r in table.to_dicts():
-        estimated = (
-            f"{percent(r['estimate'])} [{percent(r['ci_low'])}, {percent(r['ci_high'])}]"
-            if r["shown"]
-            else f"{percent(r['estimate'])} ({withheld_text(r['scope'], r['needed'])})"
-        )
         lines.append(
             f"{r['scope']:<{width}} {r['rows']:>8} {r['reviewed']:>8} {percent(r['raw_exact']):>7} "
-            f"{percent(r['raw_overlap']):>7}  {estimated}"
+            f"{percent(r['raw_overlap']):>7}  {estimated(r)}"
         )
     lines.append(f"method: {GROUP_METHOD}")
     return lines
@@ -238,12 +243,7 @@ def _metric_lines(metrics: list[MetricQuality]) -> list[str]:
 
 def _plan_lines(figures: RunEstimate) -> list[str]:
     plan = figures.plan
-    points = f"+-{plan.half_width * 100:g} points"
-    expected = f"expected +-{plan.expected_half_width * 100:.2f} points when done"
-    lines = [
-        f"Review plan for {points}: {plan.planned:,} rows planned, {plan.reviewed:,} reviewed, "
-        f"{plan.remaining:,} remaining ({expected})"
-    ]
+    lines = [plan.sentence]
     rows = plan.strata.to_dicts()
     width = max(len("domain"), *(len(r["Domain"]) for r in rows)) if rows else len("domain")
     lines.append(
@@ -280,8 +280,9 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     """``python -m scoring estimate --run ID``; see the module docstring."""
 
     def body() -> None:
-        half_width = _check_half_width(args.half_width)
+        asked = None if args.half_width is None else _check_half_width(args.half_width)
         engine = open_database(args.db)
+        half_width = asked if asked is not None else planned_half_width(engine, args.run)
         run, figures = stored_estimate(engine, args.run, half_width)
         judged = judged_figures(engine, run, figures, args.judge_model, half_width)
         info = report(run, figures, judged)

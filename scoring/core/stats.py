@@ -10,10 +10,11 @@ import math
 from collections.abc import Sequence
 
 Z95 = 1.959963984540054
-#: The half-width (a share: 0.02 is +-2 points) a plan and the estimate's reports aim for unless told.
-DEFAULT_HALF_WIDTH = 0.02
-#: The first plan's half-width: a pilot of a few dozen rows at +-5 points, before a finer plan.
-PILOT_HALF_WIDTH = 0.05
+#: The half-width (a share: 0.05 is +-5 points) a plan aims for unless told, on the page and in
+#: ``python -m scoring estimate`` alike: a run's first plan, a pilot of a few dozen rows, before a
+#: finer one (once a plan is put in the audit scope, its half-width is kept with the run and offered
+#: instead: :func:`scoring.estimate.stored_run.planned_half_width`).
+DEFAULT_HALF_WIDTH = 0.05
 
 
 def range_with_unknowns(correct: int, unknown: int, n: int) -> tuple[float, float, float, float]:

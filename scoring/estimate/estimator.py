@@ -18,10 +18,10 @@ import polars as pl
 
 from scoring.core.report import COMBINED
 from scoring.core.stats import Z95, wilson_from_share
+from scoring.estimate.evidence import MAX_BORROWED, TO_REVIEW, shortfall, withhold
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import (
     BUCKET,
-    MIN_REVIEWED,
     NONE,
     OWN,
     Strata,
@@ -34,6 +34,7 @@ from scoring.estimate.strata import (
     spread_centres,
     weights,
 )
+from scoring.estimate.wording import to_get_one
 
 ACCURACY_METHOD = (
     "Stratified estimate over bucket x domain: each stratum's share of reviewed rows judged correct, weighted by "
@@ -48,12 +49,14 @@ ACCURACY_METHOD = (
 #: The method in a few words, for a chart's caption or a table's column.
 ACCURACY_METHOD_SHORT = "stratified, shrunk-variance Wilson interval with finite-population correction"
 PRIOR = 0.5  #: the rate assumed where nothing is known (estimate of an unreviewed bucket, planner's prior)
-#: A domain shows an interval once this many of its rows are reviewed (or all of them)...
-MIN_DOMAIN_REVIEWED = 10
-#: ...and at most this share of its rows take a rate borrowed from their bucket. A small domain
-#: whose rows are all borrowed cannot show that it behaves unlike its buckets: its interval covered
-#: 0.67 on 300-row runs. Below these the page says "too few reviewed rows in D: review k more".
-MAX_BORROWED = 0.2
+#: Column types of a table of estimates whose figures may all be None (no interval yet anywhere).
+FIGURE_TYPES = {
+    "estimate": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+    "half_width": pl.Float64,
+    TO_REVIEW: pl.String,
+}
 
 
 @dataclass(frozen=True)
@@ -76,9 +79,12 @@ class Estimate:
     unknown_weight: float
     missing: int = 0  #: rows of the random sample whose truth is missing (skipped, in conflict, pending)
     missing_width: float = 0.0  #: what they add to the interval's width (low to high)
-    #: False: too few reviewed rows in this domain for an interval (:func:`withheld`); the page says so
+    #: False: too few reviewed rows here for an interval (:func:`scoring.estimate.evidence.shortfall`):
+    #: no figure is printed (:func:`scoring.estimate.evidence.has_interval`), only what to review
     shown: bool = True
-    needed: int = 0  #: reviews of this domain's random sample that would let it show an interval
+    needed: int = 0  #: at least this many reviews of the scope's random sample would let it show an interval
+    #: buckets with rows here and no reviewed row anywhere: each needs some (part of ``needed``)
+    review_buckets: tuple[str, ...] = ()
     method: str = field(default=ACCURACY_METHOD, repr=False)
 
     @property
@@ -91,7 +97,10 @@ class Estimate:
         return self.unknown_weight == 0
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "half_width": self.half_width, "complete": self.complete}
+        """The estimate as every output carries it: without an interval, no figure (None) and
+        ``what_to_review`` saying what would give one (:func:`scoring.estimate.evidence.withhold`)."""
+        row = {**asdict(self), "half_width": self.half_width, "complete": self.complete}
+        return withhold(row, to_get_one(self.scope, self.needed, self.review_buckets))
 
 
 @dataclass(frozen=True)
@@ -125,7 +134,8 @@ class AccuracyEstimate:
 
     def table(self) -> pl.DataFrame:
         """One row per domain and combined: scope, rows, reviewed, correct, estimate, ci_low,
-        ci_high, half_width, unknown_weight."""
+        ci_high, half_width, unknown_weight, shown, needed, what_to_review (the figures None where
+        there is no interval: :meth:`Estimate.as_dict`)."""
         cols = (
             "scope",
             "rows",
@@ -138,8 +148,9 @@ class AccuracyEstimate:
             "unknown_weight",
             "shown",
             "needed",
+            TO_REVIEW,
         )
-        return pl.DataFrame([{c: r.as_dict()[c] for c in cols} for r in self.rows])
+        return pl.DataFrame([{c: r.as_dict()[c] for c in cols} for r in self.rows], schema_overrides=FIGURE_TYPES)
 
     def as_dict(self) -> dict:
         return {
@@ -198,8 +209,8 @@ def share_estimate(
     (correct rows, or rows a rule gets right), over the cells ``target`` selects. Missing rows
     of the random sample widen the interval to the union of the intervals with all of them
     wrong and all of them right. ``withhold``: a domain with too few reviewed rows for an interval
-    says so (:func:`withheld`, up to ``max_borrowed`` of its rows borrowing) rather than print a
-    confident one."""
+    says so (:func:`scoring.estimate.evidence.shortfall`, up to ``max_borrowed`` of its rows
+    borrowing) rather than print a confident one."""
     w = weights(strata, target)
     inside = np.ones(len(k), dtype=bool) if target is None else np.asarray(target, dtype=bool)
     if withhold and target is not None:
@@ -207,7 +218,8 @@ def share_estimate(
     known, se, low, high = _interval(strata, k, target, z, w)
     miss = strata.missing_counts()
     missing = int(miss[inside].sum())
-    needed = withheld(strata, inside, w, max_borrowed) if withhold else 0
+    lacking = shortfall(strata, inside, w, max_borrowed) if withhold else None
+    needed = lacking.rows if lacking is not None else 0
     width = high - low
     if missing:
         low = min(low, _interval(strata.imputed(False), k, target, z)[2])
@@ -226,6 +238,7 @@ def share_estimate(
         missing_width=(high - low) - width,
         needed=needed,
         shown=needed == 0,
+        review_buckets=lacking.buckets if lacking is not None and needed else (),
     )
 
 
@@ -258,41 +271,6 @@ def t_quantile(df: float, z: float = Z95) -> float:
         + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
         + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
     )
-
-
-def withheld(
-    strata: Strata, target: np.ndarray | None, w: Weights | None = None, max_borrowed: float = MAX_BORROWED
-) -> int:
-    """0 when the rows ``target`` selects (a domain; None: the whole run) may show an interval; else
-    how many more reviews of its random sample would let it (:data:`MIN_DOMAIN_REVIEWED`,
-    :data:`MAX_BORROWED`, and a reviewed row in every bucket: :func:`unreviewed_buckets`)."""
-    w = weights(strata, target) if w is None else w
-    if w.unknown > 0:  # a bucket with no reviewed row: its rows span 0 to 1, a bound and no 95% interval
-        return max(unreviewed_buckets(strata), 1)
-    inside = np.ones(len(strata.size), dtype=bool) if target is None else np.asarray(target, dtype=bool)
-    rows, reviewed = float(strata.size[inside].sum()), float(strata.reviewed[inside].sum())
-    if rows == 0 or reviewed >= rows:
-        return 0
-    short = max(0.0, min(MIN_DOMAIN_REVIEWED, rows) - reviewed)
-    fallen = inside & (w.status != OWN)
-    left = np.where(fallen, strata.size - strata.reviewed, 0.0)
-    borrowed, extra = float(left.sum()) / rows, 0.0
-    for cell in np.argsort(-left):  # the largest borrowed cells first, each to MIN_REVIEWED rows
-        if borrowed <= max_borrowed or left[cell] <= 0:
-            break
-        extra += max(0.0, min(MIN_REVIEWED, strata.size[cell]) - strata.reviewed[cell])
-        borrowed -= left[cell] / rows
-    return int(np.ceil(max(short, extra)))
-
-
-def unreviewed_buckets(strata: Strata) -> int:
-    """0 when every bucket with rows has a reviewed row; else the reviews that would give each
-    such bucket :data:`MIN_REVIEWED` (its rows count 0.5 and span 0 to 1 until then: a bound, not
-    a 95% interval, so the combined figure says so instead of printing one)."""
-    n_bucket = np.bincount(strata.bucket, weights=strata.reviewed, minlength=strata.groups)
-    size = np.bincount(strata.bucket, weights=strata.size, minlength=strata.groups)
-    empty = (n_bucket == 0) & (size > 0)
-    return int(np.sum(np.minimum(MIN_REVIEWED, size[empty])))
 
 
 def estimate_indicator(strata: Strata, values: np.ndarray, z: float = Z95) -> tuple[Estimate, list[Estimate]]:

@@ -8,8 +8,8 @@ bucket's rate from the *same language's* other domains, never from another langu
 accuracy is what the table compares it with). The group's figure takes the domains' rules
 (:func:`scoring.estimate.estimator.share_estimate` with ``withhold``): a Student's t on the
 degrees of freedom its variance rests on, and no interval ("review k more") below
-:data:`~scoring.estimate.estimator.MIN_DOMAIN_REVIEWED` reviewed rows or past
-:data:`~scoring.estimate.estimator.MAX_BORROWED` borrowed rows. Coverage by simulation:
+:data:`~scoring.estimate.evidence.MIN_DOMAIN_REVIEWED` reviewed rows or past
+:data:`~scoring.estimate.evidence.MAX_BORROWED` borrowed rows. Coverage by simulation:
 ``tests/test_language_estimate.py`` and ``tests/bench_languages.py`` (a language of 1-5% of rows
 included).
 

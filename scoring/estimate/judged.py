@@ -15,6 +15,7 @@ import polars as pl
 
 from scoring.core.stats import DEFAULT_HALF_WIDTH, Z95
 from scoring.core.verdict_rules import judge_correct
+from scoring.estimate.evidence import TO_REVIEW
 from scoring.estimate.ppi import PPI_METHOD, JudgeAssisted, JudgeInputs, judge_assisted_arrays, judge_inputs
 from scoring.estimate.ppi_plan import JudgePlan, plan_arrays
 
@@ -37,6 +38,7 @@ JUDGED_COLUMNS = (
     "uses_judge",
     "shown",
     "needed",
+    TO_REVIEW,
 )
 
 
@@ -57,7 +59,8 @@ class JudgeFigures:
 
     def comparison(self, human: pl.DataFrame) -> pl.DataFrame:
         """Per domain and combined (:data:`JUDGED_COLUMNS`): the human-only estimate (``human``:
-        :meth:`scoring.estimate.AccuracyEstimate.table`) beside the judge-assisted one."""
+        :meth:`scoring.estimate.AccuracyEstimate.table`) beside the judge-assisted one; both
+        figures None where there is no interval yet (the same reviews give both one)."""
         judged = self.estimate.table().select(
             "scope",
             "rows",
@@ -69,10 +72,10 @@ class JudgeFigures:
             effective_reviews="effective_reviews",
             uses_judge="uses_judge",
             shown="shown",
+            needed="needed",
+            what_to_review=TO_REVIEW,
         )
-        ours = human.select(
-            "scope", "needed", human_estimate="estimate", human_ci_low="ci_low", human_ci_high="ci_high"
-        )
+        ours = human.select("scope", human_estimate="estimate", human_ci_low="ci_low", human_ci_high="ci_high")
         return judged.join(ours, on="scope", how="left", maintain_order="left").select(JUDGED_COLUMNS)
 
     def as_dict(self) -> dict:

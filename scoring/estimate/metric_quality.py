@@ -20,8 +20,10 @@ import numpy as np
 import polars as pl
 
 from scoring.core.metric_names import JUDGE, METRIC_COLUMNS
+from scoring.core.report import COMBINED
 from scoring.core.stats import Z95, rogan_gladen, wilson_from_share
 from scoring.estimate.estimator import share_estimate
+from scoring.estimate.evidence import withhold
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import (
     NONE,
@@ -36,6 +38,7 @@ from scoring.estimate.strata import (
     variance_centres,
     weights,
 )
+from scoring.estimate.wording import to_get_one
 
 RATIO_METHOD = (
     "Stratified ratio estimates over bucket x domain (cells weighted by size); 95% interval: Wilson score "
@@ -78,7 +81,8 @@ class Ratio:
     needed: int = 0
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """As every output carries it: no value without an interval (:mod:`scoring.estimate.evidence`)."""
+        return withhold(asdict(self), to_get_one(COMBINED, self.needed), ("value", "ci_low", "ci_high"))
 
 
 NO_RATIO = Ratio(None, None, None, 0, None)
@@ -107,7 +111,8 @@ class MetricQuality:
     corrected_method: str = CORRECTED_METHOD
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        ratios = {name: getattr(self, name).as_dict() for name in ("precision", "recall", "specificity", "corrected")}
+        return {**asdict(self), **ratios}
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from scoring.core.stats import DEFAULT_HALF_WIDTH, Z95, wilson_from_share
 from scoring.estimate.estimator import PRIOR
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import MIN_REVIEWED, Strata, build_strata, stands_alone
+from scoring.estimate.wording import plan_outcome, plan_sentence
 
 PLAN_METHOD = (
     "Neyman allocation over bucket x domain (n_h proportional to N_h x S_h, S_h = sqrt(p(1-p)) at the rate "
@@ -71,8 +72,29 @@ class ReviewPlan:
     strata: pl.DataFrame
     method: str = PLAN_METHOD
 
+    @property
+    def sentence(self) -> str:
+        """The plan in one sentence, as the page and the CLI print it (:func:`.wording.plan_sentence`)."""
+        return plan_sentence(
+            self.half_width,
+            self.planned,
+            self.reviewed,
+            self.remaining,
+            self.expected_half_width,
+            int(self.strata["size"].sum()),
+            int(self.strata["prior"].sum()),
+        )
+
+    @property
+    def outcome(self) -> str:
+        """What the plan gives once done, in words (:func:`.wording.plan_outcome`)."""
+        return plan_outcome(
+            self.expected_half_width, self.planned, int(self.strata["size"].sum()), int(self.strata["prior"].sum())
+        )
+
     def as_dict(self) -> dict:
-        return {**{k: v for k, v in asdict(self).items() if k != "strata"}, "strata": self.strata.to_dicts()}
+        plain = {k: v for k, v in asdict(self).items() if k != "strata"}
+        return {**plain, "sentence": self.sentence, "strata": self.strata.to_dicts()}
 
 
 def _rates(strata: Strata, plan_z: float = PLAN_Z) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -42,7 +42,15 @@ import polars as pl
 
 from scoring.core.protocols import BUCKETS
 from scoring.core.stats import Z95
-from scoring.estimate.estimator import PRIOR, Estimate, estimate_accuracy, small_sample_z, wilson_interval
+from scoring.estimate.estimator import (
+    FIGURE_TYPES,
+    PRIOR,
+    Estimate,
+    estimate_accuracy,
+    small_sample_z,
+    wilson_interval,
+)
+from scoring.estimate.evidence import TO_REVIEW, withhold
 from scoring.estimate.sample import check_sample
 from scoring.estimate.strata import (
     OWN,
@@ -55,6 +63,7 @@ from scoring.estimate.strata import (
     spreads,
     weights,
 )
+from scoring.estimate.wording import to_get_one
 
 PPI_METHOD = (
     "PPI++ per bucket x domain stratum with the judge's label as a control variate: each stratum's share of "
@@ -118,7 +127,8 @@ class JudgedEstimate:
     human-only estimate's on the same rows, so ``effective_reviews`` (:func:`worth_reviews`) is
     what the reviews are worth with the judge's labels. ``uses_judge``: the judge narrowed this
     scope's interval (else its figures are the human-only ones). ``shown`` False: too few reviewed
-    rows here for an interval (:func:`scoring.estimate.estimator.withheld`); ``needed`` more would do.
+    rows here for an interval (:func:`scoring.estimate.evidence.shortfall`; the human-only
+    estimate's): no figure is printed, ``needed`` more reviews (some in each of ``review_buckets``) would do.
     """
 
     scope: str
@@ -136,6 +146,7 @@ class JudgedEstimate:
     uses_judge: bool = True
     shown: bool = True
     needed: int = 0
+    review_buckets: tuple[str, ...] = ()
     method: str = field(default=PPI_METHOD, repr=False)
 
     @property
@@ -148,7 +159,9 @@ class JudgedEstimate:
         return max(0.0, self.effective_reviews - self.reviewed)
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "half_width": self.half_width, "worth": self.worth}
+        """As every output carries it: no figure without an interval (:meth:`Estimate.as_dict`)."""
+        row = {**asdict(self), "half_width": self.half_width, "worth": self.worth}
+        return withhold(row, to_get_one(self.scope, self.needed, self.review_buckets))
 
 
 @dataclass(frozen=True)
@@ -176,7 +189,8 @@ class JudgeAssisted:
 
     def table(self) -> pl.DataFrame:
         """One row per domain and combined: scope, rows, reviewed, judged, estimate, ci_low, ci_high,
-        half_width, effective_reviews, uses_judge, shown."""
+        half_width, effective_reviews, uses_judge, shown, needed, what_to_review (figures None
+        without an interval)."""
         cols = (
             "scope",
             "rows",
@@ -189,8 +203,10 @@ class JudgeAssisted:
             "effective_reviews",
             "uses_judge",
             "shown",
+            "needed",
+            TO_REVIEW,
         )
-        return pl.DataFrame([{c: r.as_dict()[c] for c in cols} for r in self.rows])
+        return pl.DataFrame([{c: r.as_dict()[c] for c in cols} for r in self.rows], schema_overrides=FIGURE_TYPES)
 
     def as_dict(self) -> dict:
         return {
@@ -359,6 +375,7 @@ def judge_assisted_arrays(
             uses_judge=uses,
             shown=h.shown,
             needed=h.needed,
+            review_buckets=h.review_buckets,
         )
 
     per_domain = [

@@ -23,6 +23,7 @@ from scoring.core.stats import DEFAULT_HALF_WIDTH
 from scoring.core.verdict_rules import isin
 from scoring.estimate.reasons import RunRows
 from scoring.estimate.summary import RunEstimate, run_estimate
+from scoring.review import audit_half_width
 from scoring.review.verdict_table import VerdictTable, verdict_table
 from scoring.store import RunInfo
 from scoring.store.judge_choice import JudgeConfig, describe
@@ -91,6 +92,15 @@ def stored_estimate(
     and ``table`` as :func:`stored_final` takes them."""
     run = stored_final(engine, run_id, scored=scored, rank=rank, table=table)
     return run, run_estimate(run.final, half_width, rank=run.rank, served=run.served)
+
+
+def planned_half_width(engine: Engine, run_id: int) -> float:
+    """The half-width (a share) a plan of run ``run_id`` aims for unless told: the one its audit
+    scope was last planned for (kept in the database), else :data:`DEFAULT_HALF_WIDTH` (+-5
+    points). The True accuracy page and ``python -m scoring estimate`` both ask here, so they plan
+    the same rows for the same run."""
+    kept = audit_half_width(engine, run_id)
+    return kept if kept is not None else DEFAULT_HALF_WIDTH
 
 
 def stored_runs(engine: Engine, run_ids: Sequence[int]) -> list[StoredRun]:

@@ -15,7 +15,8 @@ import polars as pl
 from scoring.core.report import COMBINED
 from scoring.core.stats import DEFAULT_HALF_WIDTH, Z95
 from scoring.core.verdict_rules import AdjudicatedRow, adjudicated_accuracy
-from scoring.estimate.estimator import AccuracyEstimate, estimate_accuracy
+from scoring.estimate.estimator import FIGURE_TYPES, AccuracyEstimate, estimate_accuracy
+from scoring.estimate.evidence import TO_REVIEW
 from scoring.estimate.group_estimate import GROUP_METHOD, LANGUAGE, estimate_groups, groups_key, groups_of
 from scoring.estimate.metric_quality import MetricQuality, metric_quality
 from scoring.estimate.planner import ReviewPlan, plan_review
@@ -39,6 +40,7 @@ COMPARISON_COLUMNS = (
     "ci_high",
     "shown",
     "needed",
+    TO_REVIEW,
 )
 
 #: Columns of :attr:`RunEstimate.by_language`: the comparison's without the adjudicated ones.
@@ -62,14 +64,15 @@ class RunEstimate:
 
     def comparison(self) -> pl.DataFrame:
         """One row per domain (sorted) and ``combined``: :data:`COMPARISON_COLUMNS`, the one table
-        (and chart) of raw, adjudicated and estimated accuracy side by side."""
+        (and chart) of raw, adjudicated and estimated accuracy side by side. A scope without an
+        interval has no estimate (None) and says what to review (``what_to_review``)."""
         adjudicated = pl.DataFrame(
             [(r.domain, r.accuracy_low, r.accuracy_high, r.ci_low, r.ci_high) for r in self.adjudicated],
             schema=["scope", "adjudicated_low", "adjudicated_high", "adjudicated_ci_low", "adjudicated_ci_high"],
             orient="row",
         )
         estimated = self.accuracy.table().select(
-            "scope", "reviewed", "estimate", "ci_low", "ci_high", "shown", "needed"
+            "scope", "reviewed", "estimate", "ci_low", "ci_high", "shown", "needed", TO_REVIEW
         )
         table = self.raw.join(adjudicated, on="scope", how="left").join(estimated, on="scope", how="left")
         columns = [c for c in COMPARISON_COLUMNS if c != "raw_judge" or self.has_judge]
@@ -91,8 +94,9 @@ class RunEstimate:
         if not self.languages:
             return pl.DataFrame(schema=dict.fromkeys(LANGUAGE_COLUMNS, pl.String))
         raw = raw_accuracy(self.sample, LANGUAGE, combined=False)
-        estimated = pl.DataFrame([e.as_dict() for e in estimate_groups(self.sample, LANGUAGE)]).select(
-            "scope", "reviewed", "estimate", "ci_low", "ci_high", "shown", "needed"
+        found = [e.as_dict() for e in estimate_groups(self.sample, LANGUAGE)]
+        estimated = pl.DataFrame(found, schema_overrides=FIGURE_TYPES).select(
+            "scope", "reviewed", "estimate", "ci_low", "ci_high", "shown", "needed", TO_REVIEW
         )
         table = raw.join(estimated, on="scope", how="left")
         return table.select([c for c in LANGUAGE_COLUMNS if c != "raw_judge" or self.has_judge])

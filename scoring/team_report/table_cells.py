@@ -6,7 +6,8 @@ Why the cell is built this way: a model's runs in one language (two Hindi files 
 pooled with each run's strata kept apart (:func:`scoring.estimate.group_estimate.stack_runs`),
 so every run's random sample stays one; the language is then estimated as a run of its own rows
 (:mod:`scoring.estimate.group_estimate`, whose coverage is simulated). A cell with reviewed rows
-but too few for an interval keeps its point estimate and says how many more reviews would give one.
+but too few for an interval shows no figure (:func:`scoring.estimate.evidence.has_interval`: its
+point estimate would be mostly the prior 0.5) and says what to review to get one.
 A metric's figure is never dressed as the truth: its ``kind`` says which it is, and every output
 (text, CSV, JSON, picture) carries it.
 """
@@ -21,7 +22,9 @@ import polars as pl
 from scoring.compare.compared_runs import SOURCE_TITLES, SOURCES, Run, verdict_column
 from scoring.core.metric_names import ADJUDICATED, EXACT, JUDGE
 from scoring.core.stats import wilson_interval
+from scoring.estimate.evidence import TO_REVIEW, has_interval
 from scoring.estimate.group_estimate import LANGUAGE, NO_LANGUAGE, group_estimate, groups_key, stack_runs
+from scoring.estimate.wording import to_get_one
 
 ESTIMATE = "estimate"  #: a cell's kind: estimated true accuracy from reviewed rows
 #: The metric a cell without reviewed rows shows first found first (the judge where it labelled
@@ -30,8 +33,9 @@ METRIC_ORDER = (JUDGE, EXACT)
 CELL_METHOD = (
     "A cell is the model's estimated true accuracy in that language when its runs have reviewed rows of the random "
     "sample there (each language estimated as a run of its own rows; a model's runs pooled with their strata kept "
-    "apart); else the LLM judge's accuracy, else the exact-substring metric's, with a Wilson 95% interval, marked as "
-    "the metric's (the judge's over the rows it judged)."
+    "apart), shown only with its 95% interval (until the reviews there give one, the cell says what to review); "
+    "with no reviewed row there, the LLM judge's accuracy, else the exact-substring metric's, with a Wilson 95% "
+    "interval, marked as the metric's (the judge's over the rows it judged)."
 )
 
 
@@ -71,7 +75,8 @@ class TableCell:
     rows: int
     reviewed: int
     kind: str
-    value: float
+    #: None for an estimate without an interval (:func:`scoring.estimate.evidence.has_interval`)
+    value: float | None
     ci_low: float | None
     ci_high: float | None
     #: False when reviewed rows are too few for an interval (``needed`` more would give one)
@@ -79,6 +84,13 @@ class TableCell:
     needed: int = 0
     metrics: tuple[MetricFigure, ...] = field(default=())
     withheld: bool = False  #: reviewed rows exist but are withheld from the viewer (double-blind)
+    #: buckets with no reviewed row among this cell's rows (each needs some: part of ``needed``)
+    review_buckets: tuple[str, ...] = ()
+
+    @property
+    def what_to_review(self) -> str | None:
+        """What to review to get an estimate here (None when it has its interval, or is a metric's)."""
+        return None if has_interval(self) else to_get_one(self.language, self.needed, self.review_buckets)
 
     @property
     def title(self) -> str:
@@ -88,7 +100,7 @@ class TableCell:
         out = asdict(self)
         out["runs"] = list(self.runs)
         out["metrics"] = {m["source"]: {k: v for k, v in m.items() if k != "source"} for m in out["metrics"]}
-        return {**out, "title": self.title}
+        return {**out, "title": self.title, TO_REVIEW: self.what_to_review}
 
 
 def with_language(table: pl.DataFrame, fallback: str) -> pl.DataFrame:
@@ -129,16 +141,17 @@ def model_cells(model: ModelRuns) -> list[TableCell]:
         reviewed = 0 if model.withheld else int(part["reviewed"].sum())
         if reviewed:
             est = group_estimate(part, language)
-            low, high = (est.ci_low, est.ci_high) if est.shown else (None, None)
+            shown = has_interval(est)  # no figure before its evidence: neither the value nor an interval
             cell = TableCell(
                 **base,
                 reviewed=reviewed,
                 kind=ESTIMATE,
-                value=est.estimate,
-                ci_low=low,
-                ci_high=high,
-                shown=est.shown,
+                value=est.estimate if shown else None,
+                ci_low=est.ci_low if shown else None,
+                ci_high=est.ci_high if shown else None,
+                shown=shown,
                 needed=est.needed,
+                review_buckets=est.review_buckets,
             )
         else:
             by_source = {m.source: m for m in metrics if m.n}
@@ -170,6 +183,7 @@ CELL_COLUMNS = (
     "ci_high",
     "shown",
     "needed",
+    TO_REVIEW,
     "rows",
     "reviewed",
     "runs",
@@ -199,6 +213,7 @@ def cells_frame(cells: Sequence[TableCell]) -> pl.DataFrame:
             "ci_high": c.ci_high,
             "shown": c.shown,
             "needed": c.needed,
+            TO_REVIEW: c.what_to_review,
             "rows": c.rows,
             "reviewed": c.reviewed,
             "runs": "; ".join(c.runs),
@@ -207,6 +222,6 @@ def cells_frame(cells: Sequence[TableCell]) -> pl.DataFrame:
             row |= {m.source: m.accuracy, f"{m.source}_ci_low": m.ci_low, f"{m.source}_ci_high": m.ci_high}
         rows.append(row)
     schema = {name: pl.Float64 for name in CELL_COLUMNS}
-    schema |= {"model": pl.String, "language": pl.String, "kind": pl.String, "runs": pl.String}
+    schema |= {"model": pl.String, "language": pl.String, "kind": pl.String, "runs": pl.String, TO_REVIEW: pl.String}
     schema |= {"shown": pl.Boolean, "needed": pl.Int64, "rows": pl.Int64, "reviewed": pl.Int64}
     return pl.DataFrame(rows, schema=schema)

@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 
 from scoring.core.fonts import FONT_STACK, fonts_visible_to_subprocesses
 from scoring.core.formatting import percent
+from scoring.estimate.evidence import has_interval
 from scoring.team_report.table_cells import ESTIMATE, TableCell
 
 IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -29,11 +30,17 @@ HTML_SUFFIX = ".html"
 DEAD_END_PROXY = "http://127.0.0.1:9"
 
 
+#: A cell's words where its estimate has no interval yet (what to review follows them).
+NO_ESTIMATE = "no estimate yet"
+
+
 def cell_text(cell: TableCell) -> str:
-    """A cell in words: ``83.1% [78.0%, 87.5%] · 120 reviewed`` or ``exact 71.2% [..] · metric``."""
+    """A cell in words: ``83.1% [78.0%, 87.5%] · 120 reviewed`` or ``exact 71.2% [..] · metric``;
+    an estimate without an interval shows no figure: ``no estimate yet · 13 reviewed · Review at
+    least 7 more rows ...`` (:func:`scoring.estimate.evidence.has_interval`)."""
     if cell.kind == ESTIMATE:
-        if not cell.shown:
-            return f"{percent(cell.value)} · {cell.reviewed:,} reviewed · review {cell.needed:,} more for an interval"
+        if not has_interval(cell):
+            return f"{NO_ESTIMATE} · {cell.reviewed:,} reviewed · {cell.what_to_review}"
         return f"{percent(cell.value)} [{percent(cell.ci_low)}, {percent(cell.ci_high)}] · {cell.reviewed:,} reviewed"
     why = "reviews withheld (double-blind)" if cell.withheld else "no review"
     return f"{cell.title}: {percent(cell.value)} [{percent(cell.ci_low)}, {percent(cell.ci_high)}] · {why}"
@@ -49,7 +56,7 @@ def table_figure(models: list[str], languages: list[str], cells: list[TableCell]
         for language in languages:
             cell = by_key.get((model, language))
             row_z.append(None if cell is None or cell.value is None else 100 * cell.value)
-            row_text.append("—" if cell is None else html.escape(cell_text(cell)).replace(" · ", "<br>"))
+            row_text.append("—" if cell is None else "<br>".join(_wrapped(html.escape(cell_text(cell)))))
         z.append(row_z)
         text.append(row_text)
     figure = go.Figure(
@@ -74,6 +81,22 @@ def table_figure(models: list[str], languages: list[str], cells: list[TableCell]
         font={"family": FONT_STACK},
     )
     return figure
+
+
+def _wrapped(text: str, width: int = 40) -> list[str]:
+    """A cell's text as heatmap lines: one per `` · `` part, a long part (what to review) wrapped
+    at ``width`` characters (textwrap would break an escaped entity: words are split on spaces)."""
+    lines: list[str] = []
+    for part in text.split(" · "):
+        line = ""
+        for word in part.split(" "):
+            if line and len(line) + 1 + len(word) > width:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        lines.append(line)
+    return lines
 
 
 @dataclass(frozen=True)
