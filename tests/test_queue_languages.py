@@ -17,7 +17,7 @@ from scoring import ingest, review, store
 from scoring.cli import main
 from scoring.core.errors import InputError
 from scoring.estimate import build_strata, plan_review
-from scoring.estimate.estimator import MIN_DOMAIN_REVIEWED
+from scoring.estimate.evidence import MIN_DOMAIN_REVIEWED
 from scoring.estimate.language_plan import plan_language
 from scoring.estimate.sample import make_sample
 from scoring.estimate.stored_run import stored_estimate

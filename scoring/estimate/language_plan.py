@@ -7,7 +7,7 @@ the random sample, stratified by bucket x domain), so its plan is the human-only
 correction, rates at the one-sided bound of the bucket's pooled share) on that language's rows
 alone, and its rows are each stratum's first unreviewed rows of that language in the run's review
 order (:func:`scoring.estimate.planner.next_rows`): a prefix of the language's own order, so a
-random sample of the language. At least :data:`~scoring.estimate.estimator.MIN_DOMAIN_REVIEWED`
+random sample of the language. At least :data:`~scoring.estimate.evidence.MIN_DOMAIN_REVIEWED`
 rows of the language are planned (or all of them): below that the figure shows no interval.
 
 What it costs the whole run's figure: the run's random sample is the prefix of each stratum's
@@ -24,8 +24,8 @@ import polars as pl
 
 from scoring.core.errors import InputError
 from scoring.core.language_names import normalise_language
-from scoring.core.stats import PILOT_HALF_WIDTH
-from scoring.estimate.estimator import MIN_DOMAIN_REVIEWED
+from scoring.core.stats import DEFAULT_HALF_WIDTH
+from scoring.estimate.evidence import MIN_DOMAIN_REVIEWED
 from scoring.estimate.group_estimate import LANGUAGE, groups_key, groups_of
 from scoring.estimate.planner import ReviewPlan, next_rows, plan_review
 from scoring.estimate.strata import build_strata
@@ -83,7 +83,7 @@ class LanguagePlan:
 def plan_language(
     sample: pl.DataFrame,
     language: str,
-    half_width: float = PILOT_HALF_WIDTH,
+    half_width: float = DEFAULT_HALF_WIDTH,
     seed: int | None = None,
 ) -> LanguagePlan:
     """The plan for +-``half_width`` in ``language`` (a name or code: "ta" is Tamil) from a run's
