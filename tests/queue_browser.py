@@ -28,12 +28,18 @@ VERDICT = {"y": "correct", "n": "wrong"}
 JUST_APPEARED = re.compile(r"Row (\d+) had just appeared: press again")
 
 
-def overlap_csv(tag: str, n: int, domains: tuple[str, ...] = ("Art", "History")) -> bytes:
+def overlap_csv(
+    tag: str, n: int, domains: tuple[str, ...] = ("Art", "History"), languages: tuple[str, ...] = ()
+) -> bytes:
     """``n`` overlap_only rows (golden words present, not as one substring: the triage queue's
-    default scope) named ``<tag> question <i>?`` (row ``i + 1`` of the run), and one both_pass row."""
-    lines = ["question,answer,Domain,response"]
-    lines += [f"{tag} question {i}?,{tag}w{i} beta,{domains[i % len(domains)]},beta {tag}w{i}" for i in range(n)]
-    lines.append(f"{tag} easy?,gamma,Art,gamma")
+    default scope) named ``<tag> question <i>?`` (row ``i + 1`` of the run), and one both_pass row;
+    with ``languages``, a language column taking them in turn."""
+    lang = [f",{languages[i % len(languages)]}" if languages else "" for i in range(n + 1)]
+    lines = ["question,answer,Domain,response" + (",language" if languages else "")]
+    lines += [
+        f"{tag} question {i}?,{tag}w{i} beta,{domains[i % len(domains)]},beta {tag}w{i}{lang[i]}" for i in range(n)
+    ]
+    lines.append(f"{tag} easy?,gamma,Art,gamma{lang[n]}")
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 

@@ -92,7 +92,7 @@ def set_audit_of(db_url: str, data: bytes, rows: list[int]) -> None:
 
 
 def test_after_any_pick_keys_mark_rows_and_a_focused_field_is_said(server: AppServer, page: Page) -> None:
-    data = overlap_csv("fk", 60, domains=("Art", "History", "Music"))
+    data = overlap_csv("fk", 60, domains=("Art", "History", "Music"), languages=("English", "Hindi"))
     open_queue(page, server, "fk_model_english.csv", data, "picker")
     set_audit_of(server.db_url, data, list(range(40)))
     page.reload()
@@ -105,6 +105,11 @@ def test_after_any_pick_keys_mark_rows_and_a_focused_field_is_said(server: AppSe
     pick(page, "q_domain", "Music")
     settle(page)
     presses_mark(page, server, "picker", "yny", "picking a domain")
+    pick(page, "q_domain", "All domains")
+    settle(page)
+    pick(page, "q_language", "Hindi")
+    settle(page)
+    presses_mark(page, server, "picker", "ny", "picking a language")
     reason = page.locator("[class*='st-key-q_reason_']").first
     reason.click()
     page.get_by_role("option", name=review.REASONS[0], exact=True).click()

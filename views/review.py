@@ -249,8 +249,10 @@ def _on_press() -> None:
 
 
 def _keyboard() -> None:
-    """The keyboard, acknowledging every press this tab's queues have taken."""
+    """The keyboard, acknowledging every press this tab's queues have taken; mounted last, so
+    reaching it means this run drew what the presses did (the next action or row replaces it)."""
     keys.keyboard(queue_state.acked(), _on_press)
+    session.feedback_drawn()
 
 
 def _on_click(action: str, screen: int) -> None:
@@ -271,10 +273,10 @@ def _open(row_idx: int) -> None:
     st.session_state["q_view"] = "Queue"
 
 
-def _show_feedback(said: list[review.loop.Feedback] | None = None) -> None:
-    """Messages as boxes, each shown once: every message when no card is shown, else the errors
-    alone (the rest go on the card's status line, :func:`_status`)."""
-    for item in session.take_feedback() if said is None else said:
+def _show_feedback(said: list[review.loop.Feedback]) -> None:
+    """Messages as boxes: every message when no card is shown, else the errors alone (the rest go
+    on the card's status line, :func:`_status`)."""
+    for item in said:
         alert(ALERTS.get(item.kind, "info"), item.text)
 
 
@@ -398,7 +400,7 @@ def _offline() -> None:
     st.session_state["db_unreachable"] = True
     st.error(state.UNREACHABLE)
     screen = session.offline_screen()
-    said = session.take_feedback()
+    said = session.feedback_to_show()
     if screen is None:
         _show_feedback(said)
     else:
@@ -452,7 +454,7 @@ def queue_view() -> None:
     except store.DatabaseError:
         _offline()
         return
-    said = session.take_feedback()  # on the card's status line when a row is shown; else as boxes
+    said = session.feedback_to_show()  # on the card's status line when a row is shown; else as boxes
     _show_feedback(said if turn.screen is None else [f for f in said if f.kind == "error"])
     if turn.shown is Shown.HELD_OFF:  # the row the old mode held is let go
         st.info("The review mode changed: no row is held for you until you start reviewing in it.")

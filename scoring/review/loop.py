@@ -125,7 +125,13 @@ class ReviewLoop:
     last_seq: int = 0
     #: A row to show instead of the queue's next one: opened on purpose, or reopened by an undo.
     opened: int | None = None
+    #: What the presses since the last action (or the last new screen) did, for the page. A message
+    #: stays until a page run has drawn it to its end (:meth:`feedback_drawn`) and the next action
+    #: or screen comes: a rerun interrupted by the next press (Streamlit stops a running script
+    #: when a widget changes) would otherwise lose "Row N had just appeared" unsaid.
     feedback: list[Feedback] = field(default_factory=list)
+    #: How many of :attr:`feedback` a page run has drawn to its end (or :meth:`take_feedback` took).
+    drawn: int = 0
     #: Presses refused because no row was shown when they were given (said once, as feedback).
     refused: int = 0
     #: The screens shown lately, by number: a press applies to the screen it names, even one the
@@ -155,6 +161,7 @@ class ReviewLoop:
         current = self.screen
         if current is not None and current.row_idx == row_idx and current.number not in self.consumed:
             return current
+        self._forget_drawn()
         via = self.opened_via if self.opened is not None and int(row_idx) == self.opened else verdict_log.QUEUE
         self.screen = Screen(self.next_number, int(row_idx), item_key, via)
         self.screens[self.screen.number] = self.screen
@@ -168,6 +175,7 @@ class ReviewLoop:
     def show_nothing(self) -> None:
         """Nothing to mark is shown (scope finished or empty): presses then apply to nothing."""
         self.screen = None
+        self._forget_drawn()
 
     def open_row(self, row_idx: int) -> None:
         """Show ``row_idx`` next, whatever the queue order (a deliberate revisit): its mark is
@@ -176,9 +184,23 @@ class ReviewLoop:
         self.opened_via = verdict_log.OPENED
 
     def take_feedback(self) -> list[Feedback]:
-        """The messages since the last call (each is shown once)."""
-        out, self.feedback = self.feedback, []
+        """The messages not taken or drawn before (each is taken once)."""
+        out = self.feedback[self.drawn :]
+        self.drawn = len(self.feedback)
         return out
+
+    def feedback_to_show(self) -> list[Feedback]:
+        """What the presses since the last action or new screen did: drawn again by every page run
+        until the next action or screen, so a run cut short never loses one."""
+        return list(self.feedback)
+
+    def feedback_drawn(self) -> None:
+        """A page run drew :meth:`feedback_to_show` to its end: the next action or screen replaces it."""
+        self.drawn = len(self.feedback)
+
+    def _forget_drawn(self) -> None:
+        del self.feedback[: self.drawn]
+        self.drawn = 0
 
     # ------------------------------------------------------------------ actions
 
@@ -200,6 +222,7 @@ class ReviewLoop:
         """
         if action not in ACTIONS:
             raise ValueError(f"Unknown action {action!r}: expected one of {', '.join(ACTIONS)}.")
+        self._forget_drawn()
         if not reviewer:
             return self._say("error", f"{self.cannot_mark} Nothing was saved.")
         target = self.screens.get(screen) if screen is not None else None
@@ -260,6 +283,7 @@ class ReviewLoop:
         typed on that screen, while its fields are on the page. After a failed write the rest of
         the batch is not tried (the database is not taking writes) and is said to be unsaved.
         """
+        self._forget_drawn()
         presses = sorted((p for p in map(Press.parse, raw_presses) if p is not None), key=lambda p: p.seq)
         refused = unsaved = 0
         early: list[int] = []  # rows pressed on before they could be seen, in order

@@ -361,6 +361,14 @@ class ReviewSession:
         """Key presses, each applied once to the row of the screen it names."""
         self.loop.take_presses(raw_presses, engine, reviewer, details, row_of)
 
+    def feedback_to_show(self) -> list[Feedback]:
+        """What the presses since the last action or new screen did (drawn by every page run)."""
+        return self.loop.feedback_to_show()
+
+    def feedback_drawn(self) -> None:
+        """A page run drew :meth:`feedback_to_show` to its end."""
+        self.loop.feedback_drawn()
+
     def take_feedback(self) -> list[Feedback]:
         """The messages since the last call (each is shown once)."""
         return self.loop.take_feedback()
