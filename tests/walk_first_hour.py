@@ -22,6 +22,7 @@ import argparse
 import csv
 import io
 import random
+import re
 import sys
 import tempfile
 import time
@@ -151,7 +152,7 @@ def judged_correct(question: str, rows: list[dict[str, str]]) -> bool:
 UNSEEN = """() => {
     const card = document.querySelector('[data-q-screen]');
     if (!card) return ['no card'];
-    const blocks = [...card.querySelectorAll(':scope > div > div:last-child')].slice(-3);
+    const blocks = [...card.children].filter((e) => e.children.length === 2).map((e) => e.lastElementChild);
     const keys = ['q_yes', 'q_no', 'q_skip', 'q_undo'].map((k) => document.querySelector('.st-key-' + k + ' button'));
     const bad = [];
     let scrolled = window.scrollY;
@@ -165,8 +166,9 @@ UNSEEN = """() => {
     });
     return bad;
 }"""
-CARD_TEXTS = """() => [...document.querySelectorAll('[data-q-screen] :scope > div > div:last-child')].slice(-3)
-    .map((e) => e.innerText)"""
+#: The row's question, golden answer and response as drawn (each a caption and a body in the card).
+CARD_TEXTS = """() => [...(document.querySelector('[data-q-screen]') || {children: []}).children]
+    .filter((e) => e.children.length === 2).map((e) => e.lastElementChild.innerText)"""
 CARD_FONTS = """() => [...new Set([...document.querySelectorAll('[data-q-screen] *')].map((el) => {
     const cs = getComputedStyle(el); return `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`; }))]"""
 
@@ -218,7 +220,12 @@ def main() -> int:
             frame = store.load_scored(engine, run.id)
             engine.dispose()
             keys_of = dict(zip(frame["question"].astype(str), frame["item_key"].astype(str), strict=True))
-            row_number = {q: int(i) + 1 for q, i in zip(frame["question"].astype(str), frame["row_idx"], strict=True)}
+            # The walk's record names a row by the number its question ends with ("[q12]").
+            by_id = {re.search(QUESTION_ID, q).group(0): k for q, k in keys_of.items()}  # type: ignore[union-attr]
+            row_number = {
+                re.search(QUESTION_ID, q).group(0): int(i) + 1  # type: ignore[union-attr]
+                for q, i in zip(frame["question"].astype(str), frame["row_idx"], strict=True)
+            }
             page.goto(f"{server.url}/estimate?run={run.id}&reviewer=first-hour")
             settle(page)
             page.get_by_role("tab", name="Plan").click()
@@ -245,7 +252,7 @@ def main() -> int:
                 presses, said = settle_presses(page, server.db_url, "first-hour", 0)
                 marks = [e for e in stored_events(server.db_url, "first-hour") if e.action == "mark"][checked:]
                 try:
-                    got = check_presses(presses, said, marks, keys_of, where, rows=row_number.__getitem__)
+                    got = check_presses(presses, said, marks, by_id, where, rows=row_number.__getitem__)
                     stored, refused = stored + got[0], refused + got[1]
                 except AssertionError as exc:
                     problems.append(str(exc)[:2000])

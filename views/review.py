@@ -69,11 +69,15 @@ if wanted is not None:
 # One compact row of scope controls, so the row, its buttons and its fields fit a 1280x720 window
 # unscrolled; the review mode's switches sit in a popover (the progress line says the mode in force).
 # "Show" gets the width its two segments need (narrower, "My verdicts" was cut off at 1280 wide).
+# The filters show "All" for no filter (their labels say what): "All domains" was cut to "All doma".
+# The sample (estimating one bucket, rarely changed) sits in the Review mode popover, so every
+# control here shows its whole text at 1280 wide; the line under them names a sample in force.
 if len(languages) > 1:  # a language filter beside the domain's
-    c1, c2, c6, c3, c4, c5 = st.columns([2.05, 1.15, 1.15, 0.8, 1.9, 1.35], vertical_alignment="bottom")
+    c1, c2, c6, c4, c5 = st.columns([2.5, 1.1, 1.1, 1.75, 1.3], vertical_alignment="bottom")
 else:
-    c1, c2, c3, c4, c5 = st.columns([2.3, 1.4, 1.2, 1.9, 1.3], vertical_alignment="bottom")
+    c1, c2, c4, c5 = st.columns([2.7, 1.4, 1.8, 1.3], vertical_alignment="bottom")
     c6 = None
+mode = c5.popover("Review mode", use_container_width=True)
 if st.session_state.get("q_bucket") not in scopes:
     st.session_state["q_bucket"] = address.DEFAULT_SCOPE  # first visit, or the audit set was removed
 bucket_rows = summary["buckets"][COMBINED]  # rows per bucket in the run, counted once per run
@@ -86,19 +90,22 @@ bucket = c1.selectbox(
     "the rows the True accuracy page's planner chose, which estimate the run's true "
     "accuracy.",
 )
-domain = c2.selectbox("Domain", [ALL_DOMAINS, *summary["domains"]], key="q_domain")
+domain = c2.selectbox(
+    "Domain", [ALL_DOMAINS, *summary["domains"]], key="q_domain", format_func=lambda d: "All" if d == ALL_DOMAINS else d
+)
 language = (
     c6.selectbox(
         "Language",
         [ALL_LANGUAGES, *languages],
         key="q_language",
+        format_func=lambda x: "All" if x == ALL_LANGUAGES else x,
         help="Only this scope's rows in one language (a sample is drawn first, then narrowed).",
     )
     if c6 is not None
     else ALL_LANGUAGES
 )
-sample = c3.number_input(
-    "Sample" if c6 is not None else "Sample (0 = all)",  # narrower beside a language filter: said in its help
+sample = mode.number_input(
+    "Sample of the bucket (0 = all its rows)",
     0,
     address.MAX_SAMPLE,
     step=10,
@@ -120,7 +127,6 @@ def _toggle_key(spec: review.BlindSpec) -> str:
 blind_scope = review.BlindSpec(bucket, None if domain == ALL_DOMAINS else domain, sample or None)
 # The mode in force (the run's double-blind scopes; while unreachable, the ones last seen here).
 review_mode = session.mode(engine, blind_scope, blind_audit=identity.identity_config().blind_audit)
-mode = c5.popover("Review mode", use_container_width=True)
 if reviewer and identity.identity_config().may_adjudicate(reviewer):
     wider = review_mode.wider
     wanted = mode.toggle(
@@ -190,12 +196,9 @@ elif rule == SECOND_OPINION:
     )
 MODE_NAMES = {DOUBLE_BLIND: "double-blind", SECOND_OPINION: "second opinion", SPLIT: "team split"}
 READS = f"   {review_mode.reads_line}" if review_mode.reads_line else ""  # on the card: the languages you read
-audit_note = ", blind audit of the random sample" if audited else ""
+audit_note = ", blind audit" if audited else ""
 # Said on the progress line (in the fragment), not on a line of its own: one line less above the card.
-MODE_LINE = (
-    f"Mode: {MODE_NAMES[rule]}{', blind' if blind and not double_blind else ''}{audit_note} (change it "
-    "under Review mode)"
-)
+MODE_LINE = f"Mode: {MODE_NAMES[rule]}{', blind' if blind and not double_blind else ''}{audit_note}"
 view = c4.segmented_control("Show", VIEWS, default=VIEWS[0], key="q_view") or VIEWS[0]
 scope_domain = None if domain == ALL_DOMAINS else domain
 scope_language = None if language == ALL_LANGUAGES else language
