@@ -76,7 +76,7 @@ def test_the_first_hour_of_a_new_team(server: AppServer, page: Page) -> None:
     page.locator(".st-key-est_pilot button").click()
     expect(page.locator("h1").first).to_contain_text("Review queue", timeout=TIMEOUT_MS)
     settle(page)
-    expect(main).to_contain_text("blind audit of the random sample", timeout=TIMEOUT_MS)
+    expect(main).to_contain_text(", blind audit", timeout=TIMEOUT_MS)
     for _ in range(3):
         question = shown_question(page)
         text = main.inner_text()
