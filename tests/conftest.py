@@ -34,6 +34,8 @@ RunCli = Callable[..., "subprocess.CompletedProcess[str]"]
 #: collection order: started first, a long browser file no longer runs alone at the end while the
 #: other worker idles (xdist's own reorder puts files with many short tests first).
 SLOW_FIRST = (
+    "test_browser_queue_place.py",
+    "test_browser_press_age.py",
     "test_browser_queue.py",
     "test_browser.py",
     "test_small_runs.py",
@@ -43,6 +45,7 @@ SLOW_FIRST = (
     "test_deploy_nginx.py",
     "test_metric_coverage.py",
     "test_browser_keys.py",
+    "test_browser_review_card.py",
     "test_browser_blind_pages.py",
     "test_browser_export.py",
     "test_browser_secrets.py",

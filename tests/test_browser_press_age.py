@@ -110,9 +110,9 @@ def test_a_press_on_a_row_just_shown_stores_nothing_and_says_so(server: AppServe
     # The second key of each pair the moment the next row is painted: the rule must refuse it.
     stored, refused = _held_over(page, server, keys_of, "tapper", 6)
     assert refused >= 5, "a key pressed the moment a row was painted must be refused"
-    _phase(page, server, keys_of, "tapper", _double_taps(10), "double taps 30-80 ms apart")
+    _phase(page, server, keys_of, "tapper", _double_taps(7), "double taps 30-80 ms apart")
     with cpu_hog():
-        _phase(page, server, keys_of, "tapper", _double_taps(8), "double taps under a CPU hog")
+        _phase(page, server, keys_of, "tapper", _double_taps(5), "double taps under a CPU hog")
         _held_over(page, server, keys_of, "tapper", 4)
 
     stored, refused = _phase(page, server, keys_of, "tapper", _steady(10, 300), "presses 300 ms apart")
