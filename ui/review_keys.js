@@ -121,8 +121,7 @@ function watchRows(keys) {
 
 function showingAt(keys, time) {
   for (let i = keys.seen.length - 1; i >= 0; i--) {
-    const entry = keys.seen[i];
-    if (entry.at <= time) return { entry: entry, at: entry.at };
+    if (keys.seen[i].at <= time) return keys.seen[i];
   }
   return null;
 }
@@ -136,9 +135,8 @@ function unsavedNote(keys) {
 function askToLeave(keys) {
   const field = unsavedNote(keys);
   if (!field) return true;
-  const shown = rowShown();
-  const row = document.querySelector("[data-q-screen] .q-place");
-  const which = row ? row.innerText.split(/\s{2,}/)[0].toLowerCase() : shown ? "this row" : "the row";
+  const place = document.querySelector("[data-q-screen] .q-line"); // "Row 12 of the run   Domain: ..."
+  const which = place ? place.textContent.split(/\s{2,}/)[0].toLowerCase() : "this row";
   const ok = window.confirm(
     `Your note on ${which} ("${field.value.trim().slice(0, 60)}") is not saved yet: it is saved with ` +
       "Correct, Wrong or Skip. Leave it and lose the note?",
@@ -157,14 +155,14 @@ export default function (component) {
   // it was not applied instead of it vanishing).
   const send = (key, time) => {
     const found = showingAt(keys, time);
-    const shown = found && found.entry.screen !== null ? found : null;
+    const shown = found && found.screen !== null ? found : null;
     keys.seq += 1;
     keys.pending.push({
       seq: keys.seq,
       key: key,
-      screen: shown ? shown.entry.screen : null,
-      run: shown ? shown.entry.run : null,
-      item: shown ? shown.entry.item : null,
+      screen: shown ? shown.screen : null,
+      run: shown ? shown.run : null,
+      item: shown ? shown.item : null,
       shown_ms: shown ? Math.max(0, Math.round(time - shown.at)) : null,
     });
     keys.dirty = false; // the note typed goes with this press
