@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import pandas as pd
 from browser import look_at_row, settle
 from playwright.sync_api import Page
 from sqlalchemy import select
@@ -99,16 +100,31 @@ def stored_events(db_url: str, reviewer: str) -> list[Event]:
         engine.dispose()
 
 
-def item_keys_by_question(db_url: str, data: bytes) -> dict[str, str]:
-    """question -> item key of the stored run of ``data``."""
+def run_frame(db_url: str, data: bytes) -> tuple[int, pd.DataFrame]:
+    """The stored run of ``data``: its id and rows (read from the server's database)."""
     engine = make_engine(db_url)
     try:
         run = store.find_run_by_sha(engine, store.sha256_bytes(data))
         assert run is not None, "the upload was not stored"
-        frame = store.load_scored(engine, run.id)
-        return dict(zip(frame["question"].astype(str), frame["item_key"].astype(str), strict=True))
+        return run.id, store.load_scored(engine, run.id)
     finally:
         engine.dispose()
+
+
+def item_keys_by_question(db_url: str, data: bytes) -> dict[str, str]:
+    """question -> item key of the stored run of ``data``."""
+    _, frame = run_frame(db_url, data)
+    return dict(zip(frame["question"].astype(str), frame["item_key"].astype(str), strict=True))
+
+
+ROW_TEXT = re.compile(r"Row (\d+) of the run")
+
+
+def shown_row(page: Page) -> int:
+    """The 1-based row number the queue shows."""
+    found = ROW_TEXT.search(page.locator(MAIN).inner_text())
+    assert found, page.locator(MAIN).inner_text()[:2000]
+    return int(found.group(1))
 
 
 def wait_for_events(page: Page, db_url: str, reviewer: str, count: int, timeout_ms: int = 20_000) -> None:

@@ -17,7 +17,17 @@ import time
 import pandas as pd
 from browser import TIMEOUT_MS, AppServer, look_at_row, no_exception, open_nav, review_rows, settle, upload_file
 from playwright.sync_api import Browser, Page, expect
-from queue_browser import check_presses, settle_presses, start_recording, stored_events
+from queue_browser import (
+    ROW_TEXT,
+    check_presses,
+    focus_page,
+    run_frame,
+    settle_presses,
+    shown_row,
+    start_recording,
+    stored_events,
+    type_reviewer,
+)
 from sqlalchemy import select
 
 from scoring import review, store
@@ -25,7 +35,6 @@ from scoring.store import make_engine
 from scoring.store.orm_tables import VerdictEvent
 
 MAIN = "[data-testid='stMain']"
-ROW_TEXT = re.compile(r"Row (\d+) of the run")
 
 
 def queue_csv(tag: str, n: int, domains: tuple[str, ...] = ("Art", "History")) -> bytes:
@@ -35,28 +44,6 @@ def queue_csv(tag: str, n: int, domains: tuple[str, ...] = ("Art", "History")) -
         lines.append(f"{tag} question {i}?,{tag}{i} beta,{domains[i % len(domains)]},beta {tag}{i}")
     lines += [f"{tag} easy 1?,gamma,Art,gamma", f"{tag} easy 2?,delta,History,delta"]
     return ("\n".join(lines) + "\n").encode("utf-8")
-
-
-def type_reviewer(page: Page, name: str) -> None:
-    field = page.locator(".st-key-reviewer_name input")
-    field.click()
-    field.fill("")
-    field.type(name, delay=20)
-    field.press("Enter")
-    settle(page)
-
-
-def shown_row(page: Page) -> int:
-    """The 1-based row number the queue shows."""
-    found = ROW_TEXT.search(page.locator(MAIN).inner_text())
-    assert found, page.locator(MAIN).inner_text()[:2000]
-    return int(found.group(1))
-
-
-def focus_page(page: Page) -> None:
-    page.locator("h1").first.click()
-    focused = page.evaluate("() => document.activeElement ? document.activeElement.tagName : ''")
-    assert focused not in ("INPUT", "TEXTAREA"), focused
 
 
 def events_of(db_url: str, reviewer: str) -> list[tuple[str, str, str | None]]:
@@ -70,16 +57,6 @@ def events_of(db_url: str, reviewer: str) -> list[tuple[str, str, str | None]]:
                 .order_by(VerdictEvent.id)
             )
             return [tuple(r) for r in conn.execute(stmt)]
-    finally:
-        engine.dispose()
-
-
-def run_frame(db_url: str, data: bytes) -> tuple[int, pd.DataFrame]:
-    engine = make_engine(db_url)
-    try:
-        run = store.find_run_by_sha(engine, store.sha256_bytes(data))
-        assert run is not None, "the upload was not stored"
-        return run.id, store.load_scored(engine, run.id)
     finally:
         engine.dispose()
 

@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlparse
 import pandas as pd
 from browser import TIMEOUT_MS, AppServer, no_exception, open_nav, settle, upload_file
 from playwright.sync_api import Browser, Page, expect
+from queue_browser import run_frame, shown_row
 
 from scoring import review, store
 from scoring.estimate.language_plan import plan_language
@@ -28,7 +29,6 @@ from scoring.store import make_engine
 
 MAIN = "[data-testid='stMain']"
 SIDEBAR = "[data-testid='stSidebar']"
-ROW_TEXT = re.compile(r"Row (\d+) of the run")
 LANGUAGES = ("English", "Tamil", "Hindi")
 
 
@@ -43,16 +43,6 @@ def mixed_csv(tag: str, n: int, domains: tuple[str, ...] = ("Art", "History")) -
         lines.append(f"{tag} question {i}?,{tag}{i} beta,{domain},{language},beta {tag}{i}")
     lines += [f"{tag} easy 1?,gamma,Art,English,gamma", f"{tag} easy 2?,delta,History,Tamil,delta"]
     return ("\n".join(lines) + "\n").encode("utf-8")
-
-
-def stored_run(db_url: str, data: bytes) -> tuple[int, pd.DataFrame]:
-    engine = make_engine(db_url)
-    try:
-        run = store.find_run_by_sha(engine, store.sha256_bytes(data))
-        assert run is not None, "the upload was not stored"
-        return run.id, store.load_scored(engine, run.id)
-    finally:
-        engine.dispose()
 
 
 def plan_audit(db_url: str, run_id: int, keys: list[str]) -> None:
@@ -90,12 +80,6 @@ def params(page: Page) -> dict[str, str]:
     return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
-def shown_row(page: Page) -> int:
-    found = ROW_TEXT.search(page.locator(MAIN).inner_text())
-    assert found, page.locator(MAIN).inner_text()[:2000]
-    return int(found.group(1))
-
-
 def mark_correct(page: Page) -> int:
     """Click Correct on the row shown; returns its 1-based number once the next one is shown."""
     row = shown_row(page)
@@ -109,7 +93,7 @@ def open_queue(page: Page, server: AppServer, reviewer: str, data: bytes, name: 
     page.goto(f"{server.url}/?reviewer={reviewer}", timeout=TIMEOUT_MS)
     settle(page)
     upload_file(page, name, data)
-    run_id, frame = stored_run(server.db_url, data)
+    run_id, frame = run_frame(server.db_url, data)
     return run_id, frame
 
 

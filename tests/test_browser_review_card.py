@@ -24,6 +24,7 @@ from queue_browser import (
     focused_tag,
     item_keys_by_question,
     overlap_csv,
+    shown_row,
     stored_events,
     type_reviewer,
     wait_for_events,
@@ -32,14 +33,7 @@ from queue_browser import (
 from scoring import review, store
 from scoring.store import make_engine
 
-ROW_TEXT = re.compile(r"Row (\d+) of the run")
 FIELD_NOTICE = re.compile(r"typing in", re.IGNORECASE)
-
-
-def shown_row(page: Page) -> int:
-    found = ROW_TEXT.search(page.locator(MAIN).inner_text())
-    assert found, page.locator(MAIN).inner_text()[:2000]
-    return int(found.group(1))
 
 
 def open_queue(page: Page, server: AppServer, name: str, data: bytes, reviewer: str) -> None:
