@@ -232,9 +232,11 @@ def cpu_hog(processes: int | None = None) -> Iterator[None]:
 
 #: The app's rule (``REVIEW_MIN_SHOWN_MS``, default 150 ms): a verdict on a row painted for less is refused.
 MIN_SHOWN_MS = 150.0
-#: The test's clock and the app's may see one paint a frame apart: presses this close to the limit
-#: may go either way; all others must be decided as the rule says.
-MARGIN_MS = 30.0
+#: The test's clock and the app's may see one paint a few frames apart on a loaded machine (seen:
+#: up to about 40 ms with a CPU hog and a second test worker): presses this close to the limit may
+#: go either way; all others must be decided as the rule says. The bug the rule fixes pressed on
+#: rows 1-30 ms old, far below the margin.
+MARGIN_MS = 50.0
 
 
 def row_of(question: str) -> int:
@@ -255,6 +257,9 @@ def check_presses(
     page said so for that row. Returns (stored, refused)."""
     assert all(p.question for p in presses), f"{where}: a press came while no row was painted: {presses}"
     pending = [(e.action, e.item_key, e.verdict) for e in events]
+    names = {k: q for q, k in keys_of.items()}
+    log = "; ".join(f"{p.key}@{p.question}:{p.age_ms:.0f}ms" for p in presses if p.age_ms is not None)
+    log += " | stored: " + "; ".join(f"{v}@{names.get(k, k[:8])}" for _, k, v in pending)
     stored = refused = 0
     for press in presses:
         if press.key not in VERDICT:  # skips and undos are checked by the caller
@@ -264,20 +269,20 @@ def check_presses(
         if age >= MIN_SHOWN_MS + MARGIN_MS:
             assert pending and pending[0] == want, (
                 f"{where}: the press {press} (row painted {age:.0f} ms before) was not stored as {want}; "
-                f"next stored: {pending[:2]}"
+                f"next stored: {pending[:2]}\n{log}"
             )
             pending.pop(0)
             stored += 1
         elif age < MIN_SHOWN_MS - MARGIN_MS:
             row = rows(str(press.question))
             assert f"Row {row} had just appeared: press again" in said, (
-                f"{where}: the press {press} on a row {age:.0f} ms old was not announced; the page said {said}"
+                f"{where}: the press {press} on a row {age:.0f} ms old was not announced; the page said {said}\n{log}"
             )
             refused += 1
         elif pending and pending[0] == want:  # at the limit, within a frame: either way
             pending.pop(0)
             stored += 1
-    assert not pending, f"{where}: {len(pending)} stored mark(s) no press on a row seen long enough explains: {pending}"
+    assert not pending, f"{where}: {len(pending)} stored mark(s) no press on a row seen long enough explains\n{log}"
     return stored, refused
 
 

@@ -73,7 +73,7 @@ def _held_over(page: Page, server: AppServer, keys_of: dict[str, str], reviewer:
         page.keyboard.press(key)
         page.wait_for_function(MOVED_ON, arg=shown, polling="raf", timeout=TIMEOUT_MS)
         page.keyboard.press(key)
-        page.wait_for_timeout(900)
+        page.wait_for_timeout(600)
     presses, said = settle_presses(page, server.db_url, reviewer, before)
     events = stored_events(server.db_url, reviewer)[before:]
     stored, refused = check_presses(presses, said, events, keys_of, "a key held over from the row before")
@@ -83,12 +83,12 @@ def _held_over(page: Page, server: AppServer, keys_of: dict[str, str], reviewer:
 
 
 def _double_taps(count: int) -> list[tuple[str, int]]:
-    """``count`` double taps, the two presses 30-80 ms apart, a person's pause (0.9 s) after each."""
+    """``count`` double taps, the two presses 30-80 ms apart, a person's pause (0.65 s) after each."""
     gaps = (30, 45, 60, 70, 80, 55)
     out: list[tuple[str, int]] = []
     for i in range(count):
         key = "yn"[i % 2]
-        out += [(key, gaps[i % len(gaps)]), (key, 900)]
+        out += [(key, gaps[i % len(gaps)]), (key, 650)]
     return out
 
 
@@ -108,16 +108,16 @@ def test_a_press_on_a_row_just_shown_stores_nothing_and_says_so(server: AppServe
     expect(page.locator(MAIN)).to_contain_text("tq question", timeout=TIMEOUT_MS)
 
     # The second key of each pair the moment the next row is painted: the rule must refuse it.
-    stored, refused = _held_over(page, server, keys_of, "tapper", 6)
-    assert refused >= 5, "a key pressed the moment a row was painted must be refused"
-    _phase(page, server, keys_of, "tapper", _double_taps(7), "double taps 30-80 ms apart")
+    stored, refused = _held_over(page, server, keys_of, "tapper", 5)
+    assert refused >= 4, "a key pressed the moment a row was painted must be refused"
+    _phase(page, server, keys_of, "tapper", _double_taps(6), "double taps 30-80 ms apart")
     with cpu_hog():
-        _phase(page, server, keys_of, "tapper", _double_taps(5), "double taps under a CPU hog")
-        _held_over(page, server, keys_of, "tapper", 4)
+        _phase(page, server, keys_of, "tapper", _double_taps(4), "double taps under a CPU hog")
+        _held_over(page, server, keys_of, "tapper", 3)
 
     stored, refused = _phase(page, server, keys_of, "tapper", _steady(10, 300), "presses 300 ms apart")
     assert stored >= 8, "presses 300 ms apart without a hog must almost all land"
     with cpu_hog():
-        _phase(page, server, keys_of, "tapper", _steady(8, 300), "presses 300 ms apart under a CPU hog")
-        stored, refused = _phase(page, server, keys_of, "tapper", _steady(5, 1500), "a person's pace under a CPU hog")
-    assert (stored, refused) == (5, 0), "presses at a person's pace must each land, even on a loaded machine"
+        _phase(page, server, keys_of, "tapper", _steady(6, 300), "presses 300 ms apart under a CPU hog")
+        stored, refused = _phase(page, server, keys_of, "tapper", _steady(4, 1100), "a person's pace under a CPU hog")
+    assert (stored, refused) == (4, 0), "presses at a person's pace must each land, even on a loaded machine"
