@@ -364,8 +364,10 @@ def test_uploading_the_export_twice_adds_nothing_the_second_time(tmp_path, engin
     events, verdicts_before = event_count(fresh), current_set(fresh, exact=True)
     same = ingest.save_run(fresh, exported, "a.csv")  # identical bytes: the same run opens
     assert not same.created and event_count(fresh) == events
-    other_bytes = ingest.save_run(fresh, codecs.BOM_UTF8 + exported, "b.csv")  # a new run, the same verdicts
-    assert other_bytes.created and other_bytes.restored == 0
+    # other bytes, the same rows (a BOM): the same run opens as the same content, nothing restored again
+    other_bytes = ingest.save_run(fresh, codecs.BOM_UTF8 + exported, "b.csv")
+    assert (other_bytes.created, other_bytes.found, other_bytes.run.id) == (False, "same_rows", same.run.id)
+    assert other_bytes.restored == 0
     assert event_count(fresh) == events and current_set(fresh, exact=True) == verdicts_before
 
 

@@ -460,6 +460,7 @@ def test_generator_rerun_reads_the_same(tmp_path: Path) -> None:
         ("lm_eval", "lm_eval_samples_indic_qa.jsonl", "lm_eval_results.json"),
         ("promptfoo", "promptfoo_out.json", None),
         ("promptfoo", "promptfoo_out.jsonl", None),
+        ("promptfoo", "promptfoo_two_models.json", None),
     ]
     for kind, name, companion in pairs:
         fresh_bytes = (tmp_path / name).read_bytes()

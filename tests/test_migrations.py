@@ -380,9 +380,37 @@ def test_the_reader_languages_revision_both_ways(tmp_path: Path) -> None:
     engine.dispose()
     engine = make_engine(_url(tmp_path / "readers.db"))  # upgrades again
     with engine.connect() as conn:
-        assert migrations.current(conn) == migrations.head() == "0016"
+        assert migrations.current(conn) == migrations.head()
         assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
     assert store.get_run(engine, run.id) == run and reviewer_languages(engine, "asha") == ()
+    engine.dispose()
+
+
+def test_the_content_hash_revision_both_ways(tmp_path: Path) -> None:
+    """0017 adds ``runs.file_sha256`` and ``runs.content_sha256`` (NULL for existing runs: the file's
+    sha256 is theirs, their content is hashed when an upload of as many rows looks for it); the
+    downgrade drops them with every run of a two-model file and its rows kept, the upgrade brings
+    them back NULL, and the same rows shuffled still open the stored runs."""
+    engine = make_engine(_url(tmp_path / "content.db"))
+    data = b"question,answer,response,model\nq,a,a,A\nr,b,c,A\nq,a,x,B\nr,b,b,B\n"
+    a, b = ingest.save_file(engine, data, "two.csv")
+    assert a.run.file_sha256 == b.run.file_sha256 == store.sha256_bytes(data) and a.run.content_sha256
+    with engine.begin() as conn:
+        command.downgrade(migrations._config(conn), "0016")
+    with sqlite3.connect(tmp_path / "content.db") as raw:
+        columns = {row[1] for row in raw.execute("PRAGMA table_info(runs)")}
+        parts = raw.execute("SELECT count(*) FROM run_parts").fetchone()[0]
+    assert {"file_sha256", "content_sha256"}.isdisjoint(columns) and "languages" in columns and parts == 2
+    engine.dispose()
+    engine = make_engine(_url(tmp_path / "content.db"))  # upgrades again
+    with engine.connect() as conn:
+        assert migrations.current(conn) == migrations.head()
+        assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
+    assert store.get_run(engine, a.run.id) == a.run and store.get_run(engine, a.run.id).content_sha256 == ""
+    assert store.load_table(engine, b.run.id)["response"].to_list() == ["x", "b"]
+    shuffled = b"question,answer,response,model\nq,a,x,B\nr,b,b,B\nr,b,c,A\nq,a,a,A\n"
+    again = ingest.save_file(engine, shuffled, "two_again.csv")
+    assert {(r.found, r.run.id) for r in again} == {("same_rows", a.run.id), ("same_rows", b.run.id)}
     engine.dispose()
 
 

@@ -167,9 +167,11 @@ def test_identical_bytes_open_the_existing_run(engine: Engine) -> None:
 
 
 def test_different_bytes_make_a_new_run(engine: Engine) -> None:
-    """One changed byte is a different file and a different run; list_runs is newest first."""
+    """One changed byte of a cell is a different file and a different run (a byte that changes
+    no row, a trailing line break, opens the same rows' run); list_runs is newest first."""
     first = ingest.save_run(engine, BASE_CSV.encode(), "a.csv")
-    second = ingest.save_run(engine, BASE_CSV.encode() + b"\n", "a.csv")
+    assert ingest.save_run(engine, BASE_CSV.encode() + b"\n", "a.csv").found == "same_rows"
+    second = ingest.save_run(engine, BASE_CSV.replace(",n4", ",n5").encode(), "a.csv")
     assert second.created is True
     assert second.run.id != first.run.id
     assert [r.id for r in store.list_runs(engine)] == [second.run.id, first.run.id]

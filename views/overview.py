@@ -23,6 +23,8 @@ notes = st.session_state.get("upload_notes", {}).get(run.id, [])
 for _kind, text in (note for note in notes if note[0] == "warning"):
     alert("warning", text)
 saved_line = " ".join(text for kind, text in notes if kind == "success")
+# What an upload opened instead of saving (the same bytes or rows), a remembered mapping, restored work.
+opened_line = " ".join(text for kind, text in notes if kind == "info")
 
 chart = st.empty()
 if st.session_state.get("overview_drawn") != run.id:
@@ -57,13 +59,21 @@ if judged_table is not None:
 chart.plotly_chart(figure, key="accuracy_chart")
 if humans and figs is None:
     figs = estimate_data.figures(run.id)  # the pilot's plan below (it ranks the rows if not started)
-if uploaded:  # just saved: what to do next, with the buttons
+if uploaded:  # just saved (or opened): what to do next, with the buttons
+    said = " ".join(line for line in (saved_line, opened_line) if line)
     alert(
-        "success",
-        f"{saved_line or 'Saved.'} Next: settle the rows the two metrics disagree on (triage), and "
+        "success" if saved_line else "info",
+        f"{said or 'Saved.'} Next: settle the rows the two metrics disagree on (triage), and "
         "review a random sample to estimate the true accuracy (two jobs: the queue's overlap-only "
         "scope, and the audit).",
     )
+    for other, label in st.session_state.get("upload_runs", {}).get(run.id, []):  # the file's other models
+        st.page_link(
+            "views/overview.py",
+            label=md_escape(f"Overview of run {label}"),
+            query_params={"run": str(other)},
+            icon=":material/bar_chart:",
+        )
     waiting = estimate_data.overlap_waiting(run.id)
     if st.button(
         f"{waiting:,} rows need a verdict: open the queue",

@@ -23,8 +23,9 @@ st.title("Upload a model run")
 st.write(
     "A CSV, TSV, JSON lines, JSON array or Parquet file (the text formats may be gzipped) with the golden answer "
     "and the response (plus the question and a domain), UTF-8 or UTF-16 with a BOM. When the fields have other "
-    "names (`target`, `prediction`, `category`...), you say which is which. Each file becomes a run; uploading "
-    "identical bytes opens the existing run."
+    "names (`target`, `prediction`, `category`...), you say which is which. Each file becomes a run, one per model "
+    "when its `model` column (or a harness log) names several; uploading identical bytes, or the same rows in "
+    "another encoding or order, opens the existing run."
 )
 
 engine = state.engine()
@@ -66,8 +67,9 @@ def mapping_step(name: str, exc: MissingColumns) -> str:
     )
 
 
-def save(upload, columns: dict[str, str] | None = None) -> dict:
-    """The outcome of one upload: a companion file is noted, any other saved (:func:`_save`)."""
+def save(upload, columns: dict[str, str] | None = None, split: bool | None = None) -> dict:
+    """The outcome of one upload: a companion file is noted, any other saved (:func:`_save`).
+    ``split``: the user's answer for a file holding several models (None: not asked yet)."""
     if upload.name in companions:
         return {
             "messages": [
@@ -80,11 +82,12 @@ def save(upload, columns: dict[str, str] | None = None) -> dict:
             "run_id": None,
             "ask": None,
         }
-    return _save(upload, columns)
+    return _save(upload, columns, split)
 
 
-def _save(upload, columns: dict[str, str] | None = None) -> dict:
-    """Save one upload with its progress shown; the outcome as messages (and the run, or a mapping to ask for)."""
+def _save(upload, columns: dict[str, str] | None = None, split: bool | None = None) -> dict:
+    """Save one upload with its progress shown; the outcome as messages (and the run, or a mapping
+    or the several models' question to ask)."""
     if choose and columns is None:  # the user names the fields: ask first, whatever the names
         try:
             examples = field_examples(upload.getvalue(), upload.name, companions)
@@ -97,7 +100,7 @@ def _save(upload, columns: dict[str, str] | None = None) -> dict:
         }
     messages: list[tuple[str, str]] = []
     shown = md_escape(upload.name)  # a file name is untrusted text; labels render Markdown
-    asked = None
+    asked = models = None
     # Each phase shows as it starts (reading, scoring, saving k of n rows): a million rows
     # take several seconds, and a bar that moves says the upload is alive.
     with st.status(f"Saving {shown}", expanded=True) as status:
@@ -116,7 +119,13 @@ def _save(upload, columns: dict[str, str] | None = None) -> dict:
 
         outcome = None
         try:
-            outcome = ingest.save_upload(engine, upload.getvalue(), upload.name, columns, companions, show, preview)
+            outcome = ingest.save_upload(
+                engine, upload.getvalue(), upload.name, columns, companions, show, preview, split=split
+            )
+        except ingest.SeveralModels as exc:  # what the file holds, said before anything is saved
+            status.update(label=f"{shown}: read; {md_escape(exc.line)}", state="complete", expanded=False)
+            messages.append(("info", models_step(upload.name, exc)))
+            models = {"columns": exc.columns, "count": len(exc.models)}
         except MissingColumns as exc:  # the mapping step: a question to answer below, not a failure
             status.update(label=f"{shown}: read; which field is which?", state="complete", expanded=False)
             messages.append(("info", mapping_step(upload.name, exc)))
@@ -133,15 +142,40 @@ def _save(upload, columns: dict[str, str] | None = None) -> dict:
             state.hand_over_saved(run_id, outcome.rows)
         messages.extend(outcome_messages(upload.name, outcome))
         # The Overview opens at once, so the status label above is gone before anyone reads it:
-        # what was saved and every warning are said again there.
-        st.session_state.setdefault("upload_notes", {})[run_id] = [m for m in messages if m[0] != "info"]
-    return {"messages": messages, "run_id": run_id, "ask": asked}
+        # what was saved or opened and every warning are said again there, on each run's Overview,
+        # with a link to each of the file's other runs.
+        made = outcome.runs or (ingest.ModelRun(outcome.run, "created"),)
+        for each in made:
+            st.session_state.setdefault("upload_notes", {})[each.run.id] = list(messages)
+            st.session_state.setdefault("upload_runs", {})[each.run.id] = [
+                (other.run.id, store.run_label(other.run)) for other in made if other.run.id != each.run.id
+            ]
+    return {"messages": messages, "run_id": run_id, "ask": asked, "models": models}
+
+
+def models_step(name: str, exc: ingest.SeveralModels) -> str:
+    """The question a file of several models asks before saving, in the page's words."""
+    return (
+        f"{name}: {exc.line}, named by {exc.source}. Each model is saved as a run of its own (their rows are "
+        "never pooled into one figure); each run numbers its rows from 1 and keeps each row's place in the file "
+        "in a column file_row."
+    )
+
+
+def ask_models(upload, asked: dict) -> dict | None:
+    """The two answers to a file of several models; the save's outcome once one is pressed."""
+    bar = st.container(horizontal=True)
+    count = asked["count"]
+    if bar.button(f"Save {count} runs, one per model", type="primary", key=f"models_{upload.file_id}_split"):
+        return save(upload, asked["columns"] or None, split=True)
+    if bar.button("Save as one run (the column does not name models)", key=f"models_{upload.file_id}_whole"):
+        return save(upload, asked["columns"] or None, split=False)
+    return None
 
 
 def outcome_messages(name: str, outcome: ingest.UploadOutcome) -> list[tuple[str, str]]:
-    """What a saved upload says: the remembered mapping it was read with, the run it became or
-    opened, what was restored from an export, and every warning."""
-    run_id, rows = outcome.run.id, outcome.run.n_rows
+    """What a saved upload says: the remembered mapping it was read with, the run (or runs) it
+    became or opened, what was restored from an export, and every warning."""
     messages = []
     if outcome.remembered:
         messages.append(
@@ -151,14 +185,7 @@ def outcome_messages(name: str, outcome: ingest.UploadOutcome) -> list[tuple[str
                 f"({mapping_text(outcome.remembered)}).",
             )
         )
-    if outcome.opened == "created":
-        messages.append(("success", f"{name}: saved as run #{run_id} ({rows:,} rows)."))
-    elif outcome.opened == "restored":  # the same bytes again: the team wants it back
-        messages.append(
-            ("info", f"{name}: identical to the archived run #{run_id}, which is restored from the archive and opened.")
-        )
-    else:
-        messages.append(("info", f"{name}: identical to run #{run_id}, which is opened instead."))
+    messages.append(ingest.outcome_sentence(name, outcome))
     if outcome.restored or outcome.decisions or outcome.skips:
         skips = f", {outcome.skips} skip(s)" if outcome.skips else ""
         messages.append(
@@ -223,6 +250,13 @@ for upload in files or []:
     outcome = processed[upload.file_id]
     for kind, text in outcome["messages"]:
         alert(kind, text)
+    if outcome.get("models") and outcome["run_id"] is None:
+        done = ask_models(upload, outcome["models"])
+        if done is not None:
+            processed[upload.file_id] = done
+            newest = done["run_id"] or newest
+            if done["run_id"] is None:
+                st.rerun()
     if outcome.get("ask") and outcome["run_id"] is None:
         done = ask_mapping(upload, outcome["ask"])
         if done is not None:
@@ -235,7 +269,10 @@ if newest is not None:
     run_choice.select_run(newest)
     current = [processed[f.file_id] for f in files or []]
     waiting = [item for item in current if item["run_id"] is None]  # refused, or a mapping to ask for
-    if any(item.get("ask") or any(kind == "error" for kind, _ in item["messages"]) for item in waiting):
+    if any(
+        item.get("ask") or item.get("models") or any(kind == "error" for kind, _ in item["messages"])
+        for item in waiting
+    ):
         st.rerun()
     uploads.let_go("uploads", files)  # saved: the server need not hold the files' bytes any longer
     st.switch_page("views/overview.py")

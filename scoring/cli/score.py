@@ -5,12 +5,14 @@ import argparse
 import contextlib
 import importlib
 import json
+import sys
 import threading
 from collections.abc import Sequence
 
 import polars as pl
 
 from scoring.cli.common import add_common_flags, guarded, load_for_cli, register, write_csv
+from scoring.core.file_models import models_line, models_of
 from scoring.core.formatting import p_value
 from scoring.core.loader import LoadedRun
 from scoring.core.metric_names import SPEC_NAMES, TITLES
@@ -80,6 +82,13 @@ def run_metric(metric: str, argv: Sequence[str] | None = None) -> int:
 
     def body() -> None:
         run = load_for_cli(args.responses, args.columns)
+        models = models_of(run.table)
+        if len(models) > 1:  # the spec's script pools every row, as specified: say so, on stderr only
+            print(
+                f"warning: the file holds {models_line([m.named for m in models])}; these figures pool them "
+                "(python -m scoring score reports each model).",
+                file=sys.stderr,
+            )
         scored = scored_table(run, args.normalize)
         report = metric_report(scored, metric, args.normalize)
         if args.normalize:
@@ -217,6 +226,35 @@ def print_by_language(report: dict) -> None:
     print(format_buckets(report["buckets"], "language"))
 
 
+def full_report(
+    run: LoadedRun, scored: pl.DataFrame, raw: pl.DataFrame | None, args: argparse.Namespace, names: tuple[str, ...]
+) -> dict:
+    """``score``'s report of ``run``'s rows (``scored``: their verdicts; ``raw``: without
+    ``--normalize``, when it was given)."""
+    report = score_report(scored, args.normalize)
+    if getattr(args, "by", "domain") == "language":
+        report["by_language"] = by_language(scored, run)
+    if names:
+        report["matchers"] = matchers_report(scored, names)
+    if raw is not None:
+        report["diagnostic"] = NORMALIZE_LABEL
+        report["flipped_by_normalize"] = {m: _flips(raw, scored, c) for m, c in METRICS.items()}
+    return report
+
+
+def model_runs(run: LoadedRun) -> list[tuple[str, LoadedRun, pl.Series]]:
+    """Each model's rows of ``run`` as a run of its own, with their places in the file: one entry
+    for a file of one model (:func:`scoring.core.file_models.models_of`)."""
+    models = models_of(run.table)
+    if len(models) == 1:
+        return [(models[0].model, run, models[0].rows)]
+    out = []
+    for model in models:
+        table = run.table.gather(model.rows)
+        out.append((model.shown, LoadedRun(table, format=run.format, language_from=run.language_from), model.rows))
+    return out
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     def body() -> None:
         names = parse_matchers(args.matchers)
@@ -226,45 +264,60 @@ def cmd_score(args: argparse.Namespace) -> int:
         scored = scored_table(run, args.normalize)
         if names:
             scored = with_matchers(scored, names, args.normalize)
-        report = score_report(scored, args.normalize)
-        if getattr(args, "by", "domain") == "language":
-            report["by_language"] = by_language(scored, run)
-        if names:
-            report["matchers"] = matchers_report(scored, names)
-        if args.normalize:
-            report["diagnostic"] = NORMALIZE_LABEL
-            raw = scored_table(run)
-            report["flipped_by_normalize"] = {m: _flips(raw, scored, c) for m, c in METRICS.items()}
+        raw = scored_table(run) if args.normalize else None
         if args.out:
             write_csv(scored.select(*run.table.columns, *SCORE_OUT, *(MATCHER_COLUMNS[n] for n in names)), args.out)
-        if args.json:
-            print(json.dumps(report, ensure_ascii=False, indent=2))
+        parts = model_runs(run)
+        if len(parts) == 1:
+            report = full_report(run, scored, raw, args, names)
+            if args.json:
+                print(json.dumps(report, ensure_ascii=False, indent=2))
+            else:
+                print_report(report, scored, args, names)
             return
-        if args.normalize:
-            print(NORMALIZE_LABEL)
-        for metric, col in METRICS.items():
-            print(f"{METRIC_TITLES[metric]}: {len(scored)} rows")
-            print(format_accuracy(accuracy_by_domain(scored, col)))
-            print()
-        print("Agreement buckets")
-        print(format_buckets(report["buckets"]))
-        m = report["mcnemar"]
-        print(
-            f"\nMcNemar exact test (exact_only={m['exact_only']}, overlap_only={m['overlap_only']}): "
-            f"{p_value(m['p_value'])}"
-        )
-        if args.normalize:
-            flips = report["flipped_by_normalize"]
-            print(
-                f"verdicts flipped by normalisation: exact {flips['exact_substring']}, overlap {flips['word_overlap']}"
+        # Several models in one file: a report per model, never their rows pooled.
+        reports = []
+        for model, part, rows in parts:
+            own = scored.gather(rows)
+            reports.append(
+                (model, own, full_report(part, own, raw.gather(rows) if raw is not None else None, args, names))
             )
-        if names:
-            print_matchers(report["matchers"])
-        if "by_language" in report:
+        if args.json:
+            said = [{"model": model, **report} for model, _, report in reports]
+            print(json.dumps({"models": said}, ensure_ascii=False, indent=2))
+            return
+        print(f"{models_line([m.named for m in models_of(run.table)])}; a report for each\n")
+        for model, own, report in reports:
+            print(f"=== Model {model}: {len(own)} rows ===")
+            print_report(report, own, args, names)
             print()
-            print_by_language(report["by_language"])
 
     return guarded(body)
+
+
+def print_report(report: dict, scored: pl.DataFrame, args: argparse.Namespace, names: tuple[str, ...]) -> None:
+    """``score``'s report as text."""
+    if args.normalize:
+        print(NORMALIZE_LABEL)
+    for metric, col in METRICS.items():
+        print(f"{METRIC_TITLES[metric]}: {len(scored)} rows")
+        print(format_accuracy(accuracy_by_domain(scored, col)))
+        print()
+    print("Agreement buckets")
+    print(format_buckets(report["buckets"]))
+    m = report["mcnemar"]
+    print(
+        f"\nMcNemar exact test (exact_only={m['exact_only']}, overlap_only={m['overlap_only']}): "
+        f"{p_value(m['p_value'])}"
+    )
+    if args.normalize:
+        flips = report["flipped_by_normalize"]
+        print(f"verdicts flipped by normalisation: exact {flips['exact_substring']}, overlap {flips['word_overlap']}")
+    if names:
+        print_matchers(report["matchers"])
+    if "by_language" in report:
+        print()
+        print_by_language(report["by_language"])
 
 
 register("score", "both metrics, agreement buckets and McNemar's test", configure_score)(cmd_score)

@@ -38,6 +38,8 @@ class ReadUpload:
     columns: dict[str, str] = field(default_factory=dict)
     #: where its ``language`` column came from (``column:<field>``, ``metadata``), None without one
     language_from: str | None = None
+    #: ``csv``, ``tsv``, ``jsonl``, ``json``, ``parquet`` or a harness's name (:data:`scoring.core.harness.KINDS`)
+    format: str = "csv"
 
 
 def read_upload(
@@ -68,4 +70,5 @@ def read_upload(
         loaded.source_fields,
         loaded.columns,
         loaded.language_from if LANGUAGE in table.columns else None,
+        loaded.format,
     )

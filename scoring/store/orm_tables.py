@@ -51,6 +51,14 @@ class Run(Base):
     # JSON list of the distinct row languages at upload, sorted (what a run list names a mixed
     # run by); NULL for runs stored before. Revision 0014.
     languages: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # The sha256 of the uploaded file's bytes when ``sha256`` is not it (a file holding several
+    # models is one run per model, each with its own ``sha256``); NULL: ``sha256`` is the file's.
+    # Revision 0017.
+    file_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # The sha256 of the run's rows as read, whatever the file's encoding or order
+    # (scoring.core.content_hash): a re-upload of the same rows opens this run. NULL for runs
+    # stored before, filled when an upload of as many rows looks for its match. Revision 0017.
+    content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class RunPart(Base):

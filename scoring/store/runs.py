@@ -61,6 +61,10 @@ class RunInfo:
     #: the distinct languages of its rows at upload (empty for a run stored before rows had one);
     #: a summary, left out of equality like any cache
     languages: tuple[str, ...] = field(default=(), compare=False)
+    #: the sha256 of the file it was uploaded from (its ``sha256``, unless the file held several
+    #: models) and of its rows as read ("" until known: :mod:`scoring.core.content_hash`)
+    file_sha256: str = field(default="", compare=False)
+    content_sha256: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,9 @@ class NewRun:
     #: where the rows' languages came from (:mod:`scoring.core.row_language`), and which they are
     language_source: str | None = None
     languages: tuple[str, ...] = ()
+    #: the file's sha256 when ``sha256`` is not it (one model's run of a file holding several)
+    file_sha256: str | None = None
+    content_sha256: str | None = None  #: :mod:`scoring.core.content_hash` of its rows
 
     def values(self) -> dict:
         """The ``runs`` row, hidden (``complete`` False) until its rows are all in."""
@@ -100,6 +107,8 @@ class NewRun:
             "column_map": mapped if self.column_map else None,
             "language_source": self.language_source,
             "languages": json.dumps(sorted(self.languages), ensure_ascii=False) if self.languages else None,
+            "file_sha256": self.file_sha256,
+            "content_sha256": self.content_sha256,
         }
 
 
@@ -121,6 +130,8 @@ def run_info(run: Run) -> RunInfo:
         extra_columns=json.loads(run.extra_columns or "[]"),
         review_seed=run.review_seed or 0,
         languages=tuple(json.loads(run.languages)) if run.languages else (),
+        file_sha256=run.file_sha256 or run.sha256,
+        content_sha256=run.content_sha256 or "",
     )
 
 
@@ -133,6 +144,34 @@ def find_run_by_sha(engine: Engine, sha: str) -> RunInfo | None:
     with Session(engine) as session:
         run = session.scalars(select_visible_runs().where(Run.sha256 == sha)).first()
         return run_info(run) if run else None
+
+
+def runs_of_file(engine: Engine, file_sha: str) -> list[RunInfo]:
+    """The complete runs (archived ones too) cut from the file of sha256 ``file_sha`` (one per
+    model it holds), in the order they were saved."""
+    with Session(engine) as session:
+        query = select_visible_runs().where(Run.file_sha256 == file_sha).order_by(Run.id)
+        return [run_info(r) for r in session.scalars(query)]
+
+
+def runs_with_content(engine: Engine, content: str) -> list[RunInfo]:
+    """The complete runs (archived ones too) whose rows hash to ``content``, oldest first."""
+    with Session(engine) as session:
+        query = select_visible_runs().where(Run.content_sha256 == content).order_by(Run.id)
+        return [run_info(r) for r in session.scalars(query)]
+
+
+def unhashed_runs(engine: Engine, n_rows: int) -> list[RunInfo]:
+    """The complete runs of ``n_rows`` rows stored before their content was hashed (revision 0017)."""
+    with Session(engine) as session:
+        query = select_visible_runs().where(Run.content_sha256.is_(None), Run.n_rows == n_rows).order_by(Run.id)
+        return [run_info(r) for r in session.scalars(query)]
+
+
+def set_content_hash(engine: Engine, run_id: int, content: str) -> None:
+    """Record the content hash of a run stored before revision 0017 (its rows never change)."""
+    with writer(engine).begin() as conn:
+        conn.execute(update(Run).where(Run.id == run_id).values(content_sha256=content))
 
 
 def run_column_map(engine: Engine, run_id: int) -> dict[str, str]:
@@ -291,6 +330,16 @@ def _remove_run(engine: Engine, run_id: int) -> None:
                 return
             delete_parts_from(conn, run_id, max(0, top + 1 - REMOVE_PARTS))
         pause()
+
+
+def remove_new_runs(engine: Engine, run_ids: Sequence[int]) -> None:
+    """Remove runs this process has just saved and nobody has opened yet (the other models' runs of
+    a file whose save failed half-way: a file is saved whole or not at all). Each is hidden first,
+    then its parts go in short transactions (:func:`_remove_run`)."""
+    for run_id in run_ids:
+        with writer(engine).begin() as conn:
+            conn.execute(update(Run).where(Run.id == run_id).values(complete=False, sha256=f"abandoned-{run_id}"))
+        _remove_run(engine, run_id)
 
 
 def _remove_abandoned(engine: Engine) -> None:

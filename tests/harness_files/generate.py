@@ -17,7 +17,9 @@ fresh output reads like the committed one.
   copied here under fixed names.
 * promptfoo: installed with npm into ``~/.cache/scoring-harness/promptfoo`` (once; reused), run
   with the ``echo`` provider, ``--no-cache`` and ``PROMPTFOO_DISABLE_TELEMETRY=1``, written as
-  ``.json`` and ``.jsonl``.
+  ``.json`` and ``.jsonl``; and ``promptfoo_two_models.json``: two providers in one file (two
+  ``echo`` providers labelled ``echo-full`` and ``echo-bare``, each given its own prompt, so their
+  responses differ), the file a team uploads to compare models with promptfoo.
 """
 
 from __future__ import annotations
@@ -327,6 +329,48 @@ tests:
 """
 
 
+#: Two providers in one eval: promptfoo writes both models' results into one file.
+PROMPTFOO_TWO_MODELS = """\
+description: indic qa, two models
+prompts:
+  - id: full
+    label: full
+    raw: "{{question}} {{answer}}"
+  - id: bare
+    label: bare
+    raw: "{{question}}"
+providers:
+  - id: echo
+    label: echo-full
+    prompts: [full]
+  - id: echo
+    label: echo-bare
+    prompts: [bare]
+tests:
+  - vars:
+      question: Which Jataka is depicted in the Bharhut medallion of the deer?
+      answer: Ruru Jataka
+      Domain: Art
+    assert:
+      - type: icontains
+        value: Ruru Jataka
+  - vars:
+      question: भारत की सबसे लंबी नदी कौन सी है?
+      answer: गंगा
+      Domain: Geography
+    assert:
+      - type: contains
+        value: गंगा
+  - vars:
+      question: Where were the earliest Acheulian tools of central India found?
+      answer: Narmada valley
+      Domain: History
+    assert:
+      - type: icontains
+        value: Narmada valley
+"""
+
+
 def promptfoo_bin() -> Path:
     """The cached promptfoo CLI, installed with npm on first use."""
     binary = PROMPTFOO_DIR / "node_modules" / ".bin" / "promptfoo"
@@ -350,12 +394,14 @@ def promptfoo_bin() -> Path:
 
 
 def generate_promptfoo(out: Path) -> list[Path]:
-    """``promptfoo_out.json`` and ``promptfoo_out.jsonl`` from the echo provider."""
+    """``promptfoo_out.json`` and ``promptfoo_out.jsonl`` from the echo provider, and
+    ``promptfoo_two_models.json`` from two."""
     binary = promptfoo_bin()
     written = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         (tmp_path / "promptfooconfig.yaml").write_text(PROMPTFOO_CONFIG, encoding="utf-8")
+        (tmp_path / "two_models.yaml").write_text(PROMPTFOO_TWO_MODELS, encoding="utf-8")
         env = dict(
             os.environ,
             PROMPTFOO_DISABLE_TELEMETRY="1",
@@ -363,14 +409,15 @@ def generate_promptfoo(out: Path) -> list[Path]:
             PROMPTFOO_CONFIG_DIR=str(tmp_path / "config"),
             PROMPTFOO_DISABLE_SHARING="1",
         )
-        for ext in ("json", "jsonl"):
-            target = tmp_path / f"out.{ext}"
+        runs = (("promptfooconfig.yaml", "json", "promptfoo_out"), ("promptfooconfig.yaml", "jsonl", "promptfoo_out"))
+        for config, ext, name in (*runs, ("two_models.yaml", "json", "promptfoo_two_models")):
+            target = tmp_path / f"{name}.{ext}"
             run = subprocess.run(
                 [
                     str(binary),
                     "eval",
                     "-c",
-                    "promptfooconfig.yaml",
+                    config,
                     "-o",
                     str(target),
                     "--no-cache",
@@ -386,7 +433,7 @@ def generate_promptfoo(out: Path) -> list[Path]:
             # promptfoo exits 100 when a test fails (one does, on purpose).
             if run.returncode not in (0, 100) or not target.exists():
                 raise SystemExit(f"promptfoo failed ({run.returncode}):\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}")
-            dest = out / f"promptfoo_out.{ext}"
+            dest = out / f"{name}.{ext}"
             shutil.copyfile(target, dest)
             written.append(dest)
     version = json.loads((PROMPTFOO_DIR / "node_modules" / "promptfoo" / "package.json").read_text())["version"]
