@@ -158,18 +158,17 @@ def models_step(name: str, exc: ingest.SeveralModels) -> str:
     return (
         f"{name}: {exc.line}, named by {exc.source}. Each model is saved as a run of its own (their rows are "
         "never pooled into one figure); each run numbers its rows from 1 and keeps each row's place in the file "
-        "in a column file_row."
+        "in a column file_row. Remove the file above to save nothing."
     )
 
 
 def ask_models(upload, asked: dict) -> dict | None:
-    """The two answers to a file of several models; the save's outcome once one is pressed."""
-    bar = st.container(horizontal=True)
+    """The save of a file of several models, once the user has read what it holds and pressed the
+    button (removing the file saves nothing). There is no "one run" answer: one figure over
+    several models' rows is neither model's accuracy, so no page ever shows it."""
     count = asked["count"]
-    if bar.button(f"Save {count} runs, one per model", type="primary", key=f"models_{upload.file_id}_split"):
+    if st.button(f"Save {count} runs, one per model", type="primary", key=f"models_{upload.file_id}_split"):
         return save(upload, asked["columns"] or None, split=True)
-    if bar.button("Save as one run (the column does not name models)", key=f"models_{upload.file_id}_whole"):
-        return save(upload, asked["columns"] or None, split=False)
     return None
 
 
