@@ -22,6 +22,7 @@ from scoring.core.content_hash import content_columns, content_hash
 from scoring.core.errors import InputError
 from scoring.core.file_models import FILE_ROW, models_line, models_of
 from scoring.store import runs
+from scoring.team_report import team_table
 
 HARNESS = Path(__file__).resolve().parent / "harness_files"
 HEADER = "question,answer,Domain,response,model"
@@ -88,6 +89,9 @@ def test_a_file_of_two_models_is_one_run_per_model_matched_on_questions(engine: 
     match = compare.match_runs([stored_run(engine, a.run.id), stored_run(engine, b.run.id)])
     assert match.n_matched == 6 and match.unmatched.height == 0
     assert match.matched["row_1"].to_list() == list(range(1, 7))
+    # Model x language: a row per model, each cell the model's own 6 rows
+    table = team_table(engine, [a.run.id, b.run.id])
+    assert table.models == ["A", "B"] and {(c.model, c.rows) for c in table.cells} == {("A", 6), ("B", 6)}
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
@@ -276,3 +280,13 @@ def test_score_reports_each_model_and_the_spec_scripts_keep_their_output(run_cli
         and "combined                      12        7" in spec.stdout
     )
     assert "the file holds 2 models: A (6 rows), B (6 rows); these figures pool them" in spec.stderr
+
+
+def test_compare_takes_a_file_of_two_models_as_two_runs(run_cli, tmp_path: Path) -> None:
+    path = tmp_path / "mixed.csv"
+    path.write_text(csv_bytes(ROWS), encoding="utf-8")
+    shown = run_cli("scoring", "compare", path, "--json")
+    assert shown.returncode == 0, shown.stderr
+    said = json.loads(shown.stdout)
+    assert [r["label"] for r in said["runs"]] == ["mixed.csv: A", "mixed.csv: B"]
+    assert said["matched"] == 6

@@ -4,8 +4,9 @@ Prints each run's accuracy per domain and verdict source, the paired comparison 
 the matched questions (b, c, n, difference with its interval, McNemar's p, Holm's p with more
 than two runs, and the methods' names), the unmatched rows and the key used. Files come first in
 the order given, then ``--run`` runs in theirs; stored runs bring their judge labels and final
-verdicts. The database layer is imported only when ``--run`` is given (a second of imports that
-comparing two files should not wait for).
+verdicts. A file holding several models (its model column) is one run per model, so
+``compare mixed.csv`` compares them. The database layer is imported only when ``--run`` is given
+(a second of imports that comparing two files should not wait for).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from scoring.compare import (
     unique_labels,
 )
 from scoring.core.errors import InputError
+from scoring.core.file_models import models_of
 from scoring.core.formatting import p_value, percent
 from scoring.core.row_language import row_languages
 from scoring.team_report import PAIRS_METHOD, language_pairs
@@ -105,16 +107,25 @@ def with_row_languages(run: Run) -> Run:
 
 
 def load_runs(args: argparse.Namespace) -> list[Run]:
-    """The files, scored, then the stored runs; labels are file names and ``#id name``."""
-    if len(args.files) + len(args.run) < 2:
+    """The files, scored, then the stored runs; labels are file names and ``#id name``. A file
+    whose model column names several models is one run per model (``mixed.csv: A``), as the
+    Upload page stores it: their rows are never one run."""
+    tables, names = [], []
+    for path in args.files:
+        table = load_for_cli(path, args.columns, named=True).table
+        models = models_of(table)
+        several = len(models) > 1
+        for model in models:
+            tables.append(table.gather(model.rows) if several else table)
+            names.append(f"{Path(path).name}: {model.shown}" if several else Path(path).name)
+    if len(tables) + len(args.run) < 2:
         raise InputError("Give at least two runs to compare: files, --run ID, or both.")
-    tables = [load_for_cli(path, args.columns, named=True).table for path in args.files]
     stored = []
     if args.run:
         module = importlib.import_module("scoring.compare.database_runs")
         engine = module.open_database(args.db)
         stored = [module.stored_run(engine, run_id) for run_id in args.run]
-    labels = unique_labels([Path(p).name for p in args.files] + [r.label for r in stored])
+    labels = unique_labels(names + [r.label for r in stored])
     runs = [scored_run(label, table) for label, table in zip(labels, tables)]
     runs += [Run(label, r.table, r.sources, r.judge) for label, r in zip(labels[len(tables) :], stored)]
     return runs
