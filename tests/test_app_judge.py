@@ -482,7 +482,8 @@ def test_trust_per_language_across_the_runs_that_carry_one(
     info = store.get_run(sample_engine, run_id)
     assert info.language  # the bundled sample names its languages
     store.update_run_meta(sample_engine, run_id, info.name, info.model, "Hindi")
-    data = store.SAMPLE_PATH.read_bytes().replace(b"\n", b"\r\n")  # the same rows, another file
+    # the same rows and one more, another file (the same rows alone would open the same run)
+    data = store.SAMPLE_PATH.read_bytes().replace(b"\n", b"\r\n") + b"Extra question?,x,Art,y,q41\r\n"
     other = ingest.save_run(sample_engine, data, "tamil.csv").run
     store.update_run_meta(sample_engine, other.id, "Tamil run", "", "Tamil")
     at = open_page("judge", run_id=run_id)
