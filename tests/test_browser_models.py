@@ -2,7 +2,8 @@
 Upload page says "2 models: gemma (300 rows), llama (300 rows)" before anything is saved, then
 saves one run per model; each run's Overview shows its own model's figure (never the two pooled),
 with a link to the other's. The same rows again, shuffled and in UTF-16, are named as the same
-runs and nothing new is stored; the identical bytes say so too.
+runs and nothing new is stored; the identical bytes say so too. A promptfoo log of two providers
+is two runs, named by the log.
 
 `streamlit run app.py` on a free port with its own SQLite file, driven by Debian chromium through
 Playwright; the sidebar and the buttons are clicked as a person does, and what was stored is read
@@ -14,6 +15,7 @@ from __future__ import annotations
 import codecs
 import random
 import re
+from pathlib import Path
 
 from browser import TIMEOUT_MS, UPLOAD_INPUT, AppServer, no_exception, open_nav, settle
 from playwright.sync_api import Page, expect
@@ -37,6 +39,7 @@ def two_models_lines() -> list[str]:
 
 
 HEADER = "question,answer,Domain,response,model"
+HARNESS = Path(__file__).resolve().parent / "harness_files"
 MAIN = "[data-testid='stMain']"
 
 
@@ -109,3 +112,21 @@ def test_a_file_of_two_models_becomes_two_runs_and_the_same_rows_open_them(serve
     )
     assert len(stored_runs(server.db_url)) == 2
     no_exception(page, "the Overview after the same rows again")
+
+    # A harness log holding two models (promptfoo, two providers in one eval, written by promptfoo
+    # itself): the models named by its metadata, one run each.
+    log = (HARNESS / "promptfoo_two_models.json").read_bytes()
+    put_file(page, "promptfoo_two_models.json", log)
+    expect(main).to_contain_text(
+        "promptfoo_two_models.json: 2 models: echo-bare (3 rows), echo-full (3 rows), named by the harness log's "
+        "metadata.",
+        timeout=TIMEOUT_MS,
+    )
+    page.get_by_role("button", name="Save 2 runs, one per model").click()
+    expect(page.locator("h1").first).to_have_text("Overview: echo-bare (promptfoo_two_models)", timeout=TIMEOUT_MS)
+    engine = make_engine(server.db_url)
+    try:
+        models = sorted(r.model for r in store.list_runs(engine) if r.filename == "promptfoo_two_models.json")
+    finally:
+        engine.dispose()
+    assert models == ["echo-bare", "echo-full"]
