@@ -17,6 +17,7 @@ from scoring import ingest, store, team_report
 from scoring.compare import default_key, match_runs, paired_comparisons
 from scoring.compare.database_runs import stored_run
 from scoring.core.protocols import BUCKETS
+from scoring.store.samples import SCRIPT_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -101,4 +102,4 @@ def test_the_sample_sets_rows_carry_their_language_so_no_script_stands_as_a_colu
     table = team_report.team_table(engine)
     assert table.languages == ["Bengali", "English", "Hindi", "Tamil"]
     for run in store.list_runs(engine):
-        assert not set(store.load_table(engine, run.id)["language"].to_list()) & store.SCRIPT_NAMES, run.name
+        assert not set(store.load_table(engine, run.id)["language"].to_list()) & SCRIPT_NAMES, run.name

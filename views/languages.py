@@ -86,6 +86,9 @@ grid = {"model": table.models} | {
 show_table(pl.DataFrame(grid), key="lang_table")
 figure = table_figure(table.models, table.languages, table.cells, title)
 st.plotly_chart(figure, key="lang_heatmap")
+# The chart's labels are short; what a cell without a figure needs is said here in full.
+for cell in (c for c in table.cells if c.kind == ESTIMATE and not has_interval(c) and c.what_to_review):
+    st.text(f"{cell.model} · {cell.language}: {cell.what_to_review}")
 if table.pairs:
     st.subheader("Who is ahead, per language")
     for pair in table.pairs:

@@ -48,9 +48,10 @@ PLAIN_METHOD = (
 )
 RECOMPUTE = (
     "To recompute these figures: export each run below with its verdicts (Export page, or python -m scoring "
-    "export --run ID --out F), upload each export into a database (the verdicts and the review seed come back, "
-    "so the random sample is the same, and the rows' sha256 is unchanged), then run python -m scoring report "
-    "--runs IDS --out report.html there."
+    "export --run ID --out F), upload the exports into a database in the order of their run numbers, lowest "
+    "first (a verdict on a row two runs share is restored with the first export that holds it), then run "
+    "python -m scoring report --runs IDS --out report.html there. The verdicts and the review seed come back, "
+    "so each random sample is the same, and the rows' sha256 is unchanged."
 )
 
 
