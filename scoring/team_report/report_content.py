@@ -23,7 +23,7 @@ import scoring
 from scoring.estimate.sample import reviewed_sample
 from scoring.estimate.stored_run import stored_final
 from scoring.review.verdict_table import verdict_table
-from scoring.store import RunInfo
+from scoring.store import RunInfo, run_language_label
 from scoring.team_report.stored_table import TeamTable, model_of, team_table
 from scoring.team_report.table_words import table_title
 
@@ -129,7 +129,7 @@ def run_source(engine: Engine, info: RunInfo, withheld: bool = False) -> RunSour
         id=info.id,
         name=info.name,
         model=model_of(info),
-        language=info.language,
+        language=run_language_label(info),  # a mixed run: its rows' languages
         filename=info.filename,
         rows=info.n_rows,
         file_sha256=info.sha256,
