@@ -23,8 +23,11 @@ from scoring.core.export_format import (
     DERIVED_COLUMNS,
     EXPORT_COLUMNS,
     JUDGE_COLUMN,
+    LEAD_COLUMNS,
+    MODEL_COLUMN,
     ORDER_COLUMNS,
     PROTOCOLS,
+    ROW_COLUMN,
     TIME_FORMAT,
     VERDICTS_COLUMN,
     VERDICTS_FORMAT,
@@ -163,8 +166,9 @@ def export_table(
     judge_settles: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> pl.DataFrame:
-    """Every row of a run in input order, as text columns for the CSV and Parquet files: input
-    columns, both metrics, human and final verdicts (the run's verdict table,
+    """Every row of a run in input order, as text columns for the CSV and Parquet files: the row's
+    number as the pages show it and the run's model (:data:`LEAD_COLUMNS`), input columns, both
+    metrics, human and final verdicts (the run's verdict table,
     :mod:`scoring.review.verdict_table`), every reviewer's own verdict in :data:`VERDICTS_COLUMN`
     (JSON text), and the review order: the run's seed and the rows its queue served without a
     verdict (:mod:`scoring.core.export_order`). With ``judge_labels`` (the run's,
@@ -217,7 +221,15 @@ def _export(
     out = out.with_columns(lists, pl.lit(str(info.review_seed)).alias(SEED_COLUMN), skips.alias(SKIPS_COLUMN))
     added = _added_columns(with_judge)
     extras = list(info.extra_columns)
-    renames = _input_names(extras, set(added))
+    renames = _input_names(extras, {*added, *LEAD_COLUMNS})
+    lead = pl.DataFrame(
+        {
+            ROW_COLUMN: (table["row_idx"].cast(pl.Int64) + 1)
+            if "row_idx" in table.columns
+            else pl.int_range(1, table.height + 1, dtype=pl.Int64, eager=True),
+            MODEL_COLUMN: pl.repeat(info.model, table.height, dtype=pl.String, eager=True),
+        }
+    )
     inputs = table.select(
         *ROW_COLUMNS[:3],
         LANGUAGE_COLUMN,
@@ -225,7 +237,8 @@ def _export(
         *(pl.col(_extra_source(table.columns, name)).alias(renames.get(name, name)) for name in extras),
     )
     metrics = table.select("exact_correct", "overlap_correct", "matching_words", "total_golden_words", "bucket")
-    return pl.concat([inputs, metrics, out], how="horizontal").select(*inputs.columns, *added), verdicts
+    frame = pl.concat([lead, inputs, metrics, out], how="horizontal")
+    return frame.select(*LEAD_COLUMNS, *inputs.columns, *added), verdicts
 
 
 def manifest(

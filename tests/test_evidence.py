@@ -21,7 +21,7 @@ from scoring.estimate.evidence import MAX_BORROWED, MIN_DOMAIN_REVIEWED, has_int
 from scoring.estimate.strata import MIN_REVIEWED, OWN, weights
 from scoring.estimate.wording import plan_outcome, to_get_one
 from scoring.store import make_engine
-from scoring.team_report import ESTIMATE, cell_text, cells_frame, table_figure, team_table
+from scoring.team_report import ESTIMATE, cell_text, cells_csv_frame, table_figure, team_table
 
 PERCENT = re.compile(r"\d+(\.\d+)?%")
 
@@ -219,16 +219,14 @@ def test_a_cell_without_an_interval_shows_no_figure_in_any_output(tmp_path) -> N
     text = cell_text(cell)
     assert text.startswith(f"no estimate yet · {cell.reviewed} reviewed · Review at least ") and "in Tamil" in text
     assert not PERCENT.search(text)
-    frame = cells_frame([cell]).row(0, named=True)
-    assert frame["value"] is None and frame["what_to_review"] == cell.what_to_review
+    frame = cells_csv_frame([cell]).row(0, named=True)
+    assert frame["accuracy_pct"] is None and frame["what_to_review"] == cell.what_to_review
     assert json.loads(json.dumps(cell.as_dict()))["value"] is None
     picture = table_figure(["m"], ["Tamil"], [cell], "t").data[0]
     assert picture.z[0][0] is None and not PERCENT.search(picture.text[0][0])
-    assert (
-        "to get<br>an estimate." in picture.text[0][0]
-        or "to get an<br>estimate." in picture.text[0][0]
-        or ("to get an estimate." in picture.text[0][0])
-    )
+    assert picture.text[0][0].startswith("no estimate yet")  # the label is short; what to review is its hover
+    hover = picture.customdata[0][0].replace("<br>", " ")
+    assert "to get an estimate." in hover and not PERCENT.search(hover)
 
 
 # --------------------------------------------------------------------------- the CLI on the sample set

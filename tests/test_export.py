@@ -99,6 +99,8 @@ def test_export_columns_rows_and_verdicts(engine, reviewed, keys):
     frame = E.build_export(engine, reviewed.id)
     inputs = ["question", "answer", "Domain", "language", "response", "note_input", "source"]
     assert list(frame.columns) == [
+        "row",  # the row's number as the pages show it, and the run's model (issue 37)
+        "model",
         *inputs,
         *E.EXPORT_COLUMNS,
         E.VERDICTS_COLUMN,
@@ -206,7 +208,7 @@ def test_csv_bom_for_excel(engine, reviewed):
     data = E.to_csv_bytes(frame, bom=True)
     assert data.startswith(codecs.BOM_UTF8)
     assert data[3:] == E.to_csv_bytes(frame)
-    assert parse_csv(data)[0][0] == "question"
+    assert parse_csv(data)[0][0] == "row"  # the BOM is not part of the first header
 
 
 def test_jsonl_keeps_raw_text_and_types(engine, reviewed):
@@ -519,7 +521,7 @@ def test_formula_like_header_is_neutralised_and_restored(tmp_path, engine):
     header = ("question", "answer", "Domain", "response", "=HYPERLINK(x)")
     run = ingest.save_run(engine, csv_bytes([("q", "a", "Art", "a", "-1")], header=header), "h.csv").run
     data = E.to_csv_bytes(E.build_export(engine, run.id))
-    assert parse_csv(data)[0][5] == "'=HYPERLINK(x)"
+    assert parse_csv(data)[0][7] == "'=HYPERLINK(x)"  # after row, model and the five inputs
     fresh = make_engine(f"sqlite:///{tmp_path}/fresh.db")
     back = ingest.save_run(fresh, data, "h_export.csv")
     assert back.run.extra_columns == ["=HYPERLINK(x)"]
@@ -590,7 +592,7 @@ def test_python_m_scoring_export_entry_point(tmp_path, db_url, reviewed):
         timeout=120,
     )
     assert ok.returncode == 0, ok.stderr
-    assert parse_csv(out.read_bytes())[1][0] == "'=1+1"
+    assert parse_csv(out.read_bytes())[1][2] == "'=1+1"  # after the row and the model
     bad = subprocess.run(
         [sys.executable, "-m", "scoring", "export", "--run", "77", "--out", str(out), "--db", db_url],
         cwd=ROOT,
@@ -659,7 +661,7 @@ def test_export_table_keeps_input_columns_named_like_stored_ones(engine) -> None
     run = ingest.save_run(engine, data, "named.csv").run
     frame = E.build_export(engine, run.id)
     assert frame["note_input"].tolist() == ["n1", "n2"]
-    assert frame.columns.tolist()[5:8] == ["bucket_input", "item_key", "note_input"]
+    assert frame.columns.tolist()[7:10] == ["bucket_input", "item_key", "note_input"]
     assert frame["bucket_input"].tolist() == ["mine", "yours"] and frame["item_key"].tolist() == ["k1", "k2"]
     assert E.table_csv_bytes(E.export_table(engine, run.id)) == E.to_csv_bytes(frame)
 

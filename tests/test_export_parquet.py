@@ -35,7 +35,13 @@ ROWS = [
     ("q4", "amalak", "Art", "Amalaka", "", ""),
     ("q5", "Delhi", "History", '\'=already quoted, "and" comma', "", ""),
 ]
-TYPED = {"exact_correct": "bool", "overlap_correct": "bool", "matching_words": "int64", "total_golden_words": "int64"}
+TYPED = {
+    "row": "int64",
+    "exact_correct": "bool",
+    "overlap_correct": "bool",
+    "matching_words": "int64",
+    "total_golden_words": "int64",
+}
 
 
 def _csv_bytes(rows) -> bytes:
@@ -89,6 +95,7 @@ def test_cli_parquet_has_the_csv_columns_rows_and_manifest(tmp_path: Path, revie
     assert list(by_pandas.columns) == list(by_polars.columns) == list(expected.columns)
     assert {c: str(by_pandas[c].dtype) for c in TYPED} == TYPED
     assert {c: by_polars.schema[c] for c in TYPED} == {
+        "row": pl.Int64,
         "exact_correct": pl.Boolean,
         "overlap_correct": pl.Boolean,
         "matching_words": pl.Int64,

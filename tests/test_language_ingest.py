@@ -76,7 +76,7 @@ def test_a_mixed_file_round_trips_save_load_export_restore(tmp_path: Path, engin
 
     exported = export.export_file(engine, run.id, fmt)
     columns, languages = _column(exported.data, fmt)
-    assert columns[:6] == ["question", "answer", "Domain", "language", "response", "qid"]
+    assert columns[:8] == ["row", "model", "question", "answer", "Domain", "language", "response", "qid"]
     assert languages == expected
 
     fresh = make_engine(f"sqlite:///{tmp_path / 'fresh.db'}")
@@ -141,7 +141,16 @@ def test_a_run_stored_before_rows_had_a_language_reads_and_exports_its_language_
     loaded = store.load_table(engine, run_id)
     assert loaded["language"].to_list() == ["English", "Hindi"] and loaded["extra:language"].to_list() == ["en", "hi"]
     frame = export.export_table(engine, run_id)
-    assert frame.columns[:6] == ["question", "answer", "Domain", "language", "response", "language_input"]
+    assert frame.columns[:8] == [
+        "row",
+        "model",
+        "question",
+        "answer",
+        "Domain",
+        "language",
+        "response",
+        "language_input",
+    ]
     fresh = make_engine(f"sqlite:///{tmp_path / 'fresh.db'}")
     back = ingest.save_run(fresh, export.table_csv_bytes(frame), "old_export.csv").run
     assert store.load_table(fresh, back.id)["language"].to_list() == ["English", "Hindi"]

@@ -91,3 +91,20 @@ def test_compare_by_language_pairs_the_runs_in_each_language(tmp_path: Path, run
     text = run_cli("scoring", "compare", a, b, "--by", "language").stdout
     assert "Per language (each pair on the questions both answered in that language)" in text
     assert "\nHindi: " in text
+
+
+def test_compare_and_score_name_a_blank_language_cell_by_the_same_rule(tmp_path: Path, run_cli) -> None:
+    """Issue 37: one language rule for every command. ``score --by language`` names a row with a
+    blank language cell by its script; ``compare --by language`` filed it under "(no language)",
+    so its matched pairs vanished from the per-language sentences."""
+    blank = MIXED.replace("q3,दिल्ली,Geo,दिल्ली,hi", "q3,दिल्ली,Geo,दिल्ली,")
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text(blank, encoding="utf-8")
+    b.write_text(blank.replace("q3,दिल्ली,Geo,दिल्ली,", "q3,दिल्ली,Geo,मुंबई,"), encoding="utf-8")
+    scored = json.loads(run_cli("scoring", "score", "--responses", a, "--by", "language", "--json").stdout)
+    named = {r["domain"] for r in scored["by_language"]["metrics"]["exact_substring"]} - {"combined"}
+    assert named == {"English", "Devanagari", "Tamil"}
+    out = run_cli("scoring", "compare", a, b, "--by", "language", "--json")
+    assert out.returncode == 0, out.stderr
+    pairs = {p["language"]: p for p in json.loads(out.stdout)["by_language"]["pairs"]}
+    assert set(pairs) == named and (pairs["Devanagari"]["n"], pairs["Devanagari"]["difference"]) == (1, 1.0)

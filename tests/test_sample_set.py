@@ -13,10 +13,11 @@ from pathlib import Path
 import polars as pl
 from sqlalchemy.engine import Engine
 
-from scoring import ingest, store
+from scoring import ingest, store, team_report
 from scoring.compare import default_key, match_runs, paired_comparisons
 from scoring.compare.database_runs import stored_run
 from scoring.core.protocols import BUCKETS
+from scoring.store.samples import SCRIPT_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -91,3 +92,14 @@ def test_the_cli_lists_the_samples_marked(tmp_path: Path) -> None:
     lines = out.stdout.splitlines()[1:]  # under the header
     assert len(lines) == 4 and all(line.rstrip().endswith("(sample)") for line in lines), out.stdout
     assert pl.Series(lines).str.contains("Sample, Hindi, model B").sum() == 1
+
+
+def test_the_sample_sets_rows_carry_their_language_so_no_script_stands_as_a_column(engine: Engine) -> None:
+    """Issue 37: the mixed sample runs named their rows by script ("Devanagari") while the Hindi
+    sample runs named theirs "Hindi": one language stood as two columns of the model x language
+    table. Every sample row carries its language."""
+    ingest.ensure_sample(engine)
+    table = team_report.team_table(engine)
+    assert table.languages == ["Bengali", "English", "Hindi", "Tamil"]
+    for run in store.list_runs(engine):
+        assert not set(store.load_table(engine, run.id)["language"].to_list()) & SCRIPT_NAMES, run.name

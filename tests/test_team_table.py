@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -93,10 +94,34 @@ def test_csv_and_html_outputs_carry_every_cell(db: str, run_cli, tmp_path: Path)
     rows = list(csv.DictReader(target.open(encoding="utf-8")))
     assert len(rows) == 4 and {r["kind"] for r in rows} == {"estimate", "exact"}
     assert [r["reviewed"] for r in rows if r["kind"] == "estimate"] == ["20"]
+    # Issue 37: percentages with their intervals, n and the source in words; no raw fraction.
+    cells = {(r["model"], r["language"]): r for r in rows}
+    hindi_a, english_b = cells[("model-a", "Hindi")], cells[("model-b", "English")]
+    assert (hindi_a["source"], hindi_a["accuracy_pct"], hindi_a["n"]) == ("estimate", "75.0", "20")
+    interval = f"[{hindi_a['ci_low_pct']}%, {hindi_a['ci_high_pct']}%]"  # every row reviewed: may be a point
+    assert hindi_a["cell"] == f"75.0% {interval} · 20 reviewed"
+    low, high = wilson_interval(8, ROWS)
+    assert (english_b["source"], english_b["accuracy_pct"], english_b["n"]) == ("metric: exact substring", "40.0", "20")
+    assert (english_b["ci_low_pct"], english_b["ci_high_pct"]) == (f"{100 * low:.1f}", f"{100 * high:.1f}")
+    assert english_b["cell"].startswith("Exact substring: 40.0% [")  # the cell as the page shows it
+    fractions = [v for r in rows for v in r.values() if re.fullmatch(r"0\.\d{4,}", v)]
+    assert not fractions, fractions
     page = tmp_path / "table.html"
     out = run_cli("scoring", "table", "--db", db, "--out", page)
     assert out.returncode == 0 and page.stat().st_size > 10_000
     assert "no review" in page.read_text(encoding="utf-8")
+
+
+def test_json_with_out_prints_only_the_json(db: str, run_cli, tmp_path: Path) -> None:
+    """Issue 37: ``table --json --out F`` printed "wrote 4 cells to F" after the JSON, so a pipe
+    to a JSON reader broke; as ``score --json --out`` does, stdout holds the JSON alone."""
+    for name in ("t.csv", "t.json", "t.html"):
+        out = run_cli("scoring", "table", "--db", db, "--json", "--out", tmp_path / name)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["models"] == ["model-a", "model-b"], out.stdout[-200:]
+        assert "wrote" in out.stderr and (tmp_path / name).exists()
+    text = run_cli("scoring", "table", "--db", db, "--out", tmp_path / "again.csv")
+    assert text.stdout.rstrip().endswith(f"wrote 4 cells to {tmp_path / 'again.csv'}")  # said where it is read
 
 
 def test_wrong_options_are_one_line_each(db: str, run_cli) -> None:

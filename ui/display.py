@@ -12,6 +12,7 @@ import streamlit as st
 from scoring.core.exact_why import why_exact_fails
 from scoring.core.formatting import percent
 from scoring.core.highlight import highlight_golden, highlight_response, text_block
+from scoring.core.markdown_text import md_escape
 from scoring.review import PairAgreement
 
 CARD = "border:1px solid #e5e7eb;border-radius:6px;padding:0.5rem 0.75rem;margin-bottom:0.4rem"
@@ -123,19 +124,6 @@ def verdict_caption(row: pd.Series, with_domain: bool = True) -> str:
         f"{domain}Exact: {exact}   Overlap: {overlap} "
         f"({row['matching_words']}/{row['total_golden_words']} golden words)   Bucket: {row['bucket']}"
     )
-
-
-_MD_SPECIAL = set("\\`*_{}[]()<>#+-.!|~$&:\"'=^@%;,/?")
-
-
-def md_escape(text: str) -> str:
-    """Backslash-escape every ASCII punctuation character so Markdown renders the text literally.
-
-    For messages that must go through a Markdown element (``st.error``, ``st.warning``) but
-    contain dataset text such as column names: ``![x](http://host/p.png)`` stays text and makes
-    the browser fetch nothing.
-    """
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text).replace("\n", "  \n")
 
 
 def alert(kind: str, text: str) -> None:

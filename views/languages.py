@@ -18,7 +18,16 @@ import streamlit as st
 from scoring import store
 from scoring.core.errors import InputError
 from scoring.estimate.evidence import has_interval
-from scoring.team_report import CELL_METHOD, ESTIMATE, PAIRS_METHOD, cell_text, cells_frame, table_figure
+from scoring.team_report import (
+    CELL_METHOD,
+    ESTIMATE,
+    PAIRS_METHOD,
+    cell_text,
+    cells_csv_frame,
+    pairs_csv_frame,
+    table_figure,
+    table_title,
+)
 from ui import identity, run_choice, team_table_data
 from ui.display import alert
 from ui.downloads import download_button
@@ -68,44 +77,81 @@ st.text(
     )
     + "the others show a metric's accuracy (marked) until rows there are reviewed."
 )
+title = table_title(table.cells)
+st.subheader(title)
 grid = {"model": table.models} | {
     language: [cell_text(c) if (c := table.cell(m, language)) else "—" for m in table.models]
     for language in table.languages
 }
 show_table(pl.DataFrame(grid), key="lang_table")
-figure = table_figure(table.models, table.languages, table.cells, "True accuracy by model and language")
+figure = table_figure(table.models, table.languages, table.cells, title)
 st.plotly_chart(figure, key="lang_heatmap")
+# The chart's labels are short; what a cell without a figure needs is said here in full.
+for cell in (c for c in table.cells if c.kind == ESTIMATE and not has_interval(c) and c.what_to_review):
+    st.text(f"{cell.model} · {cell.language}: {cell.what_to_review}")
 if table.pairs:
     st.subheader("Who is ahead, per language")
     for pair in table.pairs:
         st.text(pair.sentence)
 
-frame = cells_frame(table.cells)
-left, right = st.columns(2)
+# Every download the docs list, in view (the JSON one sat in the expander below, unseen). The
+# report is built on click, from the database (a download's callable runs outside the session).
+st.subheader("Downloads")
+report = team_table_data.report_maker(sorted(chosen), sorted(withheld))
+first, second, third = st.columns(3)
 download_button(
-    "Download the table (CSV)",
-    lambda: frame.write_csv().encode(),
+    "The report (HTML, opens offline)",
+    lambda: report("html"),
+    file_name="model_language_report.html",
+    mime="text/html",
+    key="lang_report_html",
+    where=first,
+    icon=":material/description:",
+)
+download_button(
+    "The report (Markdown)",
+    lambda: report("md"),
+    file_name="model_language_report.md",
+    mime="text/markdown",
+    key="lang_report_md",
+    where=first,
+)
+download_button(
+    "The table (CSV, percentages)",
+    lambda: cells_csv_frame(table.cells).write_csv().encode(),
     file_name="model_language.csv",
     mime="text/csv",
     key="lang_csv",
-    where=left,
+    where=second,
 )
 download_button(
-    "Download the picture (HTML)",
+    "The sentences per language (CSV)",
+    lambda: pairs_csv_frame(table.pairs).write_csv().encode(),
+    file_name="model_language_pairs.csv",
+    mime="text/csv",
+    key="lang_pairs_csv",
+    where=second,
+)
+download_button(
+    "Everything (JSON)",
+    lambda: json.dumps(table.as_dict(), ensure_ascii=False, indent=2).encode(),
+    file_name="model_language.json",
+    mime="application/json",
+    key="lang_json",
+    where=third,
+)
+download_button(
+    "The chart (HTML)",
     lambda: figure.to_html(include_plotlyjs=True).encode(),
     file_name="model_language.html",
     mime="text/html",
     key="lang_html",
-    where=right,
+    where=third,
 )
-st.caption("The chart's camera button saves it as a PNG.")
+st.caption(
+    "The report holds the table, the sentences, a chart per domain, the method and each run's provenance, in one "
+    "file that needs no network. The chart's camera button saves it as a PNG."
+)
 with st.expander("How is this computed?"):
     st.text(f"Cells: {CELL_METHOD}")
     st.text(f"Pairs: {PAIRS_METHOD}")
-    download_button(
-        "Download everything (JSON)",
-        lambda: json.dumps(table.as_dict(), ensure_ascii=False, indent=2).encode(),
-        file_name="model_language.json",
-        mime="application/json",
-        key="lang_json",
-    )

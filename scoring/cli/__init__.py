@@ -28,6 +28,7 @@ COMMAND_MODULES = {
     "runs": "scoring.cli.runs_cmd",
     "matchers": "scoring.cli.matchers_cmd",
     "table": "scoring.cli.table_cmd",
+    "report": "scoring.cli.report_cmd",
 }
 
 

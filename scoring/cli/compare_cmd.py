@@ -43,7 +43,7 @@ from scoring.compare import (
 from scoring.core.errors import InputError
 from scoring.core.file_models import models_of
 from scoring.core.formatting import p_value, percent
-from scoring.core.row_language import row_languages
+from scoring.core.row_language import LANGUAGE, row_languages
 from scoring.team_report import PAIRS_METHOD, language_pairs
 
 #: Unmatched rows printed per run (``--unmatched F`` writes them all).
@@ -99,11 +99,13 @@ def _key(args: argparse.Namespace) -> tuple[tuple[str, ...], bool]:
 
 
 def with_row_languages(run: Run) -> Run:
-    """``run`` whose rows carry ``language``: a file's own column, else each row's script."""
-    if "language" in run.table.columns:
-        return run
-    languages = row_languages(run.table.select("question", "answer")).values
-    return replace(run, table=run.table.with_columns(languages.alias("language")))
+    """``run`` whose rows carry ``language`` under the one rule every command follows
+    (:func:`~scoring.core.row_language.row_languages`, as ``score --by language``): a row's own
+    cell where not blank, else its script. A blank cell filed under "(no language)" here made its
+    matched pairs vanish from the per-language sentences."""
+    columns = [c for c in ("question", "answer", LANGUAGE) if c in run.table.columns]
+    languages = row_languages(run.table.select(columns)).values
+    return replace(run, table=run.table.with_columns(languages.alias(LANGUAGE)))
 
 
 def load_runs(args: argparse.Namespace) -> list[Run]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,8 +26,9 @@ from scoring.team_report import (
     TableCell,
     TeamTable,
     cell_text,
-    cells_frame,
+    cells_csv_frame,
     table_figure,
+    table_title,
     team_table,
     write_picture,
 )
@@ -43,7 +45,8 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="F", help="write F: .csv (cells), .json, .png/.svg/.pdf or .html (picture)")
 
 
-def _run_ids(text: str | None) -> list[int] | None:
+def parse_run_ids(text: str | None) -> list[int] | None:
+    """``--runs 1,3,4`` as ids (None: every listed run); :class:`InputError` for anything else."""
     if not text:
         return None
     try:
@@ -68,7 +71,7 @@ def _shown(text: str) -> str:
 def text_report(table: TeamTable, models_as_rows: bool = True) -> str:
     """The table as lines: one block per row (model or language), one line per cell, then the pairs."""
     rows, cols = (table.models, table.languages) if models_as_rows else (table.languages, table.models)
-    lines = [f"True accuracy by {'model and language' if models_as_rows else 'language and model'} (95% intervals)"]
+    lines = [table_title(table.cells, "model and language" if models_as_rows else "language and model")]
     for row in rows:
         lines.append(_shown(row))
         for col in cols:
@@ -91,14 +94,15 @@ def write_out(table: TeamTable, path: Path, models_as_rows: bool = True) -> str:
     if suffix not in OUT_SUFFIXES:
         raise InputError(f"--out: {path.name!r} must end in one of {', '.join(OUT_SUFFIXES)}.")
     if suffix == ".csv":
-        cells_frame(table.cells).write_csv(path)
+        cells_csv_frame(table.cells).write_csv(path)
         return f"wrote {len(table.cells)} cells to {path}"
     if suffix == ".json":
         path.write_text(json.dumps(table.as_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
         return f"wrote the report to {path}"
     rows, cols = (table.models, table.languages) if models_as_rows else (table.languages, table.models)
     cells = table.cells if models_as_rows else [_turned(c) for c in table.cells]
-    written = write_picture(table_figure(rows, cols, cells, "True accuracy by model and language"), path)
+    title = table_title(table.cells, "model and language" if models_as_rows else "language and model")
+    written = write_picture(table_figure(rows, cols, cells, title), path)
     note = f" ({written.fallback_reason}; wrote HTML instead)" if written.fallback_reason else ""
     return f"wrote the picture to {written.path}{note}"
 
@@ -114,7 +118,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 
     def body() -> None:
         models_as_rows = _by(args.by)
-        ids = _run_ids(args.runs)
+        ids = parse_run_ids(args.runs)
         table = team_table(open_database(args.db), ids, strict=ids or ())
         if args.out:
             message = write_out(table, Path(args.out), models_as_rows)
@@ -122,7 +126,7 @@ def cmd_table(args: argparse.Namespace) -> int:
             print(json.dumps(table.as_dict(), ensure_ascii=False, indent=2))
         else:
             print(text_report(table, models_as_rows))
-        if args.out:
-            print(message)
+        if args.out:  # after a JSON report, on stderr: stdout holds the JSON alone (a pipe reads it)
+            print(message, file=sys.stderr if args.json else sys.stdout)
 
     return guarded(body)

@@ -52,7 +52,15 @@ JUDGE_COLUMN = "judge_label"
 ADJUDICATION_EXPORT = list(review.ADJUDICATION_COLUMNS)
 #: The review order's columns (:mod:`scoring.core.export_order`) are derived too, and not required either.
 ORDER_COLUMNS = [SEED_COLUMN, SKIPS_COLUMN]
-DERIVED_COLUMNS = frozenset([*EXPORT_COLUMNS, VERDICTS_COLUMN, *ORDER_COLUMNS, *ADJUDICATION_EXPORT, JUDGE_COLUMN])
+#: The columns an export starts with (issue 37): the row's number as the pages show it ("Row 3 of
+#: the run", the queue's ``?row=3``: 1 is the first row after the file's header) and the run's
+#: model, so a verdict in the file names both. Derived too (an upload of the export stores neither
+#: as input; the model names the restored run's), and not required: older exports still count.
+ROW_COLUMN, MODEL_COLUMN = "row", "model"
+LEAD_COLUMNS = [ROW_COLUMN, MODEL_COLUMN]
+DERIVED_COLUMNS = frozenset(
+    [*LEAD_COLUMNS, *EXPORT_COLUMNS, VERDICTS_COLUMN, *ORDER_COLUMNS, *ADJUDICATION_EXPORT, JUDGE_COLUMN]
+)
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 #: Times inside :data:`VERDICTS_COLUMN` keep their microseconds, so a restored mark has exactly
 #: the time it was made and the round trip is lossless.

@@ -22,6 +22,7 @@ import polars as pl
 
 MANIFEST_KEY = "answer_review.manifest"
 _TYPED = {
+    "row": pl.Int64,  # the row's number as the pages show it (issue 37)
     "exact_correct": pl.Boolean,
     "overlap_correct": pl.Boolean,
     "matching_words": pl.Int64,

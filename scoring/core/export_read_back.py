@@ -21,6 +21,7 @@ from scoring.core.errors import InputError
 from scoring.core.export_format import (
     DERIVED_COLUMNS,
     EXPORT_COLUMNS,
+    MODEL_COLUMN,
     VERDICT_FIELDS,
     VERDICTS_COLUMN,
     VIA_FIELD,
@@ -222,3 +223,13 @@ def split_exported(frame: pd.DataFrame, neutralised: bool = True) -> tuple[pd.Da
     exported = clean[derived].reset_index(drop=True)
     _check_exported(exported)
     return inputs.astype(str), exported
+
+
+def exported_model(exported: pd.DataFrame | None) -> str | None:
+    """The model an uploaded export names (:data:`~scoring.core.export_format.MODEL_COLUMN`, the
+    same on every row), for the restored run; None when it names none or several."""
+    if exported is None or MODEL_COLUMN not in exported.columns:
+        return None
+    names = {str(v).strip() for v in exported[MODEL_COLUMN].tolist() if v is not None and v == v}
+    names.discard("")
+    return names.pop() if len(names) == 1 else None

@@ -15,11 +15,14 @@ license beside them) and every place that draws dataset text names the same stac
   say, so this module stays the one home of the list;
 - pictures drawn outside the page (the model x language table as PNG/SVG/PDF, drawn by kaleido in a
   headless Chromium that sees only the system's fonts): :func:`fonts_visible_to_subprocesses` makes
-  the bundled files visible to it through fontconfig.
+  the bundled files visible to it through fontconfig;
+- a self-contained file opened anywhere (the team's report): :func:`embedded_fonts` puts the
+  Regular face of each script its text uses inside it, as long as they fit a budget.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import tempfile
 from collections.abc import Iterator
@@ -133,3 +136,59 @@ def fonts_visible_to_subprocesses() -> Iterator[Path]:
                 os.environ.pop("FONTCONFIG_FILE", None)
             else:
                 os.environ["FONTCONFIG_FILE"] = before
+
+
+#: The most font bytes a self-contained file carries (base64 adds a third): the Regular faces of
+#: about three scripts. Past it a script's family is only named in the stack.
+EMBED_BUDGET = 700_000
+
+
+def _block(script: Script) -> tuple[int, int]:
+    """The script's own Unicode block (its range's first part; the shared signs do not count)."""
+    first = script.unicode_range.split(",")[0].strip().removeprefix("U+")
+    low, _, high = first.partition("-")
+    return int(low, 16), int(high or low, 16)
+
+
+def scripts_in(text: str) -> list[Script]:
+    """The bundled scripts whose letters occur in ``text``, the most used first."""
+    blocks = [(_block(s), s) for s in SCRIPTS]
+    counts: dict[str, int] = {}
+    for char in text:
+        code = ord(char)
+        for (low, high), script in blocks:
+            if low <= code <= high:
+                counts[script.name] = counts.get(script.name, 0) + 1
+                break
+    return sorted((s for s in SCRIPTS if s.name in counts), key=lambda s: -counts[s.name])
+
+
+@dataclass(frozen=True)
+class EmbeddedFonts:
+    """``@font-face`` rules with the fonts inside (``data:`` URLs), and which families they hold
+    and which were left to the reader's machine (past :data:`EMBED_BUDGET`)."""
+
+    css: str
+    embedded: tuple[str, ...]
+    named_only: tuple[str, ...]
+
+
+def embedded_fonts(text: str, budget: int = EMBED_BUDGET) -> EmbeddedFonts:
+    """The Regular face of each bundled script ``text`` uses, most used first, while they fit
+    ``budget`` bytes (a browser draws their bold from the Regular face)."""
+    rules, embedded, left = [], [], []
+    used = 0
+    for script in scripts_in(text):
+        path = FONT_DIR / f"NotoSans{script.file}-Regular.ttf"
+        size = path.stat().st_size
+        if used + size > budget:
+            left.append(script.family)
+            continue
+        used += size
+        data = base64.b64encode(path.read_bytes()).decode("ascii")
+        rules.append(
+            f'@font-face {{ font-family: "{script.family}"; font-weight: 100 900; font-style: normal; '
+            f'src: url(data:font/ttf;base64,{data}) format("truetype"); unicode-range: {script.unicode_range}; }}'
+        )
+        embedded.append(script.family)
+    return EmbeddedFonts("\n".join(rules), tuple(embedded), tuple(left))

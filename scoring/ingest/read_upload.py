@@ -13,7 +13,7 @@ import polars as pl
 from scoring.core.export_format import EXPORT_COLUMNS
 from scoring.core.export_order import exported_seed
 from scoring.core.export_parquet import parquet_manifest
-from scoring.core.export_read_back import split_exported
+from scoring.core.export_read_back import exported_model, split_exported
 from scoring.core.loader import load_bytes
 from scoring.core.row_language import LANGUAGE
 from scoring.store import ROW_COLUMNS
@@ -65,7 +65,7 @@ def read_upload(
         extra_columns,
         exported,
         seed,
-        loaded.model,
+        loaded.model or exported_model(exported),  # a restored export keeps its model's name
         loaded.warnings,
         loaded.source_fields,
         loaded.columns,

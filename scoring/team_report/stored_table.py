@@ -21,6 +21,7 @@ from scoring.estimate.sample import reviewed_sample
 from scoring.estimate.stored_run import stored_final
 from scoring.review.verdict_table import verdict_table
 from scoring.store import DamagedRun, RunInfo, get_run, list_runs
+from scoring.team_report.domain_cells import domain_cells
 from scoring.team_report.language_pairs import PAIRS_METHOD, LanguagePair, language_pairs
 from scoring.team_report.table_cells import CELL_METHOD, ModelRuns, TableCell, table_cells, with_language
 
@@ -37,6 +38,8 @@ class TeamTable:
     #: runs whose human verdicts are withheld from the viewer (double-blind review): their models'
     #: cells show a metric and their pairs compare no adjudicated verdicts
     withheld: frozenset[int] = frozenset()
+    #: each model's cells per domain (the domain in ``language``), when asked for (the report's charts)
+    domains: list[TableCell] = field(default_factory=list)
 
     @property
     def models(self) -> list[str]:
@@ -93,14 +96,19 @@ def _one_run(engine: Engine, info: RunInfo, withheld: bool = False) -> tuple[int
 
 
 def team_table(
-    engine: Engine, run_ids: Sequence[int] | None = None, strict: Collection[int] = (), withheld: Collection[int] = ()
+    engine: Engine,
+    run_ids: Sequence[int] | None = None,
+    strict: Collection[int] = (),
+    withheld: Collection[int] = (),
+    by_domain: bool = False,
 ) -> TeamTable:
     """The table of ``run_ids`` (default: every listed run), models sorted by name;
     :class:`InputError` names an unknown run id. A damaged run (:class:`DamagedRun`) is left out
     and listed in :attr:`TeamTable.skipped`, unless it is in ``strict`` (a run asked for by name:
     then its error is raised). The human verdicts of the runs in ``withheld`` are not read into
     any figure (double-blind review, :mod:`scoring.review.visibility`): a model with such a run
-    shows a metric in every cell, and its pairs use no adjudicated verdicts."""
+    shows a metric in every cell, and its pairs use no adjudicated verdicts. ``by_domain``: each
+    model's cells per domain too (:mod:`scoring.team_report.domain_cells`)."""
     if run_ids is None:
         infos = list_runs(engine)
     else:
@@ -132,7 +140,8 @@ def team_table(
     ]
     left_out = {r.id for r, _ in skipped}
     used = [info for info in infos if info.id not in left_out]
-    return TeamTable(table_cells(models), language_pairs(pooled), used, skipped, hidden & {i.id for i in used})
+    domains = domain_cells(models) if by_domain else []
+    return TeamTable(table_cells(models), language_pairs(pooled), used, skipped, hidden & {i.id for i in used}, domains)
 
 
 def _sources(model: ModelRuns) -> tuple[str, ...]:

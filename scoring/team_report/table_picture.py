@@ -20,6 +20,7 @@ from scoring.core.fonts import FONT_STACK, fonts_visible_to_subprocesses
 from scoring.core.formatting import percent
 from scoring.estimate.evidence import has_interval
 from scoring.team_report.table_cells import ESTIMATE, TableCell
+from scoring.team_report.table_words import heat_label
 
 IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
 HTML_SUFFIX = ".html"
@@ -46,19 +47,34 @@ def cell_text(cell: TableCell) -> str:
     return f"{cell.title}: {percent(cell.value)} [{percent(cell.ci_low)}, {percent(cell.ci_high)}] · {why}"
 
 
+#: The cell labels' size in CSS pixels: read at 1280x720 with 6 models x 8 languages (they were
+#: drawn at 4 px when plotly fitted whole sentences into the cells).
+LABEL_PX = 13
+#: Each model's row in the chart, and the room for the title, axes and colour bar.
+ROW_PX = 62
+_SMALLER = '<span style="font-size:13px">'
+FRAME_PX = 170
+
+
 def table_figure(models: list[str], languages: list[str], cells: list[TableCell], title: str) -> go.Figure:
-    """A heatmap, a row per model and a column per language; hover and cell text name the kind.
-    Every label from data is escaped: plotly reads a little HTML in labels."""
+    """A heatmap, a row per model and a column per language. A cell's label is short (its figure,
+    interval and reviewed rows, or its metric's mark: :func:`scoring.team_report.table_words.heat_label`)
+    and drawn at :data:`LABEL_PX`; the whole cell in words is its hover (and the table beside the
+    chart). ``title`` is said on two lines at its first ": " (say what the cells hold:
+    :func:`scoring.team_report.table_words.table_title`). Every label from data is escaped: plotly
+    reads a little HTML in labels."""
     by_key = {(c.model, c.language): c for c in cells}
-    z, text = [], []
+    z, text, hover = [], [], []
     for model in models:
-        row_z, row_text = [], []
+        row_z, row_text, row_hover = [], [], []
         for language in languages:
             cell = by_key.get((model, language))
             row_z.append(None if cell is None or cell.value is None else 100 * cell.value)
-            row_text.append("—" if cell is None else "<br>".join(_wrapped(html.escape(cell_text(cell)))))
+            row_text.append("—" if cell is None else "<br>".join(html.escape(line) for line in heat_label(cell)))
+            row_hover.append("no rows" if cell is None else "<br>".join(_wrapped(html.escape(cell_text(cell)))))
         z.append(row_z)
         text.append(row_text)
+        hover.append(row_hover)
     figure = go.Figure(
         go.Heatmap(
             z=z,
@@ -66,19 +82,26 @@ def table_figure(models: list[str], languages: list[str], cells: list[TableCell]
             y=[html.escape(v) for v in models],
             text=text,
             texttemplate="%{text}",
-            hovertemplate="%{y} · %{x}<br>%{text}<extra></extra>",
+            textfont={"size": LABEL_PX, "family": FONT_STACK},
+            customdata=hover,
+            hovertemplate="%{y} · %{x}<br>%{customdata}<extra></extra>",
             colorscale="Blues",
             zmin=0,
             zmax=100,
-            colorbar={"title": "accuracy %"},
+            xgap=2,
+            ygap=2,
+            colorbar={"title": {"text": "%"}, "thickness": 12},
         )
     )
+    head, _, rest = title.partition(": ")
+    said = html.escape(head) + (f"<br>{_SMALLER}{html.escape(rest)}</span>" if rest else "")
     figure.update_layout(
-        title=html.escape(title),
-        xaxis_title="language",
-        yaxis_title="model",
-        yaxis_autorange="reversed",
+        title={"text": said, "font": {"size": 16}},
+        xaxis={"title": {"text": "language"}, "type": "category", "tickfont": {"size": LABEL_PX}},
+        yaxis={"title": {"text": "model"}, "type": "category", "autorange": "reversed", "tickfont": {"size": LABEL_PX}},
         font={"family": FONT_STACK},
+        height=FRAME_PX + ROW_PX * len(models),
+        margin={"t": 80, "b": 50},
     )
     return figure
 
@@ -119,9 +142,7 @@ def write_picture(figure: go.Figure, path: Path) -> Written:
     try:
         # kaleido's Chromium draws with the system's fonts only, and goes online unless stopped
         with fonts_visible_to_subprocesses(), _no_network_for_subprocesses():
-            figure.write_image(
-                path, width=300 + 260 * len(figure.data[0].x or ()), height=220 + 90 * len(figure.data[0].y or ())
-            )
+            figure.write_image(path, width=320 + 120 * len(figure.data[0].x or ()), height=figure.layout.height)
         return Written(path)
     except Exception as error:  # noqa: BLE001 - kaleido missing, no Chromium, a sandbox: say so, write HTML
         html = path.with_suffix(HTML_SUFFIX)
