@@ -380,9 +380,31 @@ def test_the_reader_languages_revision_both_ways(tmp_path: Path) -> None:
     engine.dispose()
     engine = make_engine(_url(tmp_path / "readers.db"))  # upgrades again
     with engine.connect() as conn:
-        assert migrations.current(conn) == migrations.head() == "0016"
+        assert migrations.current(conn) == migrations.head()
         assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
     assert store.get_run(engine, run.id) == run and reviewer_languages(engine, "asha") == ()
+    engine.dispose()
+
+
+def test_the_sample_runs_revision_marks_the_shipped_samples_and_nothing_else(tmp_path: Path) -> None:
+    """0018 adds ``runs.sample``: on a database from before it, the runs whose bytes are a shipped
+    sample file are marked, an upload is not; the downgrade drops the mark with every run kept."""
+    engine = make_engine(_url(tmp_path / "samples.db"))
+    samples = ingest.load_samples(engine)
+    mine = ingest.save_run(engine, b"question,answer,response\nq,a,a\n", "mine.csv").run
+    assert [r.sample for r in samples] == [True] * len(store.SAMPLE_SET) and not mine.sample
+    with engine.begin() as conn:
+        command.downgrade(migrations._config(conn), "0016")
+    with sqlite3.connect(tmp_path / "samples.db") as raw:
+        columns = {row[1] for row in raw.execute("PRAGMA table_info(runs)")}
+    assert "sample" not in columns
+    engine.dispose()
+    engine = make_engine(_url(tmp_path / "samples.db"))  # upgrades again: marks by the shipped bytes
+    with engine.connect() as conn:
+        assert migrations.current(conn) == migrations.head()
+        assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
+    marked = {r.id: r.sample for r in store.list_runs(engine)}
+    assert marked == {**{r.id: True for r in samples}, mine.id: False}
     engine.dispose()
 
 

@@ -1,9 +1,11 @@
-"""``python -m scoring runs list | archive ID | restore ID``: the stored runs, tidied.
+"""``python -m scoring runs list | archive ID | restore ID | remove-samples``: the stored runs, tidied.
 
 ``list`` prints one line per run (id, rows, uploaded, name; archived runs only with ``--all`` or
 ``--archived``, marked so). ``archive`` takes a run out of the run list and every page's choices;
-its verdicts stay (they belong to items). ``restore`` puts it back. Deleting for good is only on
-the Upload page, behind its own confirmation. An unknown id exits 2 with one line.
+its verdicts stay (they belong to items). ``restore`` puts it back. Deleting a run of one's own for
+good is only on the Upload page, behind its own confirmation. ``remove-samples`` deletes every
+bundled sample run for good (Start here's button); they are not loaded again. An unknown id exits 2
+with one line.
 """
 
 from __future__ import annotations
@@ -11,7 +13,16 @@ from __future__ import annotations
 import argparse
 
 from scoring.cli.common import guarded, register
-from scoring.store import SAMPLE_MARK, all_runs, archive_run, is_sample, open_database, restore_run
+from scoring.store import (
+    SAMPLE_MARK,
+    all_runs,
+    archive_run,
+    is_sample,
+    open_database,
+    remove_samples,
+    removed_sentence,
+    restore_run,
+)
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +42,8 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         actions.add_parser(name, parents=[db], help=text, description=text).add_argument(
             "id", type=int, help="the run's id"
         )
+    text = "delete every bundled sample run for good; they are not loaded again"
+    actions.add_parser("remove-samples", parents=[db], help=text, description=text)
 
 
 def _shown(text: str) -> str:
@@ -45,7 +58,7 @@ def _line(info, archived) -> str:
     return f"{info.id:>6}  {info.n_rows:>9,} rows  {info.uploaded_at:%Y-%m-%d %H:%M}  {name}{when}"
 
 
-@register("runs", "list the stored runs; archive or restore one", _configure)
+@register("runs", "list the stored runs; archive or restore one; remove the sample runs", _configure)
 def cmd_runs(args: argparse.Namespace) -> int:
     def body() -> None:
         engine = open_database(args.db)
@@ -60,8 +73,10 @@ def cmd_runs(args: argparse.Namespace) -> int:
                 f"archived run {info.id} ({_shown(info.name)}); its verdicts stay. "
                 f"Restore: python -m scoring runs restore {info.id}"
             )
-        else:
+        elif args.action == "restore":
             info = restore_run(engine, args.id)
             print(f"restored run {info.id} ({_shown(info.name)}) to the run list")
+        else:
+            print(removed_sentence(remove_samples(engine)))
 
     return guarded(body)

@@ -9,7 +9,7 @@ page's action (:mod:`scoring.ingest.save_upload`) and the sample set a first sta
 Pages, commands and tests use ``from scoring import ingest`` and ``ingest.save_run(...)``.
 """
 
-from scoring.ingest.load_samples import ensure_sample
+from scoring.ingest.load_samples import ensure_sample, load_samples
 from scoring.ingest.read_upload import ReadUpload, read_upload
 from scoring.ingest.restore_export import Restored, restore_export
 from scoring.ingest.run_names import LANGUAGES, guess_model_language
@@ -26,6 +26,7 @@ __all__ = [
     "UploadOutcome",
     "ensure_sample",
     "guess_model_language",
+    "load_samples",
     "read_upload",
     "restore_export",
     "save_run",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, LargeBinary, String, Text, true
+from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, LargeBinary, String, Text, false, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from scoring.store.engine import Base
@@ -51,6 +51,9 @@ class Run(Base):
     # JSON list of the distinct row languages at upload, sorted (what a run list names a mixed
     # run by); NULL for runs stored before. Revision 0014.
     languages: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # True for a bundled sample the tool loaded (scoring.ingest.load_samples), false for every
+    # upload: the one mark every run list and table hides samples by. Revision 0018.
+    sample: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class RunPart(Base):

@@ -61,6 +61,9 @@ class RunInfo:
     #: the distinct languages of its rows at upload (empty for a run stored before rows had one);
     #: a summary, left out of equality like any cache
     languages: tuple[str, ...] = field(default=(), compare=False)
+    #: a bundled sample the tool loaded, not an upload (:mod:`scoring.store.samples`); a mark
+    #: that can be set after the save, so left out of equality
+    sample: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,7 @@ def run_info(run: Run) -> RunInfo:
         extra_columns=json.loads(run.extra_columns or "[]"),
         review_seed=run.review_seed or 0,
         languages=tuple(json.loads(run.languages)) if run.languages else (),
+        sample=bool(run.sample),
     )
 
 
