@@ -1,8 +1,9 @@
 """Issue 37, point 5 in a real browser: the bundled sample runs are for a first look on the embedded
 default database (no ``REVIEW_DB_URL``: the SQLite file ``data/review.db``); a team database
-(``REVIEW_DB_URL`` set) starts without them. Once the database holds a run of the team's own, the
-samples leave every run list and table (a sidebar toggle shows them again), and one action on Start
-here removes them all, for good: they do not come back when the server starts again.
+(``REVIEW_DB_URL`` set: a SQLite file elsewhere, or PostgreSQL) starts without them. Once the
+database holds a run of the team's own, the samples leave every run list and table (a sidebar
+toggle shows them again), and one click on Start here removes them all, for good: they do not come
+back when the server starts again.
 
 The embedded default is the app itself run from a copy of the project in a temporary folder
 (``app.py``, ``scoring/``, ``ui/``, ``views/``, ``sample_data/``), so its ``data/review.db`` is the
@@ -17,6 +18,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import pg_server
 import pytest
 from browser import ROOT, TIMEOUT_MS, AppServer, settle, start_app, upload_file
 from playwright.sync_api import Page, expect
@@ -95,14 +97,23 @@ def stored_names(db_url: str) -> list[str]:
         engine.dispose()
 
 
-@pytest.fixture
-def team(tmp_path: Path) -> Iterator[AppServer]:
-    """A team database: ``REVIEW_DB_URL`` names a new SQLite file."""
-    app = start_app(f"sqlite:///{tmp_path / 'team.db'}", tmp_path / "team.log", extra_env=DEFAULT_RULE)
+@pytest.fixture(params=["sqlite", "postgresql"])
+def team(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AppServer]:
+    """A team database: ``REVIEW_DB_URL`` names a new SQLite file, or a new database on the
+    session's throwaway PostgreSQL server (``tests/pg_server.py``)."""
+    if request.param == "sqlite":
+        url, drop = f"sqlite:///{tmp_path / 'team.db'}", None
+    else:
+        server: pg_server.PgServer = request.getfixturevalue("postgres")
+        name, url = server.database()
+        drop = lambda: server.drop(name)  # noqa: E731
+    app = start_app(url, tmp_path / "team.log", extra_env=DEFAULT_RULE)
     try:
         yield app
     finally:
         app.stop()
+        if drop is not None:
+            drop()
 
 
 def test_a_team_database_starts_without_the_samples(team: AppServer, page: Page) -> None:
@@ -118,6 +129,10 @@ def test_a_team_database_starts_without_the_samples(team: AppServer, page: Page)
     options = picker_options(page)
     assert options == [store.run_label(mine)], options
     assert [re.sub(r"^#\d+ ", "", c) for c in table_runs(page, team)] == ["ours · ours · English (1 rows)"]
+    page.goto(f"{team.url}/overview", timeout=TIMEOUT_MS)
+    settle(page)
+    expect(page.locator(MAIN)).to_contain_text("ours")
+    assert "Sample run" not in page.locator(MAIN).inner_text() and "sample-model" not in page.locator(MAIN).inner_text()
 
 
 def test_the_embedded_default_shows_the_samples_until_they_are_removed(tmp_path: Path, page: Page) -> None:
@@ -139,16 +154,12 @@ def test_the_embedded_default_shows_the_samples_until_they_are_removed(tmp_path:
         page.locator(SIDEBAR).get_by_text("Show the sample runs").click()
         settle(page)
         assert len(picker_options(page)) == 1 + len(store.SAMPLE_SET)
-        # One action removes them all, after a confirmation.
+        # One click removes them all.
         page.goto(app.url, timeout=TIMEOUT_MS)
         settle(page)
         box = page.locator(".st-key-start_samples")
         expect(box).to_contain_text(f"{len(store.SAMPLE_SET)} sample runs")
-        remove = box.get_by_role("button", name="Remove the sample runs")
-        expect(remove).to_be_disabled()
-        box.get_by_text("Yes, remove").click()
-        settle(page)
-        remove.click()
+        box.get_by_role("button", name=f"Remove the {len(store.SAMPLE_SET)} sample runs").click()
         settle(page)
         expect(page.locator(MAIN)).to_contain_text(f"Removed the {len(store.SAMPLE_SET)} sample runs")
         assert picker_options(page) == [store.run_label(mine)]

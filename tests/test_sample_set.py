@@ -183,3 +183,17 @@ def test_the_cli_removes_the_samples(tmp_path: Path) -> None:
     )
     assert listing.stdout.splitlines()[1:] and all("(sample)" not in line for line in listing.stdout.splitlines())
     assert f"{mine.id:>6}" in listing.stdout.splitlines()[1]
+    # ... and loaded again on request, marked as samples (removal is one click: it can be undone).
+    added = subprocess.run(
+        [sys.executable, "-m", "scoring", "runs", "add-samples", "--db", db],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert added.returncode == 0 and added.stdout.startswith("loaded 4 sample runs (#"), added.stdout + added.stderr
+    engine = store.make_engine(db)
+    try:
+        assert len(store.sample_runs(engine)) == 4 and not store.get_run(engine, mine.id).sample
+    finally:
+        engine.dispose()

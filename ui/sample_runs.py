@@ -1,6 +1,7 @@
 """The bundled sample runs on the pages: the sidebar's toggle that shows them beside the team's own
-runs (hidden by default, :func:`scoring.store.shown_runs`), and Start here's one action that
-removes them all for good, behind a confirmation. Only our own words and run ids are shown here."""
+runs (hidden by default, :func:`scoring.store.shown_runs`), and Start here's one button that removes
+them all for good in one click (``python -m scoring runs add-samples`` loads them again). Only our
+own words and run ids are shown here."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from scoring import store
 from ui import run_choice, state
 
 NOTICE = "samples_notice"
+#: How to bring the samples back (removal is one click, so it must be undoable).
+ADD_AGAIN = "python -m scoring runs add-samples"
 
 
 def sidebar_toggle() -> None:
@@ -31,8 +34,9 @@ def _selected_is_sample() -> bool:
 
 
 def removal_box() -> None:
-    """Start here's box: how many sample runs the database holds, and one button (after a ticked
-    confirmation) that removes them all; the sentence saying what it did after the rerun."""
+    """Start here's box: how many sample runs the database holds, and one button that removes them
+    all (no confirmation: the samples are the tool's, and one command loads them again); the
+    sentence saying what it did after the rerun."""
     notice = st.session_state.pop(NOTICE, None)
     if notice:
         st.toast(notice, icon=":material/check_circle:", duration="long")
@@ -53,15 +57,13 @@ def removal_box() -> None:
                 if hidden
                 else ""
             )
-            + "Removing them deletes them for good (the verdicts given in them stay in the verdict log) and "
-            "they are not loaded again; their files stay in the sample_data folder."
+            + "The button deletes them all for good (the verdicts given in them stay in the verdict log); "
+            f"they are not loaded again unless you ask: {ADD_AGAIN}."
         )
-        sure = st.checkbox(f"Yes, remove the {count} sample runs", key="samples_sure")
-        if st.button("Remove the sample runs", key="remove_samples", disabled=not sure, icon=":material/delete_sweep:"):
+        if st.button(f"Remove the {count} sample runs", key="remove_samples", icon=":material/delete_sweep:"):
             if _selected_is_sample():  # the page moves to the newest run left
                 st.session_state.pop("run_id", None)
                 st.query_params.pop(run_choice.RUN_PARAM, None)
             st.session_state[NOTICE] = store.removed_sentence(store.remove_samples(state.engine()))
-            st.session_state.pop("samples_sure", None)
             run_choice.forget_runs()
             st.rerun()
