@@ -99,6 +99,8 @@ CHAR_PX, PAD_PX = 7.0, 18
 #: The narrowest a column is made (a percentage: "100.0%"), the most lines a cell wraps onto, and
 #: a line's height. Streamlit wraps cell text only when rows are taller than 4rem (64 px).
 MIN_PX, MAX_LINES, LINE_PX, WRAP_PX = 56, 4, 20, 65
+#: The rows read to size a column (a table's first rows stand for it).
+SAMPLE_ROWS = 500
 #: The most the first column (what names each row: a domain, a model) keeps of its width.
 KEY_PX = 160
 
@@ -123,7 +125,8 @@ def fitted(frame: Any, config: dict, budget: float = FIT_PX) -> tuple[dict, int 
     names = [c for c in getattr(data, "columns", []) if not (c in config and config[c] is None)]
     if not names:
         return config, None
-    cells = {c: max((_text_px(v) for v in data[c].to_list()), default=0.0) for c in names}
+    head = data.head(SAMPLE_ROWS)  # the width of a long table's first rows: no per-rerun cost at 100k rows
+    cells = {c: max((_text_px(v) for v in _values(head, c)), default=0.0) for c in names}
     labels = {c: _label(config.get(c)) or header(c) or str(c) for c in names}
     wants = {c: max(cells[c], _text_px(labels[c])) for c in names}
     if sum(wants.values()) <= budget:
@@ -140,6 +143,13 @@ def fitted(frame: Any, config: dict, budget: float = FIT_PX) -> tuple[dict, int 
         out[c] = {**base, "label": labels[c], "width": widths[c], "help": base.get("help") or labels[c]}
     height = None if lines <= 1 else max(WRAP_PX, min(lines, MAX_LINES) * LINE_PX + 8)
     return out, height
+
+
+def _values(frame: Any, name: object) -> list:
+    """The cells of column ``name`` (pandas or polars; a name held twice: its first column)."""
+    if hasattr(frame, "iloc"):
+        return frame.iloc[:, list(frame.columns).index(name)].tolist()
+    return frame.get_column(str(name)).to_list()
 
 
 def _label(column: object) -> str | None:
