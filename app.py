@@ -11,7 +11,7 @@ import streamlit as st
 from scoring import store
 from scoring.core.row_language import warm_up_scripts
 from scoring.store import database_url, read_secrets
-from ui import identity, queue_state, run_choice, state
+from ui import identity, queue_state, run_choice, sample_runs, state
 from ui.display import md_escape
 
 #: The tab's icon, served by this server: a ``:material/...:`` icon made every reviewer's browser
@@ -71,6 +71,7 @@ def _sidebar() -> None:
             labels = {r.id: store.run_label(r) for r in runs}
             st.session_state["run_picker"] = run_id
             st.selectbox("Run", list(labels), key="run_picker", format_func=labels.__getitem__, on_change=_on_pick)
+            sample_runs.sidebar_toggle()
         user = identity.signed_in_user()
         if user:
             st.text(f"Signed in as {user}")

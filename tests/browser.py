@@ -21,6 +21,7 @@ from playwright.sync_api import Browser, BrowserContext, Download, Page, Playwri
 
 from scoring import review, store
 from scoring.store import make_engine
+from scoring.store.samples import SAMPLES_SETTING
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -95,9 +96,10 @@ def start_app(
     extra_env: dict[str, str] | None = None,
 ) -> AppServer:
     """Start the dashboard on a free port with ``REVIEW_DB_URL=db_url`` (plus ``extra_env``) and
-    wait until healthy."""
+    wait until healthy. A new database gets the bundled samples on its first start (as the
+    embedded default does) unless ``REVIEW_SAMPLES`` says otherwise (the environment, ``extra_env``)."""
     port = free_port()
-    env = {**os.environ, "REVIEW_DB_URL": db_url, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
+    env = {SAMPLES_SETTING: "true", **os.environ, "REVIEW_DB_URL": db_url, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
     cmd = [
         sys.executable,
         "-m",

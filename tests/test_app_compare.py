@@ -112,6 +112,13 @@ def plotly_spec(at: AppTest, key_part: str) -> dict:
     raise AssertionError(f"no plotly chart {key_part!r}; ids {[c.proto.id for c in at.get('plotly_chart')]}")
 
 
+def paired_table(at: AppTest) -> pd.DataFrame:
+    """The paired comparison as one frame: the page shows it as two tables that fit at 1280x720
+    (issue 37), the pair and the answer, then the pair and the counts."""
+    pair = ["source", "run A", "run B"]
+    return frame_with(at, "McNemar p").merge(frame_with(at, "b (A right, B wrong)"), on=pair)
+
+
 def test_default_runs_are_those_sharing_questions_and_the_paired_table_is_scoring_compare(runs) -> None:
     at = open_page("compare", run_id=runs["A"].id)
     # Run A shares its qid values with B and C: all three are chosen, A first, then newest first.
@@ -119,7 +126,7 @@ def test_default_runs_are_those_sharing_questions_and_the_paired_table_is_scorin
     at = open_compare(runs)
     assert any("Matched on id column 'qid': every run has the id column 'qid'." in t for t in texts(at)), texts(at)
 
-    table = frame_with(at, "b (A right, B wrong)")
+    table = paired_table(at)
     engine = make_engine(store.database_url())
     compared = [stored_run(engine, runs[k].id) for k in "ABC"]
     expected = paired_comparisons(match_runs(compared, ("qid",), by_id=True))
@@ -157,7 +164,7 @@ def test_default_runs_are_those_sharing_questions_and_the_paired_table_is_scorin
 
 def test_two_runs_have_no_holm_column(runs) -> None:
     at = open_compare(runs, "AB")
-    table = frame_with(at, "b (A right, B wrong)")
+    table = paired_table(at)
     assert "Holm p" not in table.columns and len(table) == 3
     assert not any("Holm" in t for t in texts(at))
 
@@ -166,12 +173,12 @@ def test_the_pair_reads_in_the_order_chosen_and_can_be_reversed_as_the_cli_reads
     """Issue 20: one rule on the page and the command line (the order chosen or given); the page's
     "Reverse the order" button swaps the pair, its b and c and the sign of the difference."""
     at = open_compare(runs, "AB")
-    first = frame_with(at, "b (A right, B wrong)")
+    first = paired_table(at)
     exact = first[first["source"] == "Exact substring"].iloc[0]
     assert (exact["run A"], exact["run B"]) == (f"#{runs['A'].id} gpt_hindi", f"#{runs['B'].id} llama_hindi")
     click(at, "cmp_swap")
     assert list(at.multiselect(key="cmp_runs").value) == [runs["B"].id, runs["A"].id]
-    swapped = frame_with(at, "b (A right, B wrong)")
+    swapped = paired_table(at)
     back = swapped[swapped["source"] == "Exact substring"].iloc[0]
     assert (back["run A"], back["run B"]) == (exact["run B"], exact["run A"])
     assert (back["b (A right, B wrong)"], back["c (A wrong, B right)"]) == (
@@ -221,12 +228,12 @@ def test_adjudicated_bars_show_the_pending_range_and_double_blind_hides_them(run
         at = open_compare(runs)
         ids = [c.proto.id for c in at.get("plotly_chart")]
         assert any("cmp_bars_exact" in i for i in ids) and not any("cmp_bars_adjudicated" in i for i in ids)
-        assert "Adjudicated (final verdict)" not in set(frame_with(at, "b (A right, B wrong)")["source"])
+        assert "Adjudicated (final verdict)" not in set(paired_table(at)["source"])
         assert sum("Double-blind review is on" in a for a in alerts(at)) == 2
         assert not any("row in B" in df.value.columns for df in at.dataframe)
         # An adjudicator sees everything.
         at = open_page("compare", reviewer="ana", run_id=runs["A"].id)
-        assert "Adjudicated (final verdict)" in set(frame_with(at, "b (A right, B wrong)")["source"])
+        assert "Adjudicated (final verdict)" in set(paired_table(at)["source"])
         assert not any("Double-blind review is on" in a for a in alerts(at))
     finally:
         review.set_blind(engine, runs["B"].id, "overlap_only", "ana", on=False)
@@ -267,7 +274,7 @@ def test_text_matching_of_runs_in_different_languages_gives_the_advice_and_the_t
     at.multiselect(key="cmp_runs").set_value([runs["A"].id, runs["B"].id]).run()
     assert not any("share no questions" in a for a in alerts(at))
     assert any("12 questions are in every run" in t for t in texts(at)), texts(at)
-    table = frame_with(at, "b (A right, B wrong)")
+    table = paired_table(at)
     exact = table[table["source"] == "Exact substring"]
     assert exact[["b (A right, B wrong)", "c (A wrong, B right)"]].values.tolist() == [[4, 2]]
     at.toggle(key="cmp_by_id").set_value(True).run()

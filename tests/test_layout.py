@@ -69,7 +69,19 @@ LAYERS: dict[str, Layer] = {
     "cli": Layer(
         package("scoring.cli"),
         frozenset(
-            {"version", "core", "match", "store", "judge", "review", "export", "estimate", "compare", "team report"}
+            {
+                "version",
+                "core",
+                "match",
+                "store",
+                "ingest",  # runs add-samples loads the bundled samples as the app does (issue 37)
+                "judge",
+                "review",
+                "export",
+                "estimate",
+                "compare",
+                "team report",
+            }
         ),
         NOT_PAGES | {"openai"},
     ),

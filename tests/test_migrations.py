@@ -411,6 +411,25 @@ def test_the_content_hash_revision_both_ways(tmp_path: Path) -> None:
     shuffled = b"question,answer,response,model\nq,a,x,B\nr,b,b,B\nr,b,c,A\nq,a,a,A\n"
     again = ingest.save_file(engine, shuffled, "two_again.csv")
     assert {(r.found, r.run.id) for r in again} == {("same_rows", a.run.id), ("same_rows", b.run.id)}
+def test_the_sample_runs_revision_marks_the_shipped_samples_and_nothing_else(tmp_path: Path) -> None:
+    """0018 adds ``runs.sample``: on a database from before it, the runs whose bytes are a shipped
+    sample file are marked, an upload is not; the downgrade drops the mark with every run kept."""
+    engine = make_engine(_url(tmp_path / "samples.db"))
+    samples = ingest.load_samples(engine)
+    mine = ingest.save_run(engine, b"question,answer,response\nq,a,a\n", "mine.csv").run
+    assert [r.sample for r in samples] == [True] * len(store.SAMPLE_SET) and not mine.sample
+    with engine.begin() as conn:
+        command.downgrade(migrations._config(conn), "0016")
+    with sqlite3.connect(tmp_path / "samples.db") as raw:
+        columns = {row[1] for row in raw.execute("PRAGMA table_info(runs)")}
+    assert "sample" not in columns
+    engine.dispose()
+    engine = make_engine(_url(tmp_path / "samples.db"))  # upgrades again: marks by the shipped bytes
+    with engine.connect() as conn:
+        assert migrations.current(conn) == migrations.head()
+        assert compare_metadata(MigrationContext.configure(conn), metadata()) == []
+    marked = {r.id: r.sample for r in store.list_runs(engine)}
+    assert marked == {**{r.id: True for r in samples}, mine.id: False}
     engine.dispose()
 
 

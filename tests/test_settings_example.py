@@ -15,7 +15,7 @@ from scoring.judge.judge_settings import ENV_NAMES, JudgeSettings
 from scoring.match import settings as match_settings
 from scoring.review import loop
 from scoring.review import roles as identity
-from scoring.store import engine
+from scoring.store import engine, samples
 
 EXAMPLE = Path(__file__).resolve().parents[1] / ".streamlit" / "secrets.toml.example"
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,7 +36,7 @@ def _named_by_readers() -> set[str]:
     """Every setting name the readers define as a constant or a judge setting."""
     names = {
         value
-        for module in (identity, loop, limits, engine, match_settings)
+        for module in (identity, loop, limits, engine, samples, match_settings)
         for key, value in vars(module).items()
         if key.endswith(("_SETTING", "ENV_VAR")) and isinstance(value, str)
     }

@@ -90,8 +90,9 @@ def test_start_here_is_the_default_page_first_in_the_sidebar(sample_engine: Engi
         "1. Upload a file of your model's answers",
         "2. Review the rows the metrics disagree on",
         "3. Export the adjudicated verdicts",
+        "Sample runs",  # the box that removes them all (issue 37)
     ]
-    assert any("You are looking at the bundled sample run" in str(i.value) for i in at.info)
+    assert any("You are looking at a bundled sample run" in str(i.value) for i in at.info)
     shown = "\n".join(str(m.value) for m in at.markdown)
     for column in ("`question`", "`answer`", "**golden answer**", "`response`", "`Domain`", "`model`", "`language`"):
         assert column in shown

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 import plotly.graph_objects as go
+import streamlit as st
 from pandas.io.formats.style import Styler
 
 from scoring.core.formatting import interval, percent
@@ -137,6 +138,51 @@ def accuracy_frame(series: dict[str, list[AccuracyRow]]) -> pd.DataFrame:
             interval(by_domain[d].ci_low, by_domain[d].ci_high) if d in by_domain else "" for d in frame["domain"]
         ]
     return frame
+
+
+#: The short headers of the Overview's per-domain table: one column per figure and series is too
+#: many for full names side by side at 1280x720 (issue 37), so the header names the series and the
+#: figure in a word each, and its tooltip and the caption above it say it in full.
+SHORT_SERIES = {
+    SHORT_TITLES[EXACT]: "exact",
+    SHORT_TITLES[OVERLAP]: "overlap",
+    SHORT_TITLES[ADJUDICATED]: "adjud.",
+    SHORT_TITLES[JUDGE]: "judge",
+}
+SHORT_FIGURES = {" accuracy": " %", " 95% CI": " CI"}
+#: Shown as a share and its interval only: a series' count of correct rows is the share times the
+#: rows (the frame, the CLI's ``score`` and the export keep the count).
+HIDDEN_FIGURE = " correct"
+SHORT_OTHERS = {
+    "n": "rows",
+    "blank responses": "blank",
+    "Adjudicated pending": "pending",
+    "Adjudicated if pending right": "if pending right",
+    "Estimated true accuracy": "true %",
+    "Estimate 95% CI": "true CI",
+    "Judge-assisted estimate": "judge-assisted %",
+    "Judge-assisted 95% CI": "judge-assisted CI",
+    "Effective reviews": "worth reviews",
+}
+
+
+def short_headers(columns: Iterable[str]) -> dict:
+    """``column_config`` giving each long column of the per-domain table a short header, its full
+    name in the tooltip, and hiding the series' counts (the frame keeps every column under its full
+    name: tests read them)."""
+    config: dict = {}
+    for name in columns:
+        if any(name == series + HIDDEN_FIGURE for series in SHORT_SERIES):
+            config[name] = None
+            continue
+        short = SHORT_OTHERS.get(name)
+        for series, word in SHORT_SERIES.items():
+            for figure, mark in SHORT_FIGURES.items():
+                if short is None and name == series + figure:
+                    short = word + mark
+        if short is not None:
+            config[name] = st.column_config.Column(short, help=name)
+    return config
 
 
 def percent_style(frame: pd.DataFrame, columns: Iterable[str] | None = None) -> Styler:

@@ -196,8 +196,29 @@ def paired_frame(paired: pl.DataFrame, several: bool) -> Styler:
     }
     for name, column in more.items():
         frame[name] = column
+    return _paired_style(frame)
+
+
+def _paired_style(frame: pd.DataFrame) -> Styler:
+    """Accuracies as percentages, the difference signed, p-values as the page prints them."""
     formats = {"accuracy A": percent, "accuracy B": percent, "difference A − B": _signed, P_COLUMN: _p, HOLM_COLUMN: _p}
     return frame.style.format({c: f for c, f in formats.items() if c in frame.columns})
+
+
+#: The paired table's columns shown in the first of its two tables (the pair and the answer, then
+#: n); the second repeats the pair and holds the counts behind the answer.
+PAIR = ["source", "run A", "run B"]
+ANSWER = ["difference A − B", "95% CI of the difference", P_COLUMN, HOLM_COLUMN, "n"]
+
+
+def paired_tables(paired: pl.DataFrame, several: bool) -> tuple[Styler, Styler]:
+    """:func:`paired_frame` as two tables that each fit the page at 1280x720 (fifteen columns side
+    by side do not, issue 37): the pair and the answer (difference, interval, p, n), then the pair
+    and the counts (accuracies, b, c, both right, both wrong, left out)."""
+    frame = paired_frame(paired, several).data
+    answer = PAIR + [c for c in ANSWER if c in frame.columns]
+    counts = PAIR + [c for c in frame.columns if c not in answer]
+    return _paired_style(frame[answer]), _paired_style(frame[counts])
 
 
 def accuracy_frame(accuracy: pl.DataFrame) -> Styler:

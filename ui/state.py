@@ -30,9 +30,11 @@ T = TypeVar("T")
 
 @st.cache_resource(show_spinner=False)
 def engine_at(url: str) -> Engine:
-    """The engine of ``url``, made once per server (the sample run loaded on first start)."""
+    """The engine of ``url``, made once per server; the sample set loaded on the first start of
+    the embedded default (:func:`scoring.store.samples_on_first_start`)."""
     engine = make_engine(url)
-    ingest.ensure_sample(engine)
+    if store.samples_on_first_start():
+        ingest.ensure_sample(engine)
     return engine
 
 

@@ -187,7 +187,10 @@ with st.expander(HOW):
     st.text("\n".join(methods))
 if cmp.comparisons:
     with st.container(key="cmp_paired_box"):
-        show_table(compare_charts.paired_frame(cmp.paired, several), key="cmp_paired")
+        answer, counts = compare_charts.paired_tables(cmp.paired, several)
+        show_table(answer, key="cmp_paired")
+    with st.container(key="cmp_counts_box"):
+        show_table(counts, key="cmp_paired_counts")
     st.caption(
         "b: questions run A got right and run B wrong; c: the reverse. Difference: accuracy of A minus "
         f"accuracy of B on the questions used. LLM judge and adjudicated pairs use {DECIDED_IN_BOTH}; "

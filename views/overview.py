@@ -164,11 +164,14 @@ if adjudicated:
         "Accuracy in percent. Raw metrics: share of rows each passes. Adjudicated: human verdicts and "
         "adjudicators' decisions, else the automatic rule; its accuracy counts pending rows as wrong, "
         "the next column counts them right. Estimated true accuracy: from the reviewed rows only "
-        "(a random sample of each scope), with its 95% interval."
+        "(a random sample of each scope), with its 95% interval. Headers: % the accuracy, CI its 95% interval; "
+        "a header's tooltip gives its full name."
     )
 else:
     st.caption("Accuracy in percent.")
-show_table(charts.percent_style(table, columns), key="accuracy_table")
+show_table(
+    charts.percent_style(table, columns), key="accuracy_table", column_config=charts.short_headers(table.columns)
+)
 languages = state.summary(run.id)
 if "accuracy_by_language" in languages:  # a run whose rows are in more than one language: one line
     if comparison is not None and figs is not None and figs.estimate.multilingual:

@@ -1,6 +1,6 @@
 """Start here: the three jobs the tool is for, each with its button (upload a file, settle the
-rows the metrics disagree on, export the adjudicated verdicts), and whether the run open is the
-bundled sample. The default page of the navigation (app.py)."""
+rows the metrics disagree on, export the adjudicated verdicts), whether the run open is a bundled
+sample, and the one action that removes every sample run. The default page of the navigation (app.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import streamlit as st
 
 from scoring import store
 from scoring.review import job_sentence
-from ui import estimate_data, run_choice
+from ui import estimate_data, run_choice, sample_runs
 from ui.downloads import download_button
 
 UPLOAD_PAGE, REVIEW_PAGE, EXPORT_PAGE = "views/upload.py", "views/review.py", "views/export.py"
@@ -56,9 +56,9 @@ st.write("Check a model's answers against golden answers in three steps. Each st
 run = run_choice.selected_run()
 if run is not None and store.is_sample(run):
     st.info(
-        "You are looking at the bundled sample run: a small set loaded on first start so every page has "
-        "something to show. Upload your own file (step 1) to review your model; the sample can be archived "
-        "on its Upload page."
+        "You are looking at a bundled sample run: a small set loaded on first start so every page has "
+        "something to show. Upload your own file (step 1) to review your model: the samples then leave every "
+        "run list and table, and the last box of this page removes them for good."
     )
 if run is not None:
     st.text(f"Run open now: {store.run_label(run)}")  # dataset text: never Markdown
@@ -117,3 +117,5 @@ with st.container(border=True, key="start_export"):
         "Export verdicts", key="start_go_export", type="primary", icon=":material/download:", disabled=run is None
     ):
         _go(EXPORT_PAGE, **run_param)
+
+sample_runs.removal_box()

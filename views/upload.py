@@ -283,7 +283,7 @@ if run is not None:
         st.caption(
             md_escape(
                 f"A bundled sample ({store.SAMPLE_PATH.parent.name}/{run.filename}), loaded on first "
-                "start: archive it below once your own runs are in."
+                "start: once your own runs are in, Start here removes every sample at once."
             )
         )
     with st.form("run_meta"):

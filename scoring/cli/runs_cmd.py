@@ -1,17 +1,30 @@
-"""``python -m scoring runs list | archive ID | restore ID``: the stored runs, tidied.
+"""``python -m scoring runs list | archive ID | restore ID | remove-samples | add-samples``: the
+stored runs, tidied.
 
 ``list`` prints one line per run (id, rows, uploaded, name; archived runs only with ``--all`` or
 ``--archived``, marked so). ``archive`` takes a run out of the run list and every page's choices;
-its verdicts stay (they belong to items). ``restore`` puts it back. Deleting for good is only on
-the Upload page, behind its own confirmation. An unknown id exits 2 with one line.
+its verdicts stay (they belong to items). ``restore`` puts it back. Deleting a run of one's own for
+good is only on the Upload page, behind its own confirmation. ``remove-samples`` deletes every
+bundled sample run for good (Start here's button); they are not loaded again unless asked:
+``add-samples`` loads them (into any database, a team's too). An unknown id exits 2 with one line.
 """
 
 from __future__ import annotations
 
 import argparse
 
+from scoring import ingest
 from scoring.cli.common import guarded, register
-from scoring.store import SAMPLE_MARK, all_runs, archive_run, is_sample, open_database, restore_run
+from scoring.store import (
+    SAMPLE_MARK,
+    all_runs,
+    archive_run,
+    is_sample,
+    open_database,
+    remove_samples,
+    removed_sentence,
+    restore_run,
+)
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +44,10 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         actions.add_parser(name, parents=[db], help=text, description=text).add_argument(
             "id", type=int, help="the run's id"
         )
+    text = "delete every bundled sample run for good; they are not loaded again"
+    actions.add_parser("remove-samples", parents=[db], help=text, description=text)
+    text = "load the bundled sample runs (marked as samples; runs already there are kept)"
+    actions.add_parser("add-samples", parents=[db], help=text, description=text)
 
 
 def _shown(text: str) -> str:
@@ -45,7 +62,7 @@ def _line(info, archived) -> str:
     return f"{info.id:>6}  {info.n_rows:>9,} rows  {info.uploaded_at:%Y-%m-%d %H:%M}  {name}{when}"
 
 
-@register("runs", "list the stored runs; archive or restore one", _configure)
+@register("runs", "list the stored runs; archive or restore one; remove or add the sample runs", _configure)
 def cmd_runs(args: argparse.Namespace) -> int:
     def body() -> None:
         engine = open_database(args.db)
@@ -60,8 +77,13 @@ def cmd_runs(args: argparse.Namespace) -> int:
                 f"archived run {info.id} ({_shown(info.name)}); its verdicts stay. "
                 f"Restore: python -m scoring runs restore {info.id}"
             )
-        else:
+        elif args.action == "restore":
             info = restore_run(engine, args.id)
             print(f"restored run {info.id} ({_shown(info.name)}) to the run list")
+        elif args.action == "remove-samples":
+            print(removed_sentence(remove_samples(engine)))
+        else:
+            added = ingest.load_samples(engine)
+            print(f"loaded {len(added)} sample runs ({', '.join(f'#{r.id}' for r in added)})")
 
     return guarded(body)

@@ -86,6 +86,16 @@ _ALL = [
         example='"postgresql+psycopg://reviewer@localhost/review"',
     ),
     Setting(
+        "REVIEW_SAMPLES",
+        None,
+        "yes/no",
+        "Load the bundled sample runs into a database that has never held a run, for a first look (true), or "
+        "never (false).",
+        "scoring.store.samples",
+        unset="the embedded default data/review.db only: a database named by REVIEW_DB_URL starts empty",
+        example="false",
+    ),
+    Setting(
         "REVIEW_DB_LOCK_WAIT_MS",
         30_000,
         "whole number",

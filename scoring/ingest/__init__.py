@@ -12,7 +12,7 @@ Pages, commands and tests use ``from scoring import ingest`` and ``ingest.save_r
 """
 
 from scoring.ingest.file_parts import SeveralModels
-from scoring.ingest.load_samples import ensure_sample
+from scoring.ingest.load_samples import ensure_sample, load_samples
 from scoring.ingest.read_upload import ReadUpload, read_upload
 from scoring.ingest.restore_export import Restored, restore_export
 from scoring.ingest.run_names import LANGUAGES, guess_model_language
@@ -32,6 +32,7 @@ __all__ = [
     "UploadOutcome",
     "ensure_sample",
     "guess_model_language",
+    "load_samples",
     "outcome_sentence",
     "read_upload",
     "restore_export",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, LargeBinary, String, Text, true
+from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, LargeBinary, String, Text, false, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from scoring.store.engine import Base
@@ -59,6 +59,9 @@ class Run(Base):
     # (scoring.core.content_hash): a re-upload of the same rows opens this run. NULL for runs
     # stored before, filled when an upload of as many rows looks for its match. Revision 0017.
     content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # True for a bundled sample the tool loaded (scoring.ingest.load_samples), false for every
+    # upload: the one mark every run list and table hides samples by. Revision 0018.
+    sample: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class RunPart(Base):

@@ -65,6 +65,9 @@ class RunInfo:
     #: models) and of its rows as read ("" until known: :mod:`scoring.core.content_hash`)
     file_sha256: str = field(default="", compare=False)
     content_sha256: str = field(default="", compare=False)
+    #: a bundled sample the tool loaded, not an upload (:mod:`scoring.store.samples`); a mark
+    #: that can be set after the save, so left out of equality
+    sample: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,7 @@ def run_info(run: Run) -> RunInfo:
         languages=tuple(json.loads(run.languages)) if run.languages else (),
         file_sha256=run.file_sha256 or run.sha256,
         content_sha256=run.content_sha256 or "",
+        sample=bool(run.sample),
     )
 
 

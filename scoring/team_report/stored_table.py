@@ -20,7 +20,7 @@ from scoring.estimate.group_estimate import LANGUAGE
 from scoring.estimate.sample import reviewed_sample
 from scoring.estimate.stored_run import stored_final
 from scoring.review.verdict_table import verdict_table
-from scoring.store import DamagedRun, RunInfo, get_run, list_runs
+from scoring.store import DamagedRun, RunInfo, get_run, listed_runs, shown_runs
 from scoring.team_report.domain_cells import domain_cells
 from scoring.team_report.language_pairs import PAIRS_METHOD, LanguagePair, language_pairs
 from scoring.team_report.table_cells import CELL_METHOD, ModelRuns, TableCell, table_cells, with_language
@@ -102,15 +102,16 @@ def team_table(
     withheld: Collection[int] = (),
     by_domain: bool = False,
 ) -> TeamTable:
-    """The table of ``run_ids`` (default: every listed run), models sorted by name;
+    """The table of ``run_ids`` (default: every listed run, the bundled samples left out once there
+    is a run of the team's own: :func:`scoring.store.shown_runs`), models sorted by name;
     :class:`InputError` names an unknown run id. A damaged run (:class:`DamagedRun`) is left out
     and listed in :attr:`TeamTable.skipped`, unless it is in ``strict`` (a run asked for by name:
     then its error is raised). The human verdicts of the runs in ``withheld`` are not read into
     any figure (double-blind review, :mod:`scoring.review.visibility`): a model with such a run
     shows a metric in every cell, and its pairs use no adjudicated verdicts. ``by_domain``: each
     model's cells per domain too (:mod:`scoring.team_report.domain_cells`)."""
-    if run_ids is None:
-        infos = list_runs(engine)
+    if run_ids is None:  # the runs every table shows: samples only while there is nothing else
+        infos = shown_runs(listed_runs(engine))
     else:
         infos = []
         for run_id in run_ids:
