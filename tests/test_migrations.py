@@ -411,6 +411,8 @@ def test_the_content_hash_revision_both_ways(tmp_path: Path) -> None:
     shuffled = b"question,answer,response,model\nq,a,x,B\nr,b,b,B\nr,b,c,A\nq,a,a,A\n"
     again = ingest.save_file(engine, shuffled, "two_again.csv")
     assert {(r.found, r.run.id) for r in again} == {("same_rows", a.run.id), ("same_rows", b.run.id)}
+
+
 def test_the_sample_runs_revision_marks_the_shipped_samples_and_nothing_else(tmp_path: Path) -> None:
     """0018 adds ``runs.sample``: on a database from before it, the runs whose bytes are a shipped
     sample file are marked, an upload is not; the downgrade drops the mark with every run kept."""

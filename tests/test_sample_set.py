@@ -110,6 +110,8 @@ def test_the_sample_sets_rows_carry_their_language_so_no_script_stands_as_a_colu
     assert table.languages == ["Bengali", "English", "Hindi", "Tamil"]
     for run in store.list_runs(engine):
         assert not set(store.load_table(engine, run.id)["language"].to_list()) & SCRIPT_NAMES, run.name
+
+
 def test_only_the_embedded_default_loads_the_samples_unless_the_setting_says(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
