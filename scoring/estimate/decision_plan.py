@@ -1,0 +1,260 @@
+"""The plan for a decision: how many of the shared questions to review, per language, in each of
+two runs, to tell the two models apart when they differ by at least the smallest difference worth
+knowing, with the power asked for, and exactly which rows.
+
+The head-to-head's variance (:mod:`.difference`) is the two sides' review variances plus the
+questions' own part. Reviews shrink only the first: the questions' part is what these questions
+can tell at best (every row reviewed), so a plan first asks whether even that reaches the power
+(else it says so, with the smallest difference these questions can tell apart, and plans nothing:
+more questions would help, not more reviews). Otherwise the review variances get what is left of
+``(difference / c)²``, ``c`` the standardised difference at which Holm's step-down over the
+``family_size`` comparisons of the page finds a given one in the right direction with the asked
+power (all of them assumed at the smallest difference; one comparison alone: ``z(1 - alpha/2) +
+z(power)``).
+
+The rows: Neyman allocation over both runs' strata at once (bucket x domain of each run's rows of
+the language; ``n_h`` proportional to ``W_h S_h`` with one scale for both runs, which reaches the
+summed variance with the fewest reviews), each stratum's rate its bucket's pooled reviewed share
+(the prior 0.5 where the bucket has none), its variance scaled by what the judge's labels leave of
+it (:func:`scoring.estimate.ppi_plan.variance_factors`) in strata planned to 20 reviewed rows or
+more, at least what is reviewed (and 2 per stratum), at least 10 rows of the language; then each
+stratum's first unreviewed rows in the run's review order (:func:`scoring.estimate.planner.next_rows`),
+so each run's reviewed rows stay its random sample. The plan's power is taken as it is, with no
+margin: a plan that overshoots asks for reviews nobody needs, and the simulation
+(``tests/bench_decision.py``) checks that the power planned is the power found.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from statistics import NormalDist
+
+import numpy as np
+import polars as pl
+
+from scoring.core.stats import Z95
+from scoring.estimate.difference import ALPHA, question_part
+from scoring.estimate.evidence import MIN_DOMAIN_REVIEWED
+from scoring.estimate.planner import ReviewPlan, allocate, next_rows, planning_rates, stratified_variance
+from scoring.estimate.ppi import JUDGE_MIN_REVIEWED, sample_arrays
+from scoring.estimate.ppi_plan import variance_factors
+from scoring.estimate.side import QUESTION, side_figure
+from scoring.estimate.strata import MIN_REVIEWED, Strata, build_strata
+
+DEFAULT_DIFFERENCE = 0.03  #: the smallest difference worth knowing unless told (3 points)
+DEFAULT_POWER = 0.8
+#: The rate a decision plan assumes is the bucket's pooled reviewed share as it is (no margin toward 0.5).
+DECISION_PLAN_Z = 0.0
+POWER_DRAWS = 40_000  #: Monte Carlo draws behind Holm's power (its error about 0.002)
+DECISION_PLAN_METHOD = (
+    "The head-to-head's variance is both runs' review variances plus the questions' own part; reviews shrink only "
+    "the first, so a plan first checks that reviewing every shared question would reach the power (else it plans "
+    "nothing and names the smallest difference these questions can tell apart). Otherwise: Neyman allocation over "
+    "both runs' bucket x domain strata at once (one scale for both), each stratum's rate its bucket's pooled "
+    "reviewed share, its variance scaled by what the judge's labels leave of it where they narrow it, enough that "
+    "Holm's step-down over the page's comparisons, all at the smallest difference worth knowing, finds this one "
+    "in the right direction with the asked power; each stratum's first unreviewed rows in the run's review order."
+)
+
+
+@lru_cache(maxsize=256)
+def holm_power(c: float, family_size: int = 1, alpha: float = ALPHA) -> float:
+    """The chance that Holm's step-down over ``family_size`` comparisons, each with a statistic
+    ~ N(c, 1), finds the first one ahead in the right direction (one alone: exact; more: Monte
+    Carlo with a fixed seed, so the same question gets the same answer)."""
+    normal = NormalDist()
+    if family_size <= 1:
+        return normal.cdf(c - normal.inv_cdf(1 - alpha / 2))
+    rng = np.random.default_rng(20240)
+    t = rng.normal(c, 1.0, (POWER_DRAWS, family_size))
+    # Holm's k-th smallest p is compared with alpha / (m - k + 1): the k-th largest |t| with its z.
+    limits = np.array([normal.inv_cdf(1 - alpha / (2 * (family_size - k))) for k in range(family_size)])
+    order = np.argsort(-np.abs(t), axis=1)
+    passed = np.cumprod(np.take_along_axis(np.abs(t), order, axis=1) >= limits, axis=1).astype(bool)
+    rejected = np.zeros_like(passed)
+    np.put_along_axis(rejected, order, passed, axis=1)
+    return float(np.mean(rejected[:, 0] & (t[:, 0] > 0)))
+
+
+@lru_cache(maxsize=64)
+def needed_ratio(power: float = DEFAULT_POWER, family_size: int = 1, alpha: float = ALPHA) -> float:
+    """The standardised difference ``c`` (difference over its standard error) at which
+    :func:`holm_power` reaches ``power``."""
+    low, high = 0.0, 12.0
+    for _ in range(40):
+        mid = (low + high) / 2
+        low, high = (mid, high) if holm_power(round(mid, 6), family_size, alpha) < power else (low, mid)
+    return high
+
+
+@dataclass(frozen=True)
+class SidePlan:
+    """One run's (or model's) part of a decision plan in one scope: its rows of the shared questions,
+    reviewed so far (of its random sample), planned in all, and the rows to review next
+    (``next``: row_idx, item_key, bucket, Domain, rank, conflict, in its review order)."""
+
+    label: str
+    rows: int
+    reviewed: int
+    planned: int
+    next: pl.DataFrame = field(repr=False)
+
+    @property
+    def remaining(self) -> int:
+        return self.next.height
+
+    def as_dict(self) -> dict:
+        return {
+            "label": self.label,
+            "rows": self.rows,
+            "reviewed": self.reviewed,
+            "planned": self.planned,
+            "remaining": self.remaining,
+            "next_rows": (self.next["row_idx"] + 1).to_list(),
+        }
+
+
+@dataclass(frozen=True)
+class DecisionPlan:
+    """Reviews for telling ``a`` and ``b`` apart in ``scope`` at ``difference`` with ``power``.
+
+    ``reachable`` False: even every shared question reviewed in both runs leaves the questions'
+    own variance too large (then nothing is planned, and ``smallest_difference`` is the least
+    these questions can tell apart with that power). ``expected_power``/``expected_half_width``:
+    once the planned rows are reviewed, if the assumed rates hold."""
+
+    scope: str
+    difference: float
+    power: float
+    family_size: int
+    questions: int
+    a: SidePlan
+    b: SidePlan
+    reachable: bool
+    expected_power: float
+    expected_half_width: float
+    smallest_difference: float
+    method: str = DECISION_PLAN_METHOD
+
+    @property
+    def remaining(self) -> int:
+        return self.a.remaining + self.b.remaining
+
+    def as_dict(self) -> dict:
+        keys = ("scope", "difference", "power", "family_size", "questions", "reachable", "expected_power")
+        return {
+            **{k: getattr(self, k) for k in keys},
+            "expected_half_width": self.expected_half_width,
+            "smallest_difference": self.smallest_difference,
+            "a": self.a.as_dict(),
+            "b": self.b.as_dict(),
+            "remaining": self.remaining,
+            "method": self.method,
+        }
+
+
+@dataclass(frozen=True)
+class SideModel:
+    """What the allocation reads of one side: its strata, per stratum the variance of a row
+    without and with the judge, and the least each stratum keeps."""
+
+    strata: Strata
+    rate: np.ndarray
+    base: np.ndarray
+    judged: np.ndarray
+    low: np.ndarray
+
+    def variance(self, n: np.ndarray) -> float:
+        per_row = np.where(n >= JUDGE_MIN_REVIEWED, self.judged, self.base)
+        return stratified_variance(self.strata.size, per_row, n)
+
+
+def side_model(sample: pl.DataFrame, plan_z: float = DECISION_PLAN_Z) -> SideModel:
+    """The allocation's view of one side (see the module)."""
+    strata = build_strata(sample)
+    n_b = np.bincount(strata.bucket, weights=strata.reviewed, minlength=strata.groups)
+    k_b = np.bincount(strata.bucket, weights=strata.correct, minlength=strata.groups)
+    rate = planning_rates(k_b, n_b, plan_z)[strata.bucket]
+    base = rate * (1 - rate)
+    truth, judge, _ = sample_arrays(sample)
+    factor = np.ones(strata.groups) if np.isnan(judge).all() else variance_factors(strata, truth, judge)
+    low = np.maximum(strata.reviewed + strata.missing_counts(), np.minimum(MIN_REVIEWED, strata.size))
+    return SideModel(strata, rate, base, base * factor[strata.bucket], np.minimum(low, strata.size))
+
+
+def _side_plan(label: str, sample: pl.DataFrame, model: SideModel, planned: np.ndarray) -> SidePlan:
+    strata = model.strata
+    reviewed = strata.reviewed.astype(np.int64)
+    table = strata.cells.select("bucket", "Domain", "size", "reviewed").with_columns(
+        planned=pl.Series(planned, dtype=pl.Int64),
+        remaining=pl.Series(planned - reviewed, dtype=pl.Int64),
+        rate=pl.Series(model.rate),
+        prior=pl.lit(False),
+        observed=pl.lit(None, dtype=pl.Float64),
+    )
+    plan = ReviewPlan(0.0, int(planned.sum()), int(reviewed.sum()), int((planned - reviewed).sum()), 0.0, table)
+    rank = sample["rank"].to_numpy() if sample["rank"].null_count() == 0 else None
+    rows = next_rows(sample, plan, rank=rank, seed=None if rank is not None else 0)
+    return SidePlan(label, sample.height, int(strata.reviewed.sum()), int(planned.sum()), rows)
+
+
+def plan_decision(
+    sample_a: pl.DataFrame,
+    sample_b: pl.DataFrame,
+    label_a: str,
+    label_b: str,
+    scope: str,
+    difference: float = DEFAULT_DIFFERENCE,
+    power: float = DEFAULT_POWER,
+    family_size: int = 1,
+    group: bool = True,
+) -> DecisionPlan:
+    """The plan for telling A and B apart in ``scope`` (each sample: that side's rows of the scope,
+    :data:`scoring.estimate.side.QUESTION` beside the estimator's columns and the review ``rank``);
+    see the module."""
+    if not 0 < difference < 1 or not 0 < power < 1:
+        raise ValueError("The difference and the power are shares between 0 and 1 (0.03, 0.8).")
+    shared = sorted(set(sample_a[QUESTION].to_list()) & set(sample_b[QUESTION].to_list()))
+    sample_a, sample_b = (s.filter(pl.col(QUESTION).is_in(shared)) for s in (sample_a, sample_b))
+    _, values_a = side_figure(sample_a, label_a, scope, group)
+    _, values_b = side_figure(sample_b, label_b, scope, group)
+    questions = question_part(values_a, values_b).variance
+    c = needed_ratio(power, family_size)
+    ma, mb = side_model(sample_a), side_model(sample_b)
+    k = len(ma.strata.size)
+    budget = (difference / c) ** 2 - questions if math.isfinite(questions) else -1.0
+    smallest = c * math.sqrt(questions) if math.isfinite(questions) else 1.0
+
+    def variance(n: np.ndarray) -> float:
+        return ma.variance(n[:k].astype(float)) + mb.variance(n[k:].astype(float))
+
+    low = np.concatenate([ma.low, mb.low])
+    size = np.concatenate([ma.strata.size, mb.strata.size])
+    if budget <= 0:  # not reachable: only the random samples' missing rows, which are asked for anyway
+        held = [m.strata.reviewed + m.strata.missing_counts() for m in (ma, mb)]
+        planned = np.minimum(np.concatenate(held), size).astype(np.int64)
+    else:
+        spread = np.sqrt(np.concatenate([ma.judged, mb.judged]))
+        planned = allocate(size, np.zeros_like(size), spread, low, Z95 * math.sqrt(budget), Z95, variance)
+        floor = min(MIN_DOMAIN_REVIEWED, len(shared))
+        scale = 1.0
+        while min(planned[:k].sum(), planned[k:].sum()) < floor and scale > 1e-4:
+            scale /= 2  # a figure shows no interval below the floor: ask for a narrower one until it is met
+            planned = allocate(size, np.zeros_like(size), spread, low, Z95 * math.sqrt(budget) * scale, Z95, variance)
+    held_questions = questions if math.isfinite(questions) else 1.0
+    expected_se = math.sqrt(max(variance(planned.astype(float)), 0.0) + held_questions)
+    return DecisionPlan(
+        scope=scope,
+        difference=difference,
+        power=power,
+        family_size=family_size,
+        questions=len(shared),
+        a=_side_plan(label_a, sample_a, ma, planned[:k]),
+        b=_side_plan(label_b, sample_b, mb, planned[k:]),
+        reachable=budget > 0,
+        expected_power=holm_power(round(difference / expected_se, 6), family_size) if expected_se > 0 else 1.0,
+        expected_half_width=Z95 * expected_se,
+        smallest_difference=smallest,
+    )

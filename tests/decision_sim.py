@@ -1,0 +1,185 @@
+"""Two models on the same questions, in several languages, with a known truth: the head-to-head's
+interval, its "ahead" and the decision plan's power, simulated (:mod:`scoring.estimate.difference`,
+:mod:`scoring.estimate.decision_plan`). Shared by ``tests/bench_decision.py`` (every regime, 500
+runs) and ``tests/test_decision_sim.py`` (a few regimes, fewer runs, in ``make test``).
+
+The questions: families of one question asked in several languages (English always, Hindi,
+Tamil and a small language with probabilities chosen so that they hold about 50%, 30%, 15% and 5%
+of the questions). A family has a difficulty shared by every language and both models, each
+question one of its own, each model a noise of its own on each question (so the two models agree
+on most questions but not all); a model's chance on a question is the logistic of its skill, its
+language's effect, the domain's, and those three. Each (model, question) has its verdict drawn
+once, then its two metrics (exact substring and word overlap) drawn from that verdict (a right
+answer passes exact 60% and overlap 75% of the time, together mostly; a wrong one 8% and 15%),
+which give its bucket, and a judge's label right 90% of the time.
+
+The truth the interval is about is the *models'* accuracy on questions like these: the expected
+share over the question distribution (:func:`truths`, from two million simulated questions),
+not the share of these particular rows. "No difference" is exact by symmetry (the two models drawn
+from one law).
+
+A review is each run's own random sample: its rows in a random order (its seed), the first ``n``
+reviewed (so ``n`` spread over the strata in proportion to their size), or after such a pilot the
+decision plan's rows (the first unreviewed rows of each stratum in that order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import polars as pl
+
+from scoring.core.protocols import BUCKETS
+from scoring.estimate import make_sample
+from scoring.estimate.side import FAMILY, QUESTION
+
+LANGUAGES = ("English", "Hindi", "Tamil", "Odia")
+#: the chance a family has a question in each language (English always): about 50/30/15/5% of questions
+PRESENCE = np.array([1.0, 0.6, 0.3, 0.1])
+LANGUAGE_EFFECT = np.array([0.5, 0.0, -0.3, -0.6])
+DOMAINS = ("Geography", "History", "Science", "Art")
+DOMAIN_SHARES = np.array([0.35, 0.3, 0.2, 0.15])
+DOMAIN_EFFECT = np.array([0.3, -0.2, 0.0, -0.3])
+FAMILY_SD, QUESTION_SD, MODEL_FAMILY_SD, MODEL_SD = 1.0, 0.6, 0.8, 0.5
+EXACT_IF_RIGHT, OVERLAP_IF_RIGHT, EXACT_IF_WRONG, OVERLAP_IF_WRONG = 0.6, 0.75, 0.08, 0.15
+JUDGE_ACCURACY = 0.9
+TOLERANCE = 1e-12
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two models: skills (log-odds) and per-language offsets of model A (B has none)."""
+
+    skill_a: float = 0.4
+    skill_b: float = 0.4
+    language_a: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)
+
+    def logits(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per language, the two models' base log-odds (before domain and difficulty)."""
+        a = self.skill_a + LANGUAGE_EFFECT + np.array(self.language_a)
+        return a, self.skill_b + LANGUAGE_EFFECT
+
+
+@lru_cache(maxsize=32)
+def truths(pair: Pair, draws: int = 2_000_000, seed: int = 12345) -> dict[str, float]:
+    """The super-population difference A - B per language and overall (question-weighted), by
+    Monte Carlo with common draws (so "no difference" comes out exactly 0)."""
+    rng = np.random.default_rng(seed)
+    la, lb = pair.logits()
+    shares = PRESENCE / PRESENCE.sum()
+    language = rng.choice(len(LANGUAGES), size=draws, p=shares)
+    domain = rng.choice(len(DOMAINS), size=draws, p=DOMAIN_SHARES)
+    base = DOMAIN_EFFECT[domain] + rng.normal(0, FAMILY_SD, draws) + rng.normal(0, QUESTION_SD, draws)
+    spread = np.sqrt(MODEL_FAMILY_SD**2 + MODEL_SD**2)  # a model's own noise, family and question parts
+    na, nb = rng.normal(0, spread, draws), rng.normal(0, spread, draws)
+    pa = 1 / (1 + np.exp(-(la[language] + base + na)))
+    pb = 1 / (1 + np.exp(-(lb[language] + base + nb)))
+    pb_sym = 1 / (1 + np.exp(-(lb[language] + base + na)))  # same noise draws: an exact 0 for equal models
+    d = pa - (pb_sym if pair.language_a == (0.0,) * 4 and pair.skill_a == pair.skill_b else pb)
+    out = {name: float(d[language == i].mean()) for i, name in enumerate(LANGUAGES)}
+    out["combined"] = float(d.mean())
+    out["accuracy_a"] = float(pa.mean())
+    out["accuracy_b"] = float(pb.mean())
+    return out
+
+
+def pair_for(points: float, language_a: tuple[float, ...] = (0.0,) * 4) -> Pair:
+    """Model A ahead of B by about ``points`` (a share) overall: A's skill found by bisection."""
+    if points == 0 and language_a == (0.0,) * 4:
+        return Pair()
+    low, high = -3.0, 3.0
+    for _ in range(40):
+        mid = (low + high) / 2
+        low, high = (mid, high) if truths(Pair(0.4 + mid, 0.4, language_a), 400_000)["combined"] < points else (low, mid)
+    return Pair(0.4 + round((low + high) / 2, 6), 0.4, language_a)
+
+
+@dataclass
+class Questions:
+    """One draw of the question set: per question its family, language, domain, and per model its
+    verdict, bucket and the judge's label."""
+
+    family: np.ndarray
+    language: np.ndarray
+    domain: np.ndarray
+    truth: dict[str, np.ndarray] = field(default_factory=dict)
+    bucket: dict[str, np.ndarray] = field(default_factory=dict)
+    judge: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return len(self.family)
+
+
+def draw_questions(pair: Pair, families: int, rng: np.random.Generator) -> Questions:
+    """``families`` families and their questions (about twice as many), both models' answers."""
+    present = rng.random((families, len(LANGUAGES))) < PRESENCE
+    family, language = np.nonzero(present)
+    domain_of = rng.choice(len(DOMAINS), size=families, p=DOMAIN_SHARES)
+    difficulty = rng.normal(0, FAMILY_SD, families)
+    domain = domain_of[family]
+    base = DOMAIN_EFFECT[domain] + difficulty[family] + rng.normal(0, QUESTION_SD, len(family))
+    out = Questions(family, language, domain)
+    for name, logit in zip(("A", "B"), pair.logits(), strict=True):
+        knows = rng.normal(0, MODEL_FAMILY_SD, families)[family]  # what a model knows, in every language
+        p = 1 / (1 + np.exp(-(logit[language] + base + knows + rng.normal(0, MODEL_SD, len(family)))))
+        truth = rng.random(len(family)) < p
+        out.truth[name] = truth
+        out.bucket[name] = metric_buckets(truth, rng)
+        out.judge[name] = np.where(rng.random(len(family)) < JUDGE_ACCURACY, truth, ~truth)
+    return out
+
+
+def metric_buckets(truth: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Per row, the bucket index of its exact and overlap verdicts, drawn from its truth (the two
+    metrics agree more often than chance: one uniform draw decides both)."""
+    u = rng.random(len(truth))
+    exact = np.where(truth, u < EXACT_IF_RIGHT, u < EXACT_IF_WRONG)
+    v = np.where(rng.random(len(truth)) < 0.8, u, rng.random(len(truth)))
+    overlap = np.where(truth, v < OVERLAP_IF_RIGHT, v < OVERLAP_IF_WRONG)
+    names = np.where(exact & overlap, "both_pass", np.where(exact, "exact_only", np.where(overlap, "overlap_only", "both_fail")))
+    return np.array([BUCKETS.index(n) for n in names])
+
+
+def review_order(questions: Questions, rng: np.random.Generator) -> np.ndarray:
+    """A run's seeded review order: each row's rank (0 first), a random permutation."""
+    return rng.permutation(questions.size)
+
+
+def sample_of(
+    questions: Questions, model: str, reviewed: np.ndarray, judge: bool = True, rank: np.ndarray | None = None
+) -> pl.DataFrame:
+    """The estimator's sample of ``model``'s run: every question, ``reviewed`` rows with their
+    truth, each row's place in the run's review order (``rank``) when given."""
+    truth = questions.truth[model]
+    extra = {} if rank is None else {"rank": [int(r) for r in rank]}
+    return make_sample(
+        [BUCKETS[b] for b in questions.bucket[model]],
+        [DOMAINS[d] for d in questions.domain],
+        [bool(t) if r else None for t, r in zip(truth, reviewed, strict=True)],
+        judge_correct=[bool(j) for j in questions.judge[model]] if judge else [None] * questions.size,
+        language=[LANGUAGES[v] for v in questions.language],
+        **extra,
+        **{QUESTION: [str(i) for i in range(questions.size)], FAMILY: [str(f) for f in questions.family]},
+    )
+
+
+def first_reviewed(rank: np.ndarray, n: int) -> np.ndarray:
+    """The first ``n`` rows of a review order reviewed (a prefix: every stratum's own prefix)."""
+    return rank < n
+
+
+def pair_in_every_language(points: float) -> Pair:
+    """Model A ahead of B by ``points`` (a share) in every language: its offset per language found
+    by bisection on that language's truth."""
+    offsets = [0.0] * len(LANGUAGES)
+    for i, name in enumerate(LANGUAGES):
+        low, high = -3.0, 3.0
+        for _ in range(30):
+            mid = (low + high) / 2
+            trial = tuple(mid if j == i else 0.0 for j in range(len(LANGUAGES)))
+            low, high = (mid, high) if truths(Pair(0.4, 0.4, trial), 400_000)[name] < points else (low, mid)
+        offsets[i] = round((low + high) / 2, 6)
+    return Pair(0.4, 0.4, tuple(offsets))
