@@ -92,7 +92,9 @@ def pair_for(points: float, language_a: tuple[float, ...] = (0.0,) * 4) -> Pair:
     low, high = -3.0, 3.0
     for _ in range(40):
         mid = (low + high) / 2
-        low, high = (mid, high) if truths(Pair(0.4 + mid, 0.4, language_a), 400_000)["combined"] < points else (low, mid)
+        low, high = (
+            (mid, high) if truths(Pair(0.4 + mid, 0.4, language_a), 400_000)["combined"] < points else (low, mid)
+        )
     return Pair(0.4 + round((low + high) / 2, 6), 0.4, language_a)
 
 
@@ -139,7 +141,9 @@ def metric_buckets(truth: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     exact = np.where(truth, u < EXACT_IF_RIGHT, u < EXACT_IF_WRONG)
     v = np.where(rng.random(len(truth)) < 0.8, u, rng.random(len(truth)))
     overlap = np.where(truth, v < OVERLAP_IF_RIGHT, v < OVERLAP_IF_WRONG)
-    names = np.where(exact & overlap, "both_pass", np.where(exact, "exact_only", np.where(overlap, "overlap_only", "both_fail")))
+    names = np.where(
+        exact & overlap, "both_pass", np.where(exact, "exact_only", np.where(overlap, "overlap_only", "both_fail"))
+    )
     return np.array([BUCKETS.index(n) for n in names])
 
 

@@ -71,6 +71,12 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     key.add_argument("--id", metavar="COLUMN", help="match rows on this id column (every run must have it)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
+        "--family",
+        metavar="COLUMN",
+        help="column naming each question's family (the same question in several languages) for the estimated "
+        "truth's head-to-head (default: question_family, family, or the question id column)",
+    )
+    parser.add_argument(
         "--by",
         choices=("domain", "language"),
         default="domain",
@@ -240,6 +246,16 @@ def _text(
     return "\n".join(lines)
 
 
+def estimated_truth(args: argparse.Namespace) -> dict | None:
+    """The head-to-head of the stored runs on their estimated true accuracies (None with fewer
+    than two: a file carries no reviewed random sample), as the Compare page leads with it."""
+    if len(args.run) < 2:
+        return None
+    module = importlib.import_module("scoring.team_report.stored_head_to_head")
+    engine = importlib.import_module("scoring.compare.database_runs").open_database(args.db)
+    return module.stored_head_to_head(engine, args.run, family=args.family).as_dict()
+
+
 @register("compare", "compare runs side by side: per-run accuracy, paired tests, unmatched rows", _configure)
 def cmd_compare(args: argparse.Namespace) -> int:
     """``python -m scoring compare``; see the module docstring."""
@@ -259,9 +275,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
         pairs = language_pairs([with_row_languages(r) for r in runs]) if args.by == "language" else None
         if pairs is not None:
             info["by_language"] = {"pairs": [p.as_dict() for p in pairs], "method": PAIRS_METHOD}
+        truth = estimated_truth(args)
+        info["estimated_truth"] = truth
         if args.json:
             print(json.dumps(info, ensure_ascii=False, indent=2))
             return
+        if truth is not None:
+            print("\n".join(truth["sentences"] + truth["language_sentences"] + truth["automatic_sentences"]))
+            print(f"method: {truth['method']}\n\nOn verdicts (not the estimated truth):")
         print(_text(runs, match, comparisons, accuracy, info))
         if pairs is not None:
             print("\nPer language (each pair on the questions both answered in that language)")

@@ -1,0 +1,77 @@
+"""The head-to-head on the estimated truth (:mod:`scoring.team_report.head_to_head`) of stored
+runs: each run read once as a compare run and as the estimator's sample (its random-sample rule:
+only the prefix of each stratum's seeded review order counts), or a model's runs pooled.
+
+Kept apart from the pure module because it loads the database layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+import polars as pl
+from sqlalchemy import Engine
+
+from scoring.compare.compared_runs import Run
+from scoring.compare.database_runs import stored_label, stored_run
+from scoring.core.errors import InputError
+from scoring.estimate.sample import reviewed_sample
+from scoring.estimate.stored_run import stored_final
+from scoring.review.verdict_table import verdict_table
+from scoring.store import RunInfo, get_run
+from scoring.team_report.head_to_head import Contender, HeadToHead, head_to_head
+from scoring.team_report.stored_table import model_of
+from scoring.team_report.table_cells import with_language
+
+
+def stored_contender(engine: Engine, info: RunInfo, withheld: bool = False, label: str | None = None) -> Contender:
+    """Run ``info`` as a :class:`Contender`; ``withheld``: without the human verdicts (double-blind
+    review: nothing reviewed, so no estimate and no figure built on them)."""
+    table = verdict_table(engine, info.id)
+    run = stored_run(engine, info.id, label or stored_label(info.id, info.name))
+    stored = stored_final(engine, info.id, table=table)
+    sample = with_language(reviewed_sample(stored.final, stored.rank, stored.served), info.language)
+    if withheld:
+        sample = sample.with_columns(reviewed=pl.lit(False), truth=pl.lit(None, dtype=pl.Boolean))
+    sources = (
+        run.table["final_source"].cast(pl.String).fill_null("").to_list() if "final_source" in run.table.columns else []
+    )
+    return Contender(run.label, run, sample, () if withheld else tuple(sources))
+
+
+def pooled(label: str, parts: Sequence[Contender]) -> Contender:
+    """One model's runs as one contender (their rows one after the other)."""
+    if len(parts) == 1:
+        return Contender(
+            label, Run(label, parts[0].run.table, parts[0].run.sources), parts[0].sample, parts[0].final_sources
+        )
+    common = set.intersection(*(set(p.run.sources) for p in parts))
+    table = pl.concat([p.run.table for p in parts], how="diagonal_relaxed")
+    sample = pl.concat([p.sample for p in parts], how="diagonal_relaxed")
+    sources = tuple(s for s in parts[0].run.sources if s in common)
+    return Contender(label, Run(label, table, sources), sample, tuple(s for p in parts for s in p.final_sources))
+
+
+def stored_head_to_head(
+    engine: Engine,
+    run_ids: Sequence[int],
+    withheld: Collection[int] = (),
+    family: str | None = None,
+    by_model: bool = False,
+    by_language: bool = True,
+) -> HeadToHead:
+    """The head-to-head of runs ``run_ids`` (in that order); ``by_model``: one contender per model
+    (its runs pooled, models in the order first met), as the Model x language page reads them.
+    :class:`InputError` names an unknown run id."""
+    infos = []
+    for run_id in run_ids:
+        info = get_run(engine, run_id)
+        if info is None:
+            raise InputError(f"No run #{run_id} in the database (python -m scoring runs lists them).")
+        infos.append(info)
+    if not by_model:
+        return head_to_head([stored_contender(engine, i, i.id in withheld) for i in infos], family, by_language)
+    models: dict[str, list[Contender]] = {}
+    for info in infos:
+        models.setdefault(model_of(info), []).append(stored_contender(engine, info, info.id in withheld))
+    return head_to_head([pooled(m, parts) for m, parts in models.items()], family, by_language)
