@@ -114,8 +114,8 @@ def test_no_clear_difference_is_worded_with_its_interval_and_clustering_is_named
 
 def test_a_verdict_figure_mostly_automatic_says_its_share() -> None:
     assert automatic_sentence("A", 196, 300) == (
-        "A: 196 of 300 adjudicated verdicts (65%) are automatic metric verdicts, not a person's; the comparison "
-        "leads with the estimated true accuracy instead."
+        "A: 196 of 300 adjudicated verdicts (65%) are automatic metric verdicts, not a person's: a verdict figure "
+        "of it is mostly the metrics' reading, so the lead compares estimated true accuracies instead."
     )
     assert automatic_sentence("A", 100, 300) is None
 

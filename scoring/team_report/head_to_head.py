@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 import polars as pl
@@ -137,8 +137,26 @@ class HeadToHead:
         """The lead: one sentence per pair overall, the duplicates named."""
         return [difference_sentence(d) for d in self.overall] + duplicate_sentences(self.duplicates)
 
+    @property
+    def several_languages(self) -> bool:
+        return len(self.by_language) > 1
+
     def language_sentences(self) -> list[str]:
         return [f"{lang}: {difference_sentence(d)}" for lang, ds in self.by_language.items() for d in ds]
+
+    def lead_lines(self, per_language: bool = False) -> list[str]:
+        """The sentences of the pairs with a figure (per language when asked and there is more
+        than one), then how many pairs wait for reviews, then the duplicates: what a page leads with."""
+        found = self.by_language if per_language and self.by_language else {"": self.overall}
+        pairs = [(lang, d) for lang, ds in found.items() for d in ds]
+        shown = [(lang, d) for lang, d in pairs if d.shown]
+        lines = [f"{lang}: {difference_sentence(d)}" if lang else difference_sentence(d) for lang, d in shown or pairs]
+        if shown and len(shown) < len(pairs):
+            lines.append(
+                f"{len(pairs) - len(shown)} more pair(s) have no head-to-head on the estimated true accuracy yet: "
+                "both sides need an estimate with its 95% interval (the True accuracy page says what to review)."
+            )
+        return lines + duplicate_sentences(self.duplicates)
 
     def automatic_sentences(self) -> list[str]:
         return [s for label, (k, n) in self.automatic.items() if (s := automatic_sentence(label, k, n))]
@@ -153,6 +171,7 @@ class HeadToHead:
             "duplicates": [{"run": dup, "same_content_as": first} for dup, first in self.duplicates],
             "automatic": {label: {"automatic": k, "rows": n} for label, (k, n) in self.automatic.items()},
             "sentences": self.sentences(),
+            "lead": self.lead_lines(),
             "language_sentences": self.language_sentences(),
             "automatic_sentences": self.automatic_sentences(),
             "method": self.method,
@@ -170,11 +189,13 @@ def head_to_head(contenders: Sequence[Contender], family: str | None = None, by_
             continue
         overall.append(estimate_difference(sa, sb, a.label, b.label, COMBINED))
         languages = sorted(set(sa[LANGUAGE].to_list()))
-        if by_language and len(languages) > 1:  # one language alone: the overall sentence says it
+        if by_language:
             for lang in languages:
                 keep = pl.col(LANGUAGE) == lang
                 split.setdefault(lang, []).append(
-                    estimate_difference(sa.filter(keep), sb.filter(keep), a.label, b.label, lang, group=True)
+                    replace(overall[-1], scope=lang)  # one language alone: the pair's own figure
+                    if len(languages) == 1
+                    else estimate_difference(sa.filter(keep), sb.filter(keep), a.label, b.label, lang, group=True)
                 )
     automatic = {c.label: automatic_count(c.final_sources) for c in kept if c.final_sources}
     return HeadToHead(adjust(overall), {k: adjust(v) for k, v in sorted(split.items())}, duplicates, automatic)
@@ -197,8 +218,9 @@ def difference_sentence(d: Difference) -> str:
         why = todo or "the two runs share too few questions."
         return f"No head-to-head of {a} and {b} on the estimated true accuracy yet: {why}"
     adjusted = f", Holm-adjusted over {d.family_size} comparisons" if d.family_size > 1 else ""
+    first, second = (d.b, d.a) if d.ahead == b else (d.a, d.b)  # the side named first, first
     figures = (
-        f"estimated true accuracy {_points(d.a.estimate or 0.0)}% vs {_points(d.b.estimate or 0.0)}% "
+        f"estimated true accuracy {_points(first.estimate or 0.0)}% vs {_points(second.estimate or 0.0)}% "
         f"on {d.questions:,} shared questions"
     )
     ahead = d.ahead
@@ -236,5 +258,6 @@ def automatic_sentence(label: str, automatic: int, rows: int) -> str | None:
         return None
     return (
         f"{label}: {automatic:,} of {rows:,} adjudicated verdicts ({100 * automatic / rows:.0f}%) are automatic "
-        "metric verdicts, not a person's; the comparison leads with the estimated true accuracy instead."
+        "metric verdicts, not a person's: a verdict figure of it is mostly the metrics' reading, so the lead compares "
+        "estimated true accuracies instead."
     )
