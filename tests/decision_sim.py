@@ -27,12 +27,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import combinations
 
 import numpy as np
 import polars as pl
 
 from scoring.core.protocols import BUCKETS
 from scoring.estimate import make_sample
+from scoring.estimate.decision_plan import plan_decision
+from scoring.estimate.difference import adjust, estimate_difference
 from scoring.estimate.side import FAMILY, QUESTION
 
 LANGUAGES = ("English", "Hindi", "Tamil", "Odia")
@@ -115,8 +118,9 @@ class Questions:
         return len(self.family)
 
 
-def draw_questions(pair: Pair, families: int, rng: np.random.Generator) -> Questions:
-    """``families`` families and their questions (about twice as many), both models' answers."""
+def draw_questions(pair: Pair, families: int, rng: np.random.Generator, also: tuple[str, ...] = ()) -> Questions:
+    """``families`` families and their questions (about twice as many), both models' answers;
+    ``also``: more models drawn from B's law (equal to B: a family of true "no difference")."""
     present = rng.random((families, len(LANGUAGES))) < PRESENCE
     family, language = np.nonzero(present)
     domain_of = rng.choice(len(DOMAINS), size=families, p=DOMAIN_SHARES)
@@ -124,7 +128,8 @@ def draw_questions(pair: Pair, families: int, rng: np.random.Generator) -> Quest
     domain = domain_of[family]
     base = DOMAIN_EFFECT[domain] + difficulty[family] + rng.normal(0, QUESTION_SD, len(family))
     out = Questions(family, language, domain)
-    for name, logit in zip(("A", "B"), pair.logits(), strict=True):
+    la, lb = pair.logits()
+    for name, logit in (("A", la), ("B", lb), *((m, lb) for m in also)):
         knows = rng.normal(0, MODEL_FAMILY_SD, families)[family]  # what a model knows, in every language
         p = 1 / (1 + np.exp(-(logit[language] + base + knows + rng.normal(0, MODEL_SD, len(family)))))
         truth = rng.random(len(family)) < p
@@ -187,3 +192,120 @@ def pair_in_every_language(points: float) -> Pair:
             low, high = (mid, high) if truths(Pair(0.4, 0.4, trial), 400_000)[name] < points else (low, mid)
         offsets[i] = round((low + high) / 2, 6)
     return Pair(0.4, 0.4, tuple(offsets))
+
+
+#: Simulated comparisons share one seed sequence: the bench and make test draw different seeds.
+@dataclass(frozen=True)
+class Regime:
+    """One regime: about ``questions`` shared questions, ``reviews`` reviewed rows per run in
+    ``scope`` (a language, or ``combined``), model A ahead by ``points`` overall."""
+
+    name: str
+    questions: int
+    reviews: int
+    scope: str = "combined"
+    points: float = 0.0
+
+
+def scope_rows(questions: Questions, scope: str) -> np.ndarray:
+    """The rows of ``scope`` (every row for ``combined``)."""
+    if scope == "combined":
+        return np.ones(questions.size, dtype=bool)
+    return questions.language == LANGUAGES.index(scope)
+
+
+def scoped_sample(questions: Questions, model: str, order: np.ndarray, reviews: int, scope: str) -> pl.DataFrame:
+    """``model``'s rows of ``scope``, the first ``reviews`` of them in the run's order reviewed."""
+    inside = scope_rows(questions, scope)
+    rank = np.full(questions.size, questions.size, dtype=np.int64)
+    rank[inside] = np.argsort(np.argsort(order[inside]))  # the order restricted to the scope
+    sample = sample_of(questions, model, inside & (rank < reviews), rank=rank)
+    return sample.filter(pl.Series(inside))
+
+
+def one_difference(regime: Regime, pair: Pair, rng: np.random.Generator) -> tuple[float | None, float, float, bool]:
+    """(difference or None when withheld, low, high, whether "ahead" was said) of one draw."""
+    questions = draw_questions(pair, max(regime.questions // 2, 2), rng)
+    group = regime.scope != "combined"
+    sa = scoped_sample(questions, "A", review_order(questions, rng), regime.reviews, regime.scope)
+    sb = scoped_sample(questions, "B", review_order(questions, rng), regime.reviews, regime.scope)
+    d = estimate_difference(sa, sb, "A", "B", regime.scope, group=group)
+    if not d.shown or d.ci_low is None or d.ci_high is None:
+        return None, 0.0, 0.0, False
+    return d.difference, d.ci_low, d.ci_high, d.ahead is not None
+
+
+def coverage(regime: Regime, runs: int, seed: int) -> dict[str, float]:
+    """Coverage of the scope's true difference (super-population) over ``runs`` draws, the share
+    withheld (no interval yet), the mean half-width and how often "ahead" was said."""
+    pair = pair_for(regime.points) if regime.points else Pair()
+    truth = truths(pair)[regime.scope]
+    rng = np.random.default_rng(seed)
+    hits, shown, width, ahead = 0, 0, 0.0, 0
+    for _ in range(runs):
+        diff, low, high, said = one_difference(regime, pair, rng)
+        if diff is None:
+            continue
+        shown += 1
+        hits += low - TOLERANCE <= truth <= high + TOLERANCE
+        width += (high - low) / 2
+        ahead += said
+    return {
+        "coverage": hits / shown if shown else float("nan"),
+        "shown": shown / runs,
+        "half_width": width / shown if shown else float("nan"),
+        "ahead": ahead / shown if shown else float("nan"),
+        "truth": truth,
+    }
+
+
+def family_false_ahead(questions: int, reviews: int, models: int, runs: int, seed: int) -> tuple[float, float]:
+    """Equal models (``models`` of them, every pair compared, Holm over the pairs): the share of
+    draws where any pair says "ahead" (family-wise), and the share of single comparisons that do
+    without adjustment."""
+    names = ("A", "B", *(f"M{i}" for i in range(models - 2)))
+    rng = np.random.default_rng(seed)
+    any_ahead, single, shown = 0, 0, 0
+    for _ in range(runs):
+        q = draw_questions(Pair(), max(questions // 2, 2), rng, names[2:])
+        samples = {m: scoped_sample(q, m, review_order(q, rng), reviews, "combined") for m in names}
+        ds = [estimate_difference(samples[a], samples[b], a, b) for a, b in combinations(names, 2)]
+        if not all(d.shown for d in ds):
+            continue
+        shown += 1
+        any_ahead += any(d.ahead is not None for d in adjust(ds))
+        single += sum(d.ahead is not None for d in ds)
+    return any_ahead / max(shown, 1), single / max(shown * len(ds), 1)
+
+
+def achieved_power(
+    questions: int, pilot: int, points: float, scope: str, runs: int, seed: int, power: float = 0.8
+) -> dict[str, float]:
+    """A pilot of ``pilot`` reviews per run, the decision plan for ``points`` at ``power`` in
+    ``scope``, its rows reviewed: how often "A is ahead" was then said (achieved power), beside
+    the power the plan expected and the reviews it asked for."""
+    pair = pair_in_every_language(points) if scope != "combined" else pair_for(points)
+    rng = np.random.default_rng(seed)
+    said, expected, asked, planned_runs = 0, 0.0, 0, 0
+    group = scope != "combined"
+    for _ in range(runs):
+        q = draw_questions(pair, max(questions // 2, 2), rng)
+        orders = {m: review_order(q, rng) for m in ("A", "B")}
+        samples = {m: scoped_sample(q, m, orders[m], pilot, scope) for m in ("A", "B")}
+        plan = plan_decision(samples["A"], samples["B"], "A", "B", scope, points, power, group=group)
+        if not plan.reachable:
+            continue
+        planned_runs += 1
+        expected += plan.expected_power
+        asked += plan.a.planned + plan.b.planned
+        done = {}
+        for m, side in (("A", plan.a), ("B", plan.b)):
+            extra = set(side.next["row_idx"].to_list())
+            s = samples[m]
+            truth = pl.Series(q.truth[m][scope_rows(q, scope)])
+            now = s["reviewed"] | pl.Series([i in extra for i in s["row_idx"].to_list()])
+            done[m] = s.with_columns(reviewed=now, truth=pl.when(now).then(truth).otherwise(None))
+        d = estimate_difference(done["A"], done["B"], "A", "B", scope, group=group)
+        said += d.ahead == "A"
+    n = max(planned_runs, 1)
+    return {"achieved": said / n, "expected": expected / n, "reviews": asked / n, "reachable": planned_runs / runs}

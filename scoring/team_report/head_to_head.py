@@ -61,6 +61,9 @@ class Contender:
     run: Run = field(repr=False)
     sample: pl.DataFrame = field(repr=False)
     final_sources: tuple[str, ...] = field(default=(), repr=False)
+    #: A model's runs pooled (one per language, say): its table carries each row's ``language``,
+    #: and a question is matched within its language (an id repeats across languages).
+    pooled: bool = False
 
     def __post_init__(self) -> None:
         if self.run.table.height != self.sample.height:
@@ -101,7 +104,10 @@ def paired_samples(a: Contender, b: Contender, family: str | None = None) -> tup
     """A's and B's samples on the questions both answered (matched as Compare matches a pair),
     each row with :data:`QUESTION`, :data:`FAMILY` and A's language (so both split alike)."""
     choice = default_key([a.run, b.run])
-    match = match_runs([a.run, b.run], choice.key, choice.by_id)
+    key = choice.key
+    if a.pooled and b.pooled and all(LANGUAGE in c.run.table.columns for c in (a, b)):
+        key = (*key, LANGUAGE)
+    match = match_runs([a.run, b.run], key, choice.by_id)
     rows_a = (match.matched["row_0"] - 1).to_list()
     rows_b = (match.matched["row_1"] - 1).to_list()
     questions = pl.Series(QUESTION, [str(i) for i in range(len(rows_a))], dtype=pl.String)

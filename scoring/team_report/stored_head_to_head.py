@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 from scoring.compare.compared_runs import Run
 from scoring.compare.database_runs import stored_label, stored_run
 from scoring.core.errors import InputError
+from scoring.estimate.group_estimate import LANGUAGE
 from scoring.estimate.sample import reviewed_sample
 from scoring.estimate.stored_run import stored_final
 from scoring.review.verdict_table import verdict_table
@@ -40,16 +41,14 @@ def stored_contender(engine: Engine, info: RunInfo, withheld: bool = False, labe
 
 
 def pooled(label: str, parts: Sequence[Contender]) -> Contender:
-    """One model's runs as one contender (their rows one after the other)."""
-    if len(parts) == 1:
-        return Contender(
-            label, Run(label, parts[0].run.table, parts[0].run.sources), parts[0].sample, parts[0].final_sources
-        )
+    """One model's runs as one contender (their rows one after the other, each with its language)."""
+    tables = [p.run.table.with_columns(p.sample[LANGUAGE].alias(LANGUAGE)) for p in parts]
     common = set.intersection(*(set(p.run.sources) for p in parts))
-    table = pl.concat([p.run.table for p in parts], how="diagonal_relaxed")
+    table = pl.concat(tables, how="diagonal_relaxed")
     sample = pl.concat([p.sample for p in parts], how="diagonal_relaxed")
     sources = tuple(s for s in parts[0].run.sources if s in common)
-    return Contender(label, Run(label, table, sources), sample, tuple(s for p in parts for s in p.final_sources))
+    finals = tuple(s for p in parts for s in p.final_sources)
+    return Contender(label, Run(label, table, sources), sample, finals, pooled=True)
 
 
 def stored_head_to_head(
