@@ -239,7 +239,7 @@ def coverage(regime: Regime, runs: int, seed: int) -> dict[str, float]:
     """Coverage of the scope's true difference (super-population) over ``runs`` draws, the share
     withheld (no interval yet), the mean half-width and how often "ahead" was said."""
     pair = pair_for(regime.points) if regime.points else Pair()
-    truth = truths(pair)[regime.scope]
+    truth = truths(pair)[regime.scope] if regime.points else 0.0  # equal models: exactly 0 by symmetry
     rng = np.random.default_rng(seed)
     hits, shown, width, ahead = 0, 0, 0.0, 0
     for _ in range(runs):
@@ -279,12 +279,12 @@ def family_false_ahead(questions: int, reviews: int, models: int, runs: int, see
 
 
 def achieved_power(
-    questions: int, pilot: int, points: float, scope: str, runs: int, seed: int, power: float = 0.8
+    pair: Pair, questions: int, pilot: int, points: float, scope: str, runs: int, seed: int, power: float = 0.8
 ) -> dict[str, float]:
     """A pilot of ``pilot`` reviews per run, the decision plan for ``points`` at ``power`` in
     ``scope``, its rows reviewed: how often "A is ahead" was then said (achieved power), beside
-    the power the plan expected and the reviews it asked for."""
-    pair = pair_in_every_language(points) if scope != "combined" else pair_for(points)
+    the power the plan expected and the reviews it asked for. ``pair``: A ahead of B by
+    ``points`` in ``scope`` (:func:`pair_for`, :func:`pair_in_every_language`)."""
     rng = np.random.default_rng(seed)
     said, expected, asked, planned_runs = 0, 0.0, 0, 0
     group = scope != "combined"

@@ -46,6 +46,7 @@ AUTOMATIC_SOURCES = ("auto", "judge")
 #: Above this share of automatic verdicts a verdict figure is "largely automatic" and says so.
 LARGELY = 0.5
 CONTENT_COLUMNS = ("question", "answer", "response")
+NO_FAMILY = "No figure before both sides have their interval."
 HEAD_METHOD = (
     "One run per content (a re-upload of the same rows is named and left out). Each pair matched on the questions "
     "both answered; " + DIFFERENCE_METHOD
@@ -204,7 +205,10 @@ def head_to_head(contenders: Sequence[Contender], family: str | None = None, by_
                     else estimate_difference(sa.filter(keep), sb.filter(keep), a.label, b.label, lang, group=True)
                 )
     automatic = {c.label: automatic_count(c.final_sources) for c in kept if c.final_sources}
-    return HeadToHead(adjust(overall), {k: adjust(v) for k, v in sorted(split.items())}, duplicates, automatic)
+    several = len(overall) > 1 or any(len(v) > 1 for v in split.values())
+    method = HEAD_METHOD if several else HEAD_METHOD.split(" Several comparisons:")[0] + " " + NO_FAMILY
+    languages = {k: adjust(v) for k, v in sorted(split.items())}
+    return HeadToHead(adjust(overall), languages, duplicates, automatic, method)
 
 
 def automatic_count(sources: Sequence[str]) -> tuple[int, int]:
