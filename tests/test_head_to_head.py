@@ -17,6 +17,7 @@ from scoring.compare.compared_runs import make_run
 from scoring.estimate import make_sample
 from scoring.estimate.difference import estimate_difference
 from scoring.store import load_table, make_engine
+from scoring.store.audit import audit_keys
 from scoring.store.verdict_log import record_mark
 from scoring.team_report.head_to_head import Contender, automatic_sentence, difference_sentence, head_to_head
 from scoring.team_report.stored_head_to_head import stored_head_to_head
@@ -147,3 +148,34 @@ def test_a_verdict_sentence_never_says_ahead_beside_a_p_above_005() -> None:
     assert pair_sentence({**row, "ci_low": 0.02, "ci_high": 0.3, "p_value": 0.03, "p_holm": None}).startswith(
         "gemma is ahead of llama"
     )
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The same two runs, nothing reviewed yet."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('plan') / 'review.db'}"
+    engine = make_engine(url)
+    for name, right in (("model-a", RIGHT_A), ("model-b", RIGHT_B)):
+        ingest.save_run(engine, body(right), f"{name}.csv", model=name)
+    engine.dispose()
+    return url
+
+
+def test_the_decision_plan_puts_exactly_its_rows_in_each_runs_scope(fresh: str, run_cli) -> None:
+    args = ("scoring", "compare", "--run", "1", "--run", "2", "--db", fresh, "--plan", "--difference", "0.3")
+    out = run_cli(*args, "--put-in-scope", "lead", "--json")
+    assert out.returncode == 0, out.stderr
+    plan = json.loads(out.stdout)["decision_plan"]
+    (only,) = plan["plans"]
+    assert only["reachable"] and only["power"] == 0.8 and only["questions"] == ROWS
+    assert 10 <= only["a"]["remaining"] < ROWS and only["sentence"].startswith("Latin: review ")
+    engine = make_engine(fresh)
+    try:
+        for run, side in ((1, "a"), (2, "b")):
+            rows = load_table(engine, run)
+            planned = {rows["item_key"][i - 1] for i in only[side]["next_rows"]}
+            assert set(audit_keys(engine, run)) == planned  # exactly the plan's rows, nothing else
+    finally:
+        engine.dispose()
+    bad = run_cli(*args[:-2], "--difference", "3")
+    assert bad.returncode != 0 and "shares between 0 and 1" in bad.stderr and "Traceback" not in bad.stderr
