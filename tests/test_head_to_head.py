@@ -179,3 +179,10 @@ def test_the_decision_plan_puts_exactly_its_rows_in_each_runs_scope(fresh: str, 
         engine.dispose()
     bad = run_cli(*args[:-2], "--difference", "3")
     assert bad.returncode != 0 and "shares between 0 and 1" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_estimate_against_another_run_prints_the_same_sentence(db: str, run_cli) -> None:
+    out = run_cli("scoring", "estimate", "--run", "2", "--against", "1", "--db", db, "--json")
+    assert out.returncode == 0, out.stderr
+    truth = json.loads(out.stdout)["estimated_truth"]
+    assert truth["lead"][0].startswith("#1 model-a is ahead of #2 model-b by 37.5 points (95% CI ")

@@ -319,7 +319,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             print(json.dumps(info, ensure_ascii=False, indent=2))
             return
         if truth is not None:
-            print("\n".join(truth["sentences"] + truth["language_sentences"] + truth["automatic_sentences"]))
+            several = truth["language_sentences"] if len(truth["by_language"]) > 1 else []
+            print("\n".join(truth["lead"] + several + truth["automatic_sentences"]))
             print(f"method: {truth['method']}\n\nOn verdicts (not the estimated truth):")
         print(_text(runs, match, comparisons, accuracy, info))
         if plan is not None:
