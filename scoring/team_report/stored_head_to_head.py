@@ -19,7 +19,7 @@ from scoring.estimate.group_estimate import LANGUAGE
 from scoring.estimate.sample import reviewed_sample
 from scoring.estimate.stored_run import stored_final
 from scoring.review.verdict_table import verdict_table
-from scoring.store import RunInfo, get_run
+from scoring.store import DamagedRun, RunInfo, get_run
 from scoring.team_report.head_to_head import Contender, HeadToHead, head_to_head
 from scoring.team_report.stored_table import model_of
 from scoring.team_report.table_cells import with_language
@@ -61,16 +61,23 @@ def stored_head_to_head(
 ) -> HeadToHead:
     """The head-to-head of runs ``run_ids`` (in that order); ``by_model``: one contender per model
     (its runs pooled, models in the order first met), as the Model x language page reads them.
-    :class:`InputError` names an unknown run id."""
+    :class:`InputError` names an unknown run id; a damaged run (:class:`DamagedRun`) is left out,
+    as the Model x language table leaves it out and names it."""
     infos = []
     for run_id in run_ids:
         info = get_run(engine, run_id)
         if info is None:
             raise InputError(f"No run #{run_id} in the database (python -m scoring runs lists them).")
         infos.append(info)
-    if not by_model:
-        return head_to_head([stored_contender(engine, i, i.id in withheld) for i in infos], family, by_language)
-    models: dict[str, list[Contender]] = {}
+    read: list[tuple[RunInfo, Contender]] = []
     for info in infos:
-        models.setdefault(model_of(info), []).append(stored_contender(engine, info, info.id in withheld))
+        try:
+            read.append((info, stored_contender(engine, info, info.id in withheld)))
+        except DamagedRun:
+            continue  # its stored rows cannot be read back: the pages name it (Model x language, app.py)
+    if not by_model:
+        return head_to_head([c for _, c in read], family, by_language)
+    models: dict[str, list[Contender]] = {}
+    for info, contender in read:
+        models.setdefault(model_of(info), []).append(contender)
     return head_to_head([pooled(m, parts) for m, parts in models.items()], family, by_language)
