@@ -13,12 +13,13 @@ import pytest
 
 from scoring import ingest
 from scoring.compare.answer import pair_sentence
-from scoring.compare.compared_runs import make_run
+from scoring.compare.compared_runs import Run, make_run
 from scoring.estimate import make_sample
 from scoring.estimate.difference import estimate_difference
 from scoring.store import load_table, make_engine
 from scoring.store.audit import audit_keys
 from scoring.store.verdict_log import record_mark
+from scoring.team_report import language_pairs, team_table
 from scoring.team_report.head_to_head import Contender, automatic_sentence, difference_sentence, head_to_head
 from scoring.team_report.stored_head_to_head import stored_head_to_head
 
@@ -186,3 +187,49 @@ def test_estimate_against_another_run_prints_the_same_sentence(db: str, run_cli)
     assert out.returncode == 0, out.stderr
     truth = json.loads(out.stdout)["estimated_truth"]
     assert truth["lead"][0].startswith("#1 model-a is ahead of #2 model-b by 37.5 points (95% CI ")
+
+
+def _verdict_run(label: str, right: list[bool], order: list[int]) -> Run:
+    """A model's rows in ``order`` (question i, its answer, a response naming the model's id for it)."""
+    table = pl.DataFrame(
+        {
+            "question": [f"Question {i}?" for i in order],
+            "answer": [f"answer{i}" for i in order],
+            "Domain": ["Art"] * len(order),
+            "response": [f"{label[0]} says {i}" for i in order],
+            "exact_correct": [right[i] for i in order],
+            "overlap_correct": [right[i] for i in order],
+            "language": ["Hindi"] * len(order),
+        }
+    )
+    return make_run(label, table)
+
+
+def test_a_reupload_enters_no_verdict_pair_and_is_named() -> None:
+    """Model x language's verdict pairs: A ahead of B on 8 discordant questions to 1 (McNemar
+    p = 0.039); A's rows uploaded again in reverse order as "a-again" must not turn Holm's family of
+    one into three (before: p 0.039 -> Holm 0.117, and "ahead" became "no clear difference")."""
+    n = 40
+    a = [i < 28 for i in range(n)]  # 20 both right, 8 only A
+    b = [i < 20 or i == 39 for i in range(n)]  # 1 only B
+    forward, backward = list(range(n)), list(reversed(range(n)))
+    runs = [_verdict_run("a", a, forward), _verdict_run("a-again", a, backward), _verdict_run("b", b, forward)]
+    found = language_pairs(runs)
+    assert [(p.model_a, p.model_b) for p in found.pairs] == [("a", "b")]
+    (pair,) = found.pairs
+    assert pair.p_value == pytest.approx(0.0391, abs=1e-4) and pair.p_holm is None
+    assert pair.sentence.startswith("Hindi: a is ahead of b by 17.5 points")
+    assert found.duplicates == [("a-again", "a")]
+    assert found.duplicate_sentences() == [
+        "a-again holds the same rows as a: left out of every comparison (one run per content)."
+    ]
+
+
+def test_the_team_table_names_the_duplicate_model_and_keeps_it_out_of_the_pairs(db: str) -> None:
+    engine = make_engine(db)
+    try:
+        table = team_table(engine)
+    finally:
+        engine.dispose()
+    assert [(p.model_a, p.model_b, p.p_holm) for p in table.pairs] == [("model-a", "model-b", None)]
+    assert table.as_dict()["duplicates"] == [{"model": "model-a2", "same_content_as": "model-a"}]

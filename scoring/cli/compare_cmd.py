@@ -309,7 +309,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         info = report(runs, match, comparisons, accuracy)
         pairs = language_pairs([with_row_languages(r) for r in runs]) if args.by == "language" else None
         if pairs is not None:
-            info["by_language"] = {"pairs": [p.as_dict() for p in pairs], "method": PAIRS_METHOD}
+            info["by_language"] = {
+                "pairs": [p.as_dict() for p in pairs.pairs],
+                "duplicates": [{"run": dup, "same_content_as": first} for dup, first in pairs.duplicates],
+                "method": PAIRS_METHOD,
+            }
         truth = estimated_truth(args)
         info["estimated_truth"] = truth
         plan = decision_plan(args)
@@ -329,7 +333,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 print("Put in the audit scopes (now holding {} and {} rows).".format(*plan["scopes"]))
         if pairs is not None:
             print("\nPer language (each pair on the questions both answered in that language)")
-            print("\n".join(p.sentence for p in pairs) or "No pair of runs shares a question in any language.")
+            print("\n".join(p.sentence for p in pairs.pairs) or "No pair of runs shares a question in any language.")
+            for line in pairs.duplicate_sentences():
+                print(line)
             print(f"method: {PAIRS_METHOD}")
 
     return guarded(body)

@@ -10,7 +10,7 @@ Typical use::
     write_picture(table_figure(table.models, table.languages, table.cells, title), Path("t.png"))
 """
 
-from scoring.team_report.language_pairs import PAIRS_METHOD, LanguagePair, language_pairs, pairs_frame
+from scoring.team_report.language_pairs import PAIRS_METHOD, LanguagePair, LanguagePairs, language_pairs, pairs_frame
 from scoring.team_report.stored_table import TeamTable, model_of, team_table
 from scoring.team_report.table_cells import (
     CELL_COLUMNS,
@@ -41,6 +41,7 @@ __all__ = [
     "IMAGE_SUFFIXES",
     "PAIRS_METHOD",
     "LanguagePair",
+    "LanguagePairs",
     "MetricFigure",
     "ModelRuns",
     "TableCell",

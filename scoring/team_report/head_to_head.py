@@ -24,7 +24,6 @@ The pieces:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
@@ -34,6 +33,7 @@ import polars as pl
 from scoring.compare.compared_runs import Run
 from scoring.compare.matching import ID_CANDIDATES, default_key, match_runs
 from scoring.core.report import COMBINED
+from scoring.core.same_content import duplicate_sentences, one_per_content
 from scoring.estimate.difference import DIFFERENCE_METHOD, Difference, adjust, estimate_difference
 from scoring.estimate.group_estimate import LANGUAGE, groups_key
 from scoring.estimate.side import FAMILY, QUESTION
@@ -45,7 +45,6 @@ FAMILY_CANDIDATES = ("question_family", "family", "family_id", *ID_CANDIDATES)
 AUTOMATIC_SOURCES = ("auto", "judge")
 #: Above this share of automatic verdicts a verdict figure is "largely automatic" and says so.
 LARGELY = 0.5
-CONTENT_COLUMNS = ("question", "answer", "response")
 NO_FAMILY = "No figure before both sides have their interval."
 HEAD_METHOD = (
     "One run per content (a re-upload of the same rows is named and left out). Each pair matched on the questions "
@@ -71,25 +70,10 @@ class Contender:
             raise ValueError(f"{self.label}: the run and its sample need the same rows.")
 
 
-def content_digest(table: pl.DataFrame) -> str:
-    """A digest of a run's rows (question, answer, response) regardless of their order: two
-    uploads of the same rows, in another encoding or order, have the same digest."""
-    columns = [c for c in CONTENT_COLUMNS if c in table.columns]
-    hashed = table.select(pl.col(c).cast(pl.String).fill_null("").str.strip_chars() for c in columns).hash_rows(seed=37)
-    return hashlib.sha256(hashed.sort().to_numpy().tobytes()).hexdigest()
-
-
 def distinct(contenders: Sequence[Contender]) -> tuple[list[Contender], list[tuple[str, str]]]:
-    """(the first contender of each content, [(duplicate's label, the label it repeats)])."""
-    kept: dict[str, Contender] = {}
-    duplicates: list[tuple[str, str]] = []
-    for c in contenders:
-        digest = content_digest(c.run.table)
-        if digest in kept:
-            duplicates.append((c.label, kept[digest].label))
-        else:
-            kept[digest] = c
-    return list(kept.values()), duplicates
+    """(the first contender of each content, [(duplicate's label, the label it repeats)]): the
+    rule of :func:`scoring.core.same_content.one_per_content`."""
+    return one_per_content(contenders, [c.run.table for c in contenders], [c.label for c in contenders])
 
 
 def family_column(columns: Sequence[str], asked: str | None = None) -> str | None:
@@ -252,13 +236,6 @@ def difference_sentence(d: Difference) -> str:
             f"±{_points(d.unclustered_half_width)} to ±{_points(d.clustered_half_width)} points."
         )
     return f"{head}: {figures}.{widened}"
-
-
-def duplicate_sentences(duplicates: Sequence[tuple[str, str]]) -> list[str]:
-    return [
-        f"{dup} holds the same rows as {first}: left out of every comparison (one run per content)."
-        for dup, first in duplicates
-    ]
 
 
 def automatic_sentence(label: str, automatic: int, rows: int) -> str | None:

@@ -37,6 +37,9 @@ class TeamTable:
     #: runs whose human verdicts are withheld from the viewer (double-blind review): their models'
     #: cells show a metric and their pairs compare no adjudicated verdicts
     withheld: frozenset[int] = frozenset()
+    #: models left out of the pairs because they hold the same rows as an earlier model:
+    #: [(duplicate, the model it repeats)] (:mod:`scoring.core.same_content`)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def models(self) -> list[str]:
@@ -57,6 +60,7 @@ class TeamTable:
             "languages": self.languages,
             "cells": [c.as_dict() for c in self.cells],
             "pairs": [p.as_dict() for p in self.pairs],
+            "duplicates": [{"model": dup, "same_content_as": first} for dup, first in self.duplicates],
             "runs": [
                 {"id": r.id, "name": r.name, "model": model_of(r), "rows": r.n_rows, "withheld": r.id in self.withheld}
                 for r in self.runs
@@ -132,7 +136,8 @@ def team_table(
     ]
     left_out = {r.id for r, _ in skipped}
     used = [info for info in infos if info.id not in left_out]
-    return TeamTable(table_cells(models), language_pairs(pooled), used, skipped, hidden & {i.id for i in used})
+    found = language_pairs(pooled)
+    return TeamTable(table_cells(models), found.pairs, used, skipped, hidden & {i.id for i in used}, found.duplicates)
 
 
 def _sources(model: ModelRuns) -> tuple[str, ...]:
