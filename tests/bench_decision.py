@@ -2,7 +2,7 @@
 (issue 37 §3; :mod:`tests.decision_sim` describes the world): over more runs than
 ``tests/test_decision_sim.py`` can afford in ``make test``, three tables and their GOAL lines::
 
-    .venv/bin/python tests/bench_decision.py [--runs 400] [--power-runs 150] [--seed 37]
+    .venv/bin/python tests/bench_decision.py [--runs 400] [--power-runs 600] [--seed 37]
 
 1. Coverage of the 95% interval of the difference A - B (its truth: the models' accuracy on
    questions like these) at 100-2,000 shared questions and 20-300 reviews per run, overall and in
@@ -59,7 +59,7 @@ POWER = [("overall, 1,000 shared", 1000, 40, "combined"), ("Hindi, 2,000 shared 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=400)
-    parser.add_argument("--power-runs", type=int, default=150)
+    parser.add_argument("--power-runs", type=int, default=600)
     parser.add_argument("--seed", type=int, default=37)
     args = parser.parse_args(argv)
     started = time.perf_counter()

@@ -33,6 +33,7 @@ import numpy as np
 import polars as pl
 
 from scoring.core.protocols import BUCKETS
+from scoring.core.stats import Z95
 from scoring.estimate import make_sample
 from scoring.estimate.decision_plan import plan_decision
 from scoring.estimate.difference import adjust, estimate_difference
@@ -283,10 +284,12 @@ def achieved_power(
 ) -> dict[str, float]:
     """A pilot of ``pilot`` reviews per run, the decision plan for ``points`` at ``power`` in
     ``scope``, its rows reviewed: how often "A is ahead" was then said (achieved power), beside
-    the power the plan expected and the reviews it asked for. ``pair``: A ahead of B by
+    the power the plan expected and the reviews it asked for, and the mean standard error the plan
+    expected beside the one the head-to-head then found. ``pair``: A ahead of B by
     ``points`` in ``scope`` (:func:`pair_for`, :func:`pair_in_every_language`)."""
     rng = np.random.default_rng(seed)
     said, expected, asked, planned_runs = 0, 0.0, 0, 0
+    planned_se, found_se = 0.0, 0.0
     group = scope != "combined"
     for _ in range(runs):
         q = draw_questions(pair, max(questions // 2, 2), rng)
@@ -307,5 +310,14 @@ def achieved_power(
             done[m] = s.with_columns(reviewed=now, truth=pl.when(now).then(truth).otherwise(None))
         d = estimate_difference(done["A"], done["B"], "A", "B", scope, group=group)
         said += d.ahead == "A"
+        planned_se += plan.expected_half_width / Z95
+        found_se += d.standard_error or 0.0
     n = max(planned_runs, 1)
-    return {"achieved": said / n, "expected": expected / n, "reviews": asked / n, "reachable": planned_runs / runs}
+    return {
+        "achieved": said / n,
+        "expected": expected / n,
+        "reviews": asked / n,
+        "reachable": planned_runs / runs,
+        "planned_se": planned_se / n,
+        "achieved_se": found_se / n,
+    }

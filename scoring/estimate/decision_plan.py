@@ -3,21 +3,23 @@ two runs, to tell the two models apart when they differ by at least the smallest
 knowing, with the power asked for, and exactly which rows.
 
 The head-to-head's variance (:mod:`.difference`) is the two sides' review variances plus the
-questions' own part. Reviews shrink only the first: the questions' part is what these questions
-can tell at best (every row reviewed), so a plan first asks whether even that reaches the power
-(else it says so, with the smallest difference these questions can tell apart, and plans nothing:
-more questions would help, not more reviews). Otherwise the review variances get what is left of
-``(difference / c)²``, ``c`` the standardised difference at which Holm's step-down over the
-``family_size`` comparisons of the page finds a given one in the right direction with the asked
-power (all of them assumed at the smallest difference; one comparison alone: ``z(1 - alpha/2) +
-z(power)``).
+questions' own part, read off the pilot with each bucket's domains pooled
+(:func:`pilot_question_part`: a pilot's thin strata overstate it) and with the two models'
+pairing guessed from their judge labels (:func:`judge_correlation`). Reviews shrink only the
+first: the questions' part is what these questions can tell at best (every row reviewed), so a
+plan first asks whether even that reaches the power (else it says so, with the smallest
+difference these questions can tell apart, and plans nothing: more questions would help, not
+more reviews). Otherwise the review variances get what is left of ``(difference / c)²``, ``c``
+the standardised difference at which Holm's step-down over the ``family_size`` comparisons of
+the page finds a given one in the right direction with the asked power (all of them assumed at
+the smallest difference; one comparison alone: ``z(1 - alpha/2) + z(power)``).
 
 The rows: Neyman allocation over both runs' strata at once (bucket x domain of each run's rows of
 the language; ``n_h`` proportional to ``W_h S_h`` with one scale for both runs, which reaches the
 summed variance with the fewest reviews), each stratum's rate its bucket's pooled reviewed share,
 Jeffreys-smoothed (:func:`planning_rate`; the prior 0.5 where the bucket has none),
 its variance scaled by what the judge's labels leave of
-it (:func:`scoring.estimate.ppi_plan.variance_factors`) in strata planned to 20 reviewed rows or
+it (:func:`judge_factors`, read over each bucket's domains pooled) in strata planned to 20 reviewed rows or
 more, at least what is reviewed (and 2 per stratum), at least 10 rows of the language; then each
 stratum's first unreviewed rows in the run's review order (:func:`scoring.estimate.planner.next_rows`),
 so each run's reviewed rows stay its random sample. The plan's power is taken as it is, with no
@@ -36,7 +38,7 @@ import numpy as np
 import polars as pl
 
 from scoring.core.stats import Z95
-from scoring.estimate.difference import ALPHA, question_part
+from scoring.estimate.difference import ALPHA, MIN_PAIRED, question_part
 from scoring.estimate.evidence import MIN_DOMAIN_REVIEWED
 from scoring.estimate.planner import ReviewPlan, allocate, next_rows, stratified_variance
 from scoring.estimate.ppi import JUDGE_MIN_REVIEWED, sample_arrays
@@ -46,6 +48,11 @@ from scoring.estimate.strata import MIN_REVIEWED, Strata, build_strata
 
 DEFAULT_DIFFERENCE = 0.03  #: the smallest difference worth knowing unless told (3 points)
 DEFAULT_POWER = 0.8
+#: The least share of a bucket's variance a plan counts on the judge to leave (:func:`judge_factors`):
+#: what a judge right 95% of the time leaves at best (a bucket right half the time: 1 - 0.9² = 0.19).
+#: A pilot's ten rows of a bucket on which the judge was never wrong read as none left, which
+#: would plan that bucket no reviews at all.
+JUDGE_LEAVES_AT_LEAST = 0.2
 POWER_DRAWS = 40_000  #: Monte Carlo draws behind Holm's power (its error about 0.002)
 DECISION_PLAN_METHOD = (
     "The head-to-head's variance is both runs' review variances plus the questions' own part; reviews shrink only "
@@ -53,9 +60,10 @@ DECISION_PLAN_METHOD = (
     "nothing and names the smallest difference these questions can tell apart). Otherwise: Neyman allocation over "
     "both runs' bucket x domain strata at once (one scale for both), each stratum's rate its bucket's pooled "
     "reviewed share (Jeffreys-smoothed), its variance scaled by what the judge's labels leave of it where they "
-    "narrow it, enough that Holm's step-down over the page's comparisons, all at the smallest difference worth "
-    "knowing, finds this one in the right direction with the asked power; each stratum's first unreviewed rows in "
-    "the run's review order."
+    "narrow it (read over each bucket's domains pooled: a pilot's strata are too thin), the questions' part read "
+    "with each bucket's domains pooled and the two models' pairing guessed from their judge labels; enough that "
+    "Holm's step-down over the page's comparisons, all at the smallest difference worth knowing, finds this one "
+    "in the right direction with the asked power; each stratum's first unreviewed rows in the run's review order."
 )
 
 
@@ -180,6 +188,19 @@ def planning_rate(correct: np.ndarray, reviewed: np.ndarray) -> np.ndarray:
     return np.where(reviewed > 0, (correct + 0.5) / (reviewed + 1.0), 0.5)
 
 
+def judge_factors(sample: pl.DataFrame, truth: np.ndarray, judge: np.ndarray) -> np.ndarray:
+    """Per bucket, the share of its variance the judge's labels leave
+    (:func:`scoring.estimate.ppi_plan.variance_factors`), read with the bucket's domains pooled
+    into one stratum, and at least :data:`JUDGE_LEAVES_AT_LEAST`. A pilot's bucket x domain
+    strata hold two or three reviewed rows each: the verdict-label covariance read per stratum
+    from so few rows left most of the variance (0.89 of both_pass's, 0.54 of both_fail's; 40 pilot
+    reviews of 1,000 rows in ``tests/decision_sim.py``) where, with 300 rows reviewed, the fit
+    leaves 0.77 and 0.39; pooled over domains the pilot reads 0.81 and 0.37. Planned with the
+    per-stratum factors, the plan promised 0.80 and reached 0.92."""
+    pooled = build_strata(sample.with_columns(Domain=pl.lit("all")))
+    return np.maximum(variance_factors(pooled, truth, judge), JUDGE_LEAVES_AT_LEAST)
+
+
 def side_model(sample: pl.DataFrame) -> SideModel:
     """The allocation's view of one side (see the module)."""
     strata = build_strata(sample)
@@ -188,7 +209,7 @@ def side_model(sample: pl.DataFrame) -> SideModel:
     rate = planning_rate(k_b, n_b)[strata.bucket]
     base = rate * (1 - rate)
     truth, judge, _ = sample_arrays(sample)
-    factor = np.ones(strata.groups) if np.isnan(judge).all() else variance_factors(strata, truth, judge)
+    factor = np.ones(strata.groups) if np.isnan(judge).all() else judge_factors(sample, truth, judge)
     low = np.maximum(strata.reviewed + strata.missing_counts(), np.minimum(MIN_REVIEWED, strata.size))
     return SideModel(strata, rate, base, base * factor[strata.bucket], np.minimum(low, strata.size))
 
@@ -209,6 +230,40 @@ def _side_plan(label: str, sample: pl.DataFrame, model: SideModel, planned: np.n
     return SidePlan(label, sample.height, int(strata.reviewed.sum()), int(planned.sum()), rows)
 
 
+def pilot_question_part(sample_a: pl.DataFrame, sample_b: pl.DataFrame, scope: str, group: bool) -> float:
+    """The questions' part of the difference's variance (:func:`scoring.estimate.difference.question_part`)
+    as the plan expects it once its rows are reviewed, read off the pilot with each bucket's
+    domains pooled. A pilot's bucket x domain strata hold two or three reviewed rows each, so an
+    unreviewed row's stand-in variance sits at a share pulled toward one half: the questions' part
+    read per stratum was 2.36 points (40 pilot reviews of 1,000 questions), against 2.09 once 250
+    rows per run are reviewed; pooled over domains the pilot reads 2.18."""
+    pooled = [s.with_columns(Domain=pl.lit("all")) for s in (sample_a, sample_b)]
+    _, values_a = side_figure(pooled[0], "A", scope, group)
+    _, values_b = side_figure(pooled[1], "B", scope, group)
+    return question_part(values_a, values_b, judge_correlation(sample_a, sample_b)).variance
+
+
+def judge_correlation(sample_a: pl.DataFrame, sample_b: pl.DataFrame) -> float:
+    """The correlation of the two sides' judge labels around their buckets' shares, over the shared
+    questions both labelled (0 below :data:`scoring.estimate.difference.MIN_PAIRED` of them or
+    without spread): the plan's guess of the correlation the head-to-head will read off the
+    questions both runs' reviews settle (two pilots of 40 random rows of 1,000 share one or two).
+    The judge's own mistakes are independent between the runs, so its correlation is the
+    verdicts' shrunk toward 0 (0.06 against 0.12 in ``tests/decision_sim.py``): the plan counts
+    on less of the pairing than the figure will show, not more."""
+
+    def residual(sample: pl.DataFrame) -> pl.DataFrame:
+        label = pl.col("judge_correct").cast(pl.Float64)
+        return sample.select(QUESTION, (label - label.mean().over("bucket")).alias("r")).drop_nulls()
+
+    joined = residual(sample_a).join(residual(sample_b), on=QUESTION, suffix="_b")
+    if joined.height < MIN_PAIRED:
+        return 0.0
+    ra, rb = joined["r"].to_numpy(), joined["r_b"].to_numpy()
+    scale = float(np.sqrt(np.sum(ra * ra) * np.sum(rb * rb)))
+    return float(np.clip(np.sum(ra * rb) / scale, -1.0, 1.0)) if scale > 0 else 0.0
+
+
 def plan_decision(
     sample_a: pl.DataFrame,
     sample_b: pl.DataFrame,
@@ -227,9 +282,7 @@ def plan_decision(
         raise ValueError("The difference and the power are shares between 0 and 1 (0.03, 0.8).")
     shared = sorted(set(sample_a[QUESTION].to_list()) & set(sample_b[QUESTION].to_list()))
     sample_a, sample_b = (s.filter(pl.col(QUESTION).is_in(shared)) for s in (sample_a, sample_b))
-    _, values_a = side_figure(sample_a, label_a, scope, group)
-    _, values_b = side_figure(sample_b, label_b, scope, group)
-    questions = question_part(values_a, values_b).variance
+    questions = pilot_question_part(sample_a, sample_b, scope, group)
     c = needed_ratio(power, family_size)
     ma, mb = side_model(sample_a), side_model(sample_b)
     k = len(ma.strata.size)

@@ -93,16 +93,19 @@ def residual_correlation(joined: pl.DataFrame) -> tuple[float, int]:
     return (float(np.clip(np.sum(ra * rb) / scale, -1.0, 1.0)) if scale > 0 else 0.0), both.height
 
 
-def question_part(values_a: pl.DataFrame, values_b: pl.DataFrame) -> QuestionPart:
+def question_part(values_a: pl.DataFrame, values_b: pl.DataFrame, fallback_correlation: float = 0.0) -> QuestionPart:
     """:class:`QuestionPart` from the two sides' per-question values (:func:`scoring.estimate.side.side_figure`),
     joined on :data:`QUESTION`; a question's family is side A's. Where neither side settled a
-    question, its two unknown verdicts vary together by the correlation the settled pairs show."""
+    question, its two unknown verdicts vary together by the correlation the settled pairs show
+    (``fallback_correlation`` below :data:`MIN_PAIRED` of them: a plan's guess, 0 for a figure)."""
     columns = [QUESTION, "value", "spread", "rate", "known"]
     joined = values_a.join(values_b.select(columns), on=QUESTION, how="inner", suffix="_b")
     n = joined.height
     if n < 2:
         return QuestionPart(float("inf"), float("inf"), n, n, 0)
     rho, known = residual_correlation(joined)
+    if known < MIN_PAIRED:
+        rho = fallback_correlation
     d = (joined["value"] - joined["value_b"]).to_numpy()
     va, vb = joined["spread"].to_numpy(), joined["spread_b"].to_numpy()
     spread = float(np.sum(va + vb - 2 * rho * np.sqrt(va * vb)))
