@@ -29,7 +29,7 @@ from scoring.compare import (
     lead_sentences,
 )
 from scoring.core.errors import InputError
-from ui import compare_charts, compare_data, head_to_head_data, identity, run_choice
+from ui import compare_charts, compare_data, decision_plan_panel, head_to_head_data, identity, run_choice
 from ui.display import alert, show_row
 from ui.tables import HOW, show_table
 
@@ -103,6 +103,8 @@ with st.container(key="cmp_truth"):
         st.text("\n".join(truth.automatic_sentences()))
 with st.expander("How is the head-to-head computed?"):
     st.text(truth.method)
+if not blind:  # the plan reads the reviewers' verdicts (each bucket's share)
+    decision_plan_panel.decision_planner(cmp.ids[0], cmp.ids[1], cmp.revs, identity.reviewer())
 if cmp.comparisons:
     with st.container(key="cmp_answer"):
         st.text("\n".join(lead_sentences(cmp.paired)))
