@@ -13,7 +13,7 @@
    figure at all: the single-run evidence rule withholds it). 1,000 runs per regime: at 400 the
    simulation's error on a coverage near 0.95 is ±0.021, so the lowest of fourteen regimes fell
    below 0.94 by chance alone (500 shared, 150 reviews: 0.920 at seed 43, 0.941-0.974 at eleven
-   other seeds, 0.954 over the twelve).
+   other seeds, 0.953 over the twelve).
 2. False "ahead" across the adjusted family: three equal models, every pair compared, Holm over
    the three; the share of draws where any pair says "ahead". Goal: at most 5%.
 3. Achieved power: a pilot of reviews per run, then the decision plan's rows for a 10-point
