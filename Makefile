@@ -75,7 +75,7 @@ bench: install-dev browser postgres
 	$(PY) tests/bench_goals.py tests/bench_scoring.py tests/bench_formats.py tests/bench_dashboard.py \
 	  tests/bench_judge.py tests/bench_review_browser.py tests/bench_memory.py tests/bench_upload.py \
 	  tests/bench_upload_browser.py tests/bench_compare.py tests/bench_ppi.py tests/bench_ppi_coverage.py \
-	  tests/bench_small_runs.py tests/bench_languages.py tests/bench_matchers.py
+	  tests/bench_small_runs.py tests/bench_languages.py tests/bench_matchers.py tests/bench_decision.py
 
 # A new team's first hour in chromium at 1280x720, on a fresh database and a mixed-language file
 # made anew each time (tests/walk_first_hour.py): prints what it checked; non-zero on a problem.

@@ -157,8 +157,9 @@ def test_the_page_leads_with_the_table_and_exports_it(db: str, monkeypatch: pyte
     monkeypatch.setenv(ENV_VAR, db)
     managers = record_media_managers(monkeypatch)
     at = open_page("languages")
-    lead = texts(at)[0]
-    assert lead.startswith("2 models x 2 languages: 1 of 4 cells are estimated true accuracy")
+    lead = texts(at)[0]  # issue 37: the head-to-head on the estimated truth first, per language
+    assert lead.startswith("English: No head-to-head of model-a and model-b on the estimated true accuracy yet")
+    assert any(t.startswith("2 models x 2 languages: 1 of 4 cells are estimated true accuracy") for t in texts(at))
     grid = frame_with(at, "Hindi")
     assert grid["model"].tolist() == ["model-a", "model-b"]
     assert grid["Hindi"][0].startswith("75.0% [") and grid["English"][1].startswith("Exact substring: 40.0%")

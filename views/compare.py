@@ -29,7 +29,7 @@ from scoring.compare import (
     lead_sentences,
 )
 from scoring.core.errors import InputError
-from ui import compare_charts, compare_data, identity, run_choice
+from ui import compare_charts, compare_data, decision_plan_panel, head_to_head_data, identity, run_choice
 from ui.display import alert, show_row
 from ui.tables import HOW, show_table
 
@@ -92,13 +92,26 @@ except InputError as exc:
     st.stop()
 match, labels = cmp.match, cmp.labels
 
-# --- the answer first: one sentence per pair (scoring.compare.answer) -----------------------------
+# --- the answer first: the estimated true accuracies head to head (scoring.team_report.head_to_head) ---
+hidden = [i for i in cmp.ids if identity.others_hidden(i)]
+truth = head_to_head_data.estimated_truth(cmp.ids, hidden, cmp.revs)
+with st.container(key="cmp_truth"):
+    st.text("\n".join(truth.lead_lines()))
+    if truth.several_languages:
+        st.text("\n".join(truth.lead_lines(per_language=True)[: -len(truth.duplicates) or None]))
+    if truth.automatic_sentences():
+        st.text("\n".join(truth.automatic_sentences()))
+with st.expander("How is the head-to-head computed?"):
+    st.text(truth.method)
+if not blind:  # the plan reads the reviewers' verdicts (each bucket's share)
+    decision_plan_panel.decision_planner(cmp.ids[0], cmp.ids[1], cmp.revs, identity.reviewer())
 if cmp.comparisons:
     with st.container(key="cmp_answer"):
         st.text("\n".join(lead_sentences(cmp.paired)))
     st.caption(
-        "Each pair on the most trustworthy verdict source both runs have (adjudicated, else the LLM judge, "
-        "else exact substring); every source is in the paired table below."
+        "On verdicts, not the estimated truth: each pair on the most trustworthy verdict source both runs have "
+        "(adjudicated, else the LLM judge, else exact substring; rows nobody reviewed count the automatic rule's "
+        "verdict); every source is in the paired table below."
     )
 
 # --- how the rows were matched --------------------------------------------------------------------

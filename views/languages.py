@@ -28,7 +28,7 @@ from scoring.team_report import (
     table_figure,
     table_title,
 )
-from ui import identity, run_choice, team_table_data
+from ui import compare_data, head_to_head_data, identity, run_choice, team_table_data
 from ui.display import alert
 from ui.downloads import download_button
 from ui.tables import show_table
@@ -54,6 +54,15 @@ try:
 except InputError as error:
     alert("error", str(error))
     st.stop()
+
+# The lead (issue 37): per language, which model is ahead on the estimated true accuracy.
+lead = head_to_head_data.estimated_truth(sorted(chosen), withheld, compare_data.revisions(), by_model=True)
+with st.container(key="lang_truth"):
+    st.text("\n".join(lead.lead_lines(per_language=True) or ["Choose at least two models to compare."]))
+    if lead.automatic_sentences():
+        st.text("\n".join(lead.automatic_sentences()))
+with st.expander("How is the head-to-head computed?"):
+    st.text(lead.method)
 
 for info, _ in table.skipped:
     st.warning(f"Left out: {store.run_label(info)}: its stored rows cannot be read back (see its own pages).")

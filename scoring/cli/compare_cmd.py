@@ -73,6 +73,27 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     key.add_argument("--id", metavar="COLUMN", help="match rows on this id column (every run must have it)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
+        "--family",
+        metavar="COLUMN",
+        help="column naming each question's family (the same question in several languages) for the estimated "
+        "truth's head-to-head (default: question_family, family, or the question id column)",
+    )
+    parser.add_argument(
+        "--plan",
+        action="store_true",
+        help="with two --run: per language, how many shared questions to review in each run to tell the models "
+        "apart (--difference, --power)",
+    )
+    parser.add_argument(
+        "--difference", type=float, default=0.03, help="the smallest difference worth knowing, a share (0.03)"
+    )
+    parser.add_argument("--power", type=float, default=0.8, help="the power asked of the plan (0.8)")
+    parser.add_argument(
+        "--put-in-scope",
+        metavar="REVIEWER",
+        help="with --plan: put the planned rows in each run's audit scope, recorded as added by REVIEWER",
+    )
+    parser.add_argument(
         "--by",
         choices=("domain", "language"),
         default="domain",
@@ -253,6 +274,36 @@ def _text(
     return "\n".join(lines)
 
 
+def estimated_truth(args: argparse.Namespace) -> dict | None:
+    """The head-to-head of the stored runs on their estimated true accuracies (None with fewer
+    than two: a file carries no reviewed random sample), as the Compare page leads with it."""
+    if len(args.run) < 2:
+        return None
+    module = importlib.import_module("scoring.team_report.stored_head_to_head")
+    engine = importlib.import_module("scoring.compare.database_runs").open_database(args.db)
+    return module.stored_head_to_head(engine, args.run, family=args.family).as_dict()
+
+
+def decision_plan(args: argparse.Namespace) -> dict | None:
+    """``--plan``: the decision plan of the two stored runs per language, and with
+    ``--put-in-scope`` its rows in their audit scopes (None without ``--plan``)."""
+    if not args.plan:
+        if args.put_in_scope:
+            raise InputError("--put-in-scope goes with --plan.")
+        return None
+    if len(args.run) != 2 or args.files:
+        raise InputError("--plan needs exactly two stored runs (--run A --run B) and no file.")
+    if not (0 < args.difference < 1 and 0 < args.power < 1):
+        raise InputError("--difference and --power are shares between 0 and 1 (e.g. 0.03 and 0.8).")
+    module = importlib.import_module("scoring.team_report.decision_scope")
+    engine = importlib.import_module("scoring.compare.database_runs").open_database(args.db)
+    plans = module.decision_plans(engine, args.run[0], args.run[1], args.difference, args.power, args.family)
+    out: dict = {"plans": [{**p.as_dict(), "sentence": module.plan_sentence(p)} for p in plans]}
+    if args.put_in_scope:
+        out["scopes"] = list(module.put_in_scope(engine, args.run[0], args.run[1], plans, args.put_in_scope))
+    return out
+
+
 @register("compare", "compare runs side by side: per-run accuracy, paired tests, unmatched rows", _configure)
 def cmd_compare(args: argparse.Namespace) -> int:
     """``python -m scoring compare``; see the module docstring."""
@@ -271,14 +322,33 @@ def cmd_compare(args: argparse.Namespace) -> int:
         info = report(runs, match, comparisons, accuracy)
         pairs = language_pairs([with_row_languages(r) for r in runs]) if args.by == "language" else None
         if pairs is not None:
-            info["by_language"] = {"pairs": [p.as_dict() for p in pairs], "method": PAIRS_METHOD}
+            info["by_language"] = {
+                "pairs": [p.as_dict() for p in pairs.pairs],
+                "duplicates": [{"run": dup, "same_content_as": first} for dup, first in pairs.duplicates],
+                "method": PAIRS_METHOD,
+            }
+        truth = estimated_truth(args)
+        info["estimated_truth"] = truth
+        plan = decision_plan(args)
+        if plan is not None:
+            info["decision_plan"] = plan
         if args.json:
             print(json.dumps(info, ensure_ascii=False, indent=2))
             return
+        if truth is not None:
+            several = truth["language_sentences"] if len(truth["by_language"]) > 1 else []
+            print("\n".join(truth["lead"] + several + truth["automatic_sentences"]))
+            print(f"method: {truth['method']}\n\nOn verdicts (not the estimated truth):")
         print(_text(runs, match, comparisons, accuracy, info))
+        if plan is not None:
+            print("\nDecision plan\n" + "\n".join(p["sentence"] for p in plan["plans"]))
+            if plan.get("scopes"):
+                print("Put in the audit scopes (now holding {} and {} rows).".format(*plan["scopes"]))
         if pairs is not None:
             print("\nPer language (each pair on the questions both answered in that language)")
-            print("\n".join(p.sentence for p in pairs) or "No pair of runs shares a question in any language.")
+            print("\n".join(p.sentence for p in pairs.pairs) or "No pair of runs shares a question in any language.")
+            for line in pairs.duplicate_sentences():
+                print(line)
             print(f"method: {PAIRS_METHOD}")
 
     return guarded(body)

@@ -31,6 +31,7 @@ from scoring.estimate.sample import SAMPLE_RULE
 from scoring.estimate.stored_run import StoredRun, planned_half_width, stored_estimate
 from scoring.estimate.wording import bracket, judge_sentence
 from scoring.store import judge_cache, open_database, run_language_label
+from scoring.team_report.stored_head_to_head import stored_head_to_head
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -55,6 +56,15 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--judge-model",
         metavar="M",
         help="use model M's stored judge labels for the judge-assisted estimate (default: the run's)",
+    )
+    parser.add_argument(
+        "--against",
+        type=int,
+        action="append",
+        default=[],
+        metavar="ID",
+        help="also compare this run with stored run ID on the estimated true accuracy (repeatable), as "
+        "Compare leads with it",
     )
     parser.add_argument(
         "--plan-language",
@@ -289,11 +299,17 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         aimed = plan_language(figures.sample, args.plan_language, half_width) if args.plan_language else None
         if aimed is not None:
             info["language_plan"] = aimed.as_dict()
+        truth = stored_head_to_head(engine, [args.run, *args.against]).as_dict() if args.against else None
+        if truth is not None:
+            info["estimated_truth"] = truth
         if args.json:
             print(json.dumps(info, ensure_ascii=False, indent=2))
             return
         print(_text(run, figures, info, judged, by_language=args.by == "language"))
         if aimed is not None:
             print("\n" + language_plan_text(aimed))
+        if truth is not None:
+            several = truth["language_sentences"] if len(truth["by_language"]) > 1 else []
+            print("\n" + "\n".join(truth["lead"] + several + truth["automatic_sentences"]))
 
     return guarded(body)

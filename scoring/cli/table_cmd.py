@@ -20,6 +20,7 @@ from pathlib import Path
 
 from scoring.cli.common import guarded, register
 from scoring.core.errors import InputError
+from scoring.core.same_content import duplicate_sentences
 from scoring.store import open_database
 from scoring.team_report import (
     IMAGE_SUFFIXES,
@@ -82,6 +83,7 @@ def text_report(table: TeamTable, models_as_rows: bool = True) -> str:
         lines.append("")
         lines.append("Paired differences per language (questions both models answered)")
         lines += [f"  {_shown(p.sentence)}" for p in table.pairs]
+    lines += [f"  {_shown(line)}" for line in duplicate_sentences(table.duplicates)]
     report = table.as_dict()
     lines += [f"left out, damaged: #{r['id']} {_shown(r['name'])}: {_shown(r['reason'])}" for r in report["skipped"]]
     lines += ["", f"cells: {report['cell_method']}", f"pairs: {report['pairs_method']}"]

@@ -4,7 +4,8 @@ paired table on the most trustworthy verdict source both runs have.
 
 The source is the adjudicated verdict where both runs have one, else the LLM judge, else the exact
 substring metric (the spec's stricter check); the sentence names it. "Ahead" only where the
-interval of the difference excludes zero; otherwise the sentence says there is no clear
+interval of the difference excludes zero and the (Holm-adjusted) p is below 0.05 (Newcombe's
+interval and McNemar's exact test can disagree near the edge); otherwise the sentence says there is no clear
 difference, with the same figures."""
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def pair_sentence(row: dict) -> str:
     test = f"McNemar {_p(p)}" + (", Holm-adjusted" if row.get("p_holm") is not None else "")
     low, high, diff = 100 * row["ci_low"], 100 * row["ci_high"], 100 * row["difference"]
     interval = f"95% CI {low:.1f} to {high:.1f}"
-    if low > 0 or high < 0:
+    if (low > 0 or high < 0) and p < 0.05:  # "ahead" never beside a p above 0.05 (issue 37)
         ahead, behind = (a, b) if diff > 0 else (b, a)
         lo, hi = (low, high) if diff > 0 else (-high, -low)
         return f"{ahead} is ahead of {behind} by {abs(diff):.1f} points, 95% CI {lo:.1f} to {hi:.1f}, {test}, {where}."

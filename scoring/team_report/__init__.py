@@ -14,7 +14,7 @@ Typical use::
     report_html(team_report(engine))      # the report a team sends
 """
 
-from scoring.team_report.language_pairs import PAIRS_METHOD, LanguagePair, language_pairs, pairs_frame
+from scoring.team_report.language_pairs import PAIRS_METHOD, LanguagePair, LanguagePairs, language_pairs, pairs_frame
 from scoring.team_report.report_content import RunSource, TeamReport, rows_sha256, team_report
 from scoring.team_report.report_html import report_html
 from scoring.team_report.report_markdown import report_markdown
@@ -48,6 +48,7 @@ __all__ = [
     "IMAGE_SUFFIXES",
     "PAIRS_METHOD",
     "LanguagePair",
+    "LanguagePairs",
     "MetricFigure",
     "ModelRuns",
     "RunSource",

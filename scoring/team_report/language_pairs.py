@@ -4,7 +4,9 @@ Each pair of models is matched on its own (the shared id column when both have o
 question and golden answer text), so a third model's missing rows never shrink a pair. The
 source is the one Compare leads with (:data:`scoring.compare.answer.PREFERRED`: adjudicated
 verdicts where both have them, else the judge, else exact substring), and each language's p-values
-are Holm-adjusted across its pairs, as Compare adjusts across runs.
+are Holm-adjusted across its pairs, as Compare adjusts across runs. One model per content, as the
+head-to-head on the estimated truth counts them (:mod:`scoring.core.same_content`): a re-upload of
+the same rows under another name is named and enters no pair, so it cannot inflate Holm's family.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from scoring.compare.answer import PREFERRED, pair_sentence
 from scoring.compare.compared_runs import Run
 from scoring.compare.matching import default_key, match_runs
 from scoring.compare.paired import paired_comparisons
+from scoring.core.same_content import duplicate_sentences, one_per_content
 from scoring.core.stats import holm_adjust
 from scoring.estimate.group_estimate import NO_LANGUAGE, groups_key
 
@@ -59,20 +62,34 @@ def _pair(language: str, a: Run, b: Run) -> LanguagePair | None:
     return LanguagePair(language, a.label, b.label, source, c.n, c.difference, c.ci_low, c.ci_high, c.p_value, None, "")
 
 
-def language_pairs(models: Sequence[Run]) -> list[LanguagePair]:
+@dataclass(frozen=True)
+class LanguagePairs:
+    """The pairs of :func:`language_pairs` and the models left out of them as duplicates
+    ([(duplicate, the model whose rows it repeats)])."""
+
+    pairs: list[LanguagePair]
+    duplicates: list[tuple[str, str]]
+
+    def duplicate_sentences(self) -> list[str]:
+        return duplicate_sentences(self.duplicates)
+
+
+def language_pairs(models: Sequence[Run]) -> LanguagePairs:
     """Per language (sorted), every pair of ``models`` (each a :class:`Run` labelled with the
-    model, its rows carrying ``language``) with matched questions there."""
-    languages = sorted({v for m in models for v in groups_key(m.table).to_list()}, key=lambda v: (v == NO_LANGUAGE, v))
+    model, its rows carrying ``language``) with matched questions there; a model holding the same
+    rows as an earlier one is left out and named."""
+    kept, duplicates = one_per_content(models, [m.table for m in models], [m.label for m in models])
+    languages = sorted({v for m in kept for v in groups_key(m.table).to_list()}, key=lambda v: (v == NO_LANGUAGE, v))
     out: list[LanguagePair] = []
     for language in languages:
-        runs = [_in_language(m, language) for m in models]
+        runs = [_in_language(m, language) for m in kept]
         pairs = [p for a, b in combinations(runs, 2) if (p := _pair(language, a, b)) is not None]
         adjusted = holm_adjust([p.p_value for p in pairs]) if len(pairs) > 1 else [None] * len(pairs)
         for p, q in zip(pairs, adjusted, strict=True):
             row = {**p.as_dict(), "p_holm": q, "run_a": p.model_a, "run_b": p.model_b}
             sentence = f"{language}: {pair_sentence(row)}"
             out.append(LanguagePair(**{**p.as_dict(), "p_holm": q, "sentence": sentence}))
-    return out
+    return LanguagePairs(out, duplicates)
 
 
 #: How the pairs are computed, beside them on the page and in --json.
@@ -80,7 +97,8 @@ PAIRS_METHOD = (
     "Per language, each pair of models matched on the questions both answered (a shared id column, else question "
     "and golden answer text); the verdict source is the adjudicated one where both have it, else the LLM judge, "
     "else exact substring; Newcombe's paired 95% interval, exact McNemar test, Holm's step-down adjustment across "
-    "a language's pairs."
+    "a language's pairs. One model per content: a model holding the same rows as another (in any order or "
+    "encoding) is named and left out of every pair."
 )
 
 

@@ -40,6 +40,9 @@ class TeamTable:
     withheld: frozenset[int] = frozenset()
     #: each model's cells per domain (the domain in ``language``), when asked for (the report's charts)
     domains: list[TableCell] = field(default_factory=list)
+    #: models left out of the pairs because they hold the same rows as an earlier model:
+    #: [(duplicate, the model it repeats)] (:mod:`scoring.core.same_content`)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def models(self) -> list[str]:
@@ -60,6 +63,7 @@ class TeamTable:
             "languages": self.languages,
             "cells": [c.as_dict() for c in self.cells],
             "pairs": [p.as_dict() for p in self.pairs],
+            "duplicates": [{"model": dup, "same_content_as": first} for dup, first in self.duplicates],
             "runs": [
                 {"id": r.id, "name": r.name, "model": model_of(r), "rows": r.n_rows, "withheld": r.id in self.withheld}
                 for r in self.runs
@@ -142,7 +146,10 @@ def team_table(
     left_out = {r.id for r, _ in skipped}
     used = [info for info in infos if info.id not in left_out]
     domains = domain_cells(models) if by_domain else []
-    return TeamTable(table_cells(models), language_pairs(pooled), used, skipped, hidden & {i.id for i in used}, domains)
+    found = language_pairs(pooled)
+    return TeamTable(
+        table_cells(models), found.pairs, used, skipped, hidden & {i.id for i in used}, domains, found.duplicates
+    )
 
 
 def _sources(model: ModelRuns) -> tuple[str, ...]:
