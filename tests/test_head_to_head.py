@@ -26,14 +26,17 @@ from scoring.team_report.stored_head_to_head import stored_head_to_head
 ROWS = 80
 
 
-def body(right: set[int], order: list[int] | None = None) -> bytes:
+def body(right: set[int], order: list[int] | None = None, latency: bool = False) -> bytes:
     """``ROWS`` questions (ids q0..); the responses of ``right`` hold the answer, every other one
-    hedges with the answer inside (so the metrics call it right: an automatic verdict's mistake)."""
-    lines = ["question,answer,Domain,response,question_id"]
+    hedges with the answer inside (so the metrics call it right: an automatic verdict's mistake).
+    ``latency``: a column more, so the upload stores a new run (the same rows alone would reopen
+    the first: :mod:`scoring.core.content_hash`) whose answers are still the same content."""
+    lines = ["question,answer,Domain,response,question_id" + (",latency_ms" if latency else "")]
     for i in order or range(ROWS):
         answer = f"answer{i}"
         response = f"it is {answer}" if i in right else f"not {answer} maybe"
-        lines.append(f"Question {i}?,{answer},{'Art' if i % 2 else 'History'},{response},q{i}")
+        cells = f"Question {i}?,{answer},{'Art' if i % 2 else 'History'},{response},q{i}"
+        lines.append(cells + (f",{100 + i}" if latency else ""))
     return ("\n".join(lines) + "\n").encode()
 
 
@@ -44,7 +47,7 @@ RIGHT_B = set(range(20, 50))  # 37.5% true
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Runs A and B on the same 80 questions, every row of both reviewed (the truth); C: A's rows
-    uploaded again in another order (the same content)."""
+    uploaded again in another order with a latency column (the same answers: the same content)."""
     url = f"sqlite:///{tmp_path_factory.mktemp('h2h') / 'review.db'}"
     engine = make_engine(url)
     ids = []
@@ -53,7 +56,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> str:
         ids.append(run)
         for i, key in enumerate(load_table(engine, run)["item_key"].to_list()):
             record_mark(engine, key, run, "alice", "correct" if i in right else "wrong")
-    again = ingest.save_run(engine, body(RIGHT_A, list(reversed(range(ROWS)))), "model-a-again.csv", model="model-a2")
+    again = ingest.save_run(engine, body(RIGHT_A, list(reversed(range(ROWS))), latency=True), "model-a-again.csv", model="model-a2")
     ids.append(again.run.id)
     engine.dispose()
     return url
