@@ -56,7 +56,9 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> str:
         ids.append(run)
         for i, key in enumerate(load_table(engine, run)["item_key"].to_list()):
             record_mark(engine, key, run, "alice", "correct" if i in right else "wrong")
-    again = ingest.save_run(engine, body(RIGHT_A, list(reversed(range(ROWS))), latency=True), "model-a-again.csv", model="model-a2")
+    again = ingest.save_run(
+        engine, body(RIGHT_A, list(reversed(range(ROWS))), latency=True), "model-a-again.csv", model="model-a2"
+    )
     ids.append(again.run.id)
     engine.dispose()
     return url
