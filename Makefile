@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test install install-dev browser postgres nginx promptfoo lint bench test-load screenshots walk
+.PHONY: run test install install-dev browser postgres nginx promptfoo lint bench test-load screenshots walk walk-decision
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,11 @@ bench: install-dev browser postgres
 # made anew each time (tests/walk_first_hour.py): prints what it checked; non-zero on a problem.
 walk: install-dev browser
 	$(PY) tests/walk_first_hour.py
+
+# Issue 37's "done when" from outside: two models with known truths in one file, reviewed on
+# their random samples, asked who is ahead (tests/walk_decision.py); non-zero on a short goal.
+walk-decision: install-dev
+	$(PY) tests/walk_decision.py
 
 # Many reviewers at once on SQLite and PostgreSQL, one killed and restarted (tests/load_review.py).
 test-load: install-dev postgres

@@ -54,6 +54,8 @@ LABEL_PX = 13
 ROW_PX = 62
 _SMALLER = '<span style="font-size:13px">'
 FRAME_PX = 170
+#: The colour of every cell when no cell has a figure yet (Streamlit's light grey).
+BLANK_CELL = "#f0f2f6"
 
 
 def table_figure(models: list[str], languages: list[str], cells: list[TableCell], title: str) -> go.Figure:
@@ -75,9 +77,13 @@ def table_figure(models: list[str], languages: list[str], cells: list[TableCell]
         z.append(row_z)
         text.append(row_text)
         hover.append(row_hover)
+    # plotly draws nothing at all, not even the labels, when no cell has a value (every cell
+    # waiting for reviews): then every cell is one plain grey with no colour bar, and the labels
+    # say what each needs.
+    blank = all(v is None for row in z for v in row)
     figure = go.Figure(
         go.Heatmap(
-            z=z,
+            z=[[0.0 for _ in row] for row in z] if blank else z,
             x=[html.escape(v) for v in languages],
             y=[html.escape(v) for v in models],
             text=text,
@@ -85,7 +91,8 @@ def table_figure(models: list[str], languages: list[str], cells: list[TableCell]
             textfont={"size": LABEL_PX, "family": FONT_STACK},
             customdata=hover,
             hovertemplate="%{y} · %{x}<br>%{customdata}<extra></extra>",
-            colorscale="Blues",
+            colorscale=[[0, BLANK_CELL], [1, BLANK_CELL]] if blank else "Blues",
+            showscale=not blank,
             zmin=0,
             zmax=100,
             xgap=2,
