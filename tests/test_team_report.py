@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -124,6 +125,12 @@ def test_titles_say_what_the_cells_hold(db: str) -> None:
     assert table_title(metrics).startswith("Exact substring's accuracy by model and language (no reviewed rows")
     assert "else exact substring's (marked)" in table_title(cells)
     assert not any(t.startswith("True accuracy") for t in map(table_title, (cells, metrics, estimates)))
+    # Cells that wait for reviews hold no figure: the title does not promise one (it did).
+    waiting = [replace(c, needed=6) for c in estimates]
+    assert table_title(waiting) == (
+        "Estimated true accuracy by model and language: no figure yet (each cell says what to review)"
+    )
+    assert table_title([*waiting, *estimates]) == table_title(estimates)
 
 
 def test_bad_options_are_one_line(db: str, run_cli, tmp_path: Path) -> None:

@@ -59,11 +59,15 @@ def _metric_list(kinds: set[str]) -> str:
 
 def table_title(cells: Sequence[TableCell], by: str = "model and language") -> str:
     """The title of a table or chart of ``cells``, naming what they hold: the estimated true
-    accuracy, a metric's accuracy, or (most often) the one where rows are reviewed, else the other."""
+    accuracy, a metric's accuracy, or (most often) the one where rows are reviewed, else the other.
+    An estimate still without an interval holds no figure (:func:`has_interval`): a title over
+    such cells alone says so rather than promise figures the cells do not show."""
     kinds = {c.kind for c in cells}
     metrics = _metric_list(kinds - {ESTIMATE})
     if not cells:
         return f"Accuracy by {by}"
+    if not any(c.kind != ESTIMATE or has_interval(c) for c in cells):
+        return f"Estimated true accuracy by {by}: no figure yet (each cell says what to review)"
     if kinds == {ESTIMATE}:
         return f"Estimated true accuracy by {by} (95% intervals)"
     if ESTIMATE not in kinds:
