@@ -261,7 +261,7 @@ def check_presses(
     log = "; ".join(f"{p.key}@{p.question}:{p.age_ms:.0f}ms" for p in presses if p.age_ms is not None)
     log += " | stored: " + "; ".join(f"{v}@{names.get(k, k[:8])}" for _, k, v in pending)
     stored = refused = 0
-    for press in presses:
+    for i, press in enumerate(presses):
         if press.key not in VERDICT:  # skips and undos are checked by the caller
             continue
         want = ("mark", keys_of[str(press.question)], VERDICT[press.key])
@@ -279,11 +279,28 @@ def check_presses(
                 f"{where}: the press {press} on a row {age:.0f} ms old was not announced; the page said {said}\n{log}"
             )
             refused += 1
-        elif pending and pending[0] == want:  # at the limit, within a frame: either way
-            pending.pop(0)
+        elif pending and pending[0] == want and _spare(want, pending, presses[i + 1 :], keys_of):
+            pending.pop(0)  # at the limit, within a frame: either way, if no later press needs it
             stored += 1
     assert not pending, f"{where}: {len(pending)} stored mark(s) no press on a row seen long enough explains\n{log}"
     return stored, refused
+
+
+def _spare(want: tuple[str, str, str], pending: list[tuple], later: list[SeenPress], keys_of: dict[str, str]) -> bool:
+    """Whether a press at the limit may take the next stored mark ``want``: only if more such
+    marks lead ``pending`` than the same presses that follow it and must be stored (a press at 120
+    ms refused and the same key 460 ms later stored leave one mark, the later press's)."""
+    leading = 0
+    while leading < len(pending) and pending[leading] == want:
+        leading += 1
+    needed = 0
+    for press in later:
+        if press.key not in VERDICT or (press.age_ms or 0.0) < MIN_SHOWN_MS + MARGIN_MS:
+            continue
+        if ("mark", keys_of[str(press.question)], VERDICT[press.key]) != want:
+            break
+        needed += 1
+    return leading > needed
 
 
 def settle_presses(page: Page, db_url: str, reviewer: str, before: int) -> tuple[list[SeenPress], list[str]]:

@@ -54,8 +54,6 @@ LABEL_PX = 13
 ROW_PX = 62
 _SMALLER = '<span style="font-size:13px">'
 FRAME_PX = 170
-#: The colour of every cell when no cell has a figure yet (Streamlit's light grey).
-BLANK_CELL = "#f0f2f6"
 
 
 def table_figure(models: list[str], languages: list[str], cells: list[TableCell], title: str) -> go.Figure:
@@ -77,13 +75,9 @@ def table_figure(models: list[str], languages: list[str], cells: list[TableCell]
         z.append(row_z)
         text.append(row_text)
         hover.append(row_hover)
-    # plotly draws nothing at all, not even the labels, when no cell has a value (every cell
-    # waiting for reviews): then every cell is one plain grey with no colour bar, and the labels
-    # say what each needs.
-    blank = all(v is None for row in z for v in row)
     figure = go.Figure(
         go.Heatmap(
-            z=[[0.0 for _ in row] for row in z] if blank else z,
+            z=z,
             x=[html.escape(v) for v in languages],
             y=[html.escape(v) for v in models],
             text=text,
@@ -91,8 +85,7 @@ def table_figure(models: list[str], languages: list[str], cells: list[TableCell]
             textfont={"size": LABEL_PX, "family": FONT_STACK},
             customdata=hover,
             hovertemplate="%{y} · %{x}<br>%{customdata}<extra></extra>",
-            colorscale=[[0, BLANK_CELL], [1, BLANK_CELL]] if blank else "Blues",
-            showscale=not blank,
+            colorscale="Blues",
             zmin=0,
             zmax=100,
             xgap=2,
@@ -100,6 +93,22 @@ def table_figure(models: list[str], languages: list[str], cells: list[TableCell]
             colorbar={"title": {"text": "%"}, "thickness": 12},
         )
     )
+    if all(v is None for row in z for v in row):
+        # plotly draws nothing of a heatmap, not even its labels, when no cell has a value (every
+        # cell waiting for reviews): the labels are drawn as text at the cells instead, and no
+        # cell is given a number it does not have.
+        figure.add_trace(
+            go.Scatter(
+                x=[html.escape(v) for _ in models for v in languages],
+                y=[html.escape(m) for m in models for _ in languages],
+                text=[label for row in text for label in row],
+                customdata=[h for row in hover for h in row],
+                mode="text",
+                textfont={"size": LABEL_PX, "family": FONT_STACK},
+                hovertemplate="%{y} · %{x}<br>%{customdata}<extra></extra>",
+                showlegend=False,
+            )
+        )
     head, _, rest = title.partition(": ")
     said = html.escape(head) + (f"<br>{_SMALLER}{html.escape(rest)}</span>" if rest else "")
     figure.update_layout(
