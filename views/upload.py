@@ -249,15 +249,11 @@ for upload in files or []:
     outcome = processed[upload.file_id]
     for kind, text in outcome["messages"]:
         alert(kind, text)
-    if outcome.get("models") and outcome["run_id"] is None:
-        done = ask_models(upload, outcome["models"])
-        if done is not None:
-            processed[upload.file_id] = done
-            newest = done["run_id"] or newest
-            if done["run_id"] is None:
-                st.rerun()
-    if outcome.get("ask") and outcome["run_id"] is None:
-        done = ask_mapping(upload, outcome["ask"])
+    # A file waiting for an answer: which models to save, or how its columns map.
+    for field, ask in (("models", ask_models), ("ask", ask_mapping)):
+        if not outcome.get(field) or outcome["run_id"] is not None:
+            continue
+        done = ask(upload, outcome[field])
         if done is not None:
             processed[upload.file_id] = done
             newest = done["run_id"] or newest

@@ -17,10 +17,10 @@ from sqlalchemy import Engine
 from scoring.core.errors import InputError
 from scoring.estimate.decision_plan import DEFAULT_DIFFERENCE, DEFAULT_POWER, DecisionPlan, plan_decision
 from scoring.estimate.group_estimate import LANGUAGE
-from scoring.store import get_run
 from scoring.store.audit import add_to_audit
 from scoring.team_report.head_to_head import paired_samples
 from scoring.team_report.stored_head_to_head import stored_contender
+from scoring.team_report.stored_table import asked_runs
 
 
 def decision_plans(
@@ -32,11 +32,7 @@ def decision_plans(
     family: str | None = None,
 ) -> list[DecisionPlan]:
     """One plan per language of the questions runs ``run_a`` and ``run_b`` share (sorted)."""
-    infos = [get_run(engine, run_id) for run_id in (run_a, run_b)]
-    for run_id, info in zip((run_a, run_b), infos, strict=True):
-        if info is None:
-            raise InputError(f"No run #{run_id} in the database (python -m scoring runs lists them).")
-    a, b = (stored_contender(engine, info) for info in infos if info is not None)
+    a, b = (stored_contender(engine, info) for info in asked_runs(engine, [run_a, run_b]))
     sa, sb = paired_samples(a, b, family)
     if not sa.height:
         raise InputError(f"{a.label} and {b.label} share no question: nothing to plan.")

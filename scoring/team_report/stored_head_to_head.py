@@ -14,14 +14,13 @@ from sqlalchemy import Engine
 
 from scoring.compare.compared_runs import Run
 from scoring.compare.database_runs import stored_label, stored_run
-from scoring.core.errors import InputError
 from scoring.estimate.group_estimate import LANGUAGE
 from scoring.estimate.sample import reviewed_sample
 from scoring.estimate.stored_run import stored_final
 from scoring.review.verdict_table import verdict_table
-from scoring.store import DamagedRun, RunInfo, get_run
+from scoring.store import DamagedRun, RunInfo
 from scoring.team_report.head_to_head import Contender, HeadToHead, head_to_head
-from scoring.team_report.stored_table import model_of
+from scoring.team_report.stored_table import asked_runs, model_of
 from scoring.team_report.table_cells import with_language
 
 
@@ -63,12 +62,7 @@ def stored_head_to_head(
     (its runs pooled, models in the order first met), as the Model x language page reads them.
     :class:`InputError` names an unknown run id; a damaged run (:class:`DamagedRun`) is left out,
     as the Model x language table leaves it out and names it."""
-    infos = []
-    for run_id in run_ids:
-        info = get_run(engine, run_id)
-        if info is None:
-            raise InputError(f"No run #{run_id} in the database (python -m scoring runs lists them).")
-        infos.append(info)
+    infos = asked_runs(engine, run_ids)
     read: list[tuple[RunInfo, Contender]] = []
     for info in infos:
         try:

@@ -99,6 +99,18 @@ def _one_run(engine: Engine, info: RunInfo, withheld: bool = False) -> tuple[int
     return info.id, run, sample
 
 
+def asked_runs(engine: Engine, run_ids: Sequence[int]) -> list[RunInfo]:
+    """The runs ``run_ids``, in that order; :class:`InputError` names the first unknown id (every
+    command and page that is given run ids asks the same way)."""
+    infos = []
+    for run_id in run_ids:
+        info = get_run(engine, run_id)
+        if info is None:
+            raise InputError(f"No run #{run_id} in the database (python -m scoring runs lists them).")
+        infos.append(info)
+    return infos
+
+
 def team_table(
     engine: Engine,
     run_ids: Sequence[int] | None = None,
@@ -114,15 +126,8 @@ def team_table(
     any figure (double-blind review, :mod:`scoring.review.visibility`): a model with such a run
     shows a metric in every cell, and its pairs use no adjudicated verdicts. ``by_domain``: each
     model's cells per domain too (:mod:`scoring.team_report.domain_cells`)."""
-    if run_ids is None:  # the runs every table shows: samples only while there is nothing else
-        infos = shown_runs(listed_runs(engine))
-    else:
-        infos = []
-        for run_id in run_ids:
-            info = get_run(engine, run_id)
-            if info is None:
-                raise InputError(f"No run #{run_id} in the database (python -m scoring runs lists them).")
-            infos.append(info)
+    # the runs every table shows by default: samples only while there is nothing else
+    infos = shown_runs(listed_runs(engine)) if run_ids is None else asked_runs(engine, run_ids)
     if not infos:
         raise InputError("No runs in the database yet: upload one on the Upload page or with python -m scoring runs.")
     by_model: dict[str, list[tuple[int, Run, pl.DataFrame]]] = {}
